@@ -1,0 +1,74 @@
+/**
+ * The API mapping a resource definition declares. The data provider turns each react-admin verb into
+ * the request described here; nothing about a family's paths, paging names or success codes lives
+ * anywhere else.
+ */
+
+/** Named success rules, one per API family (SPEC.md "The error catalogue"). */
+export type SuccessRule =
+    /** code 200, '200' or '000000' (most families) */
+    | 'code200'
+    /** code 0 (device calls, device candidates, run status) */
+    | 'code0'
+    /** returnCode '1111' (group calls, one device edit path) */
+    | 'returnCode1111'
+    /** returnCode 0 (legacy device edit) */
+    | 'returnCode0';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** Anything a call's params function may receive: the react-admin params plus the record when there is one. */
+export type CallInput = Record<string, unknown>;
+
+export interface ApiCall {
+    /** Exactly one of get / post / put / delete names the method and the path. Path may hold `{param}` segments. */
+    get?: string;
+    post?: string;
+    put?: string;
+    delete?: string;
+    /**
+     * How the params travel. Defaults: GET and DELETE → 'query'; POST and PUT → 'form'.
+     * 'segments' appends the param values, in `segments` order, as path segments (GET /x/{a}/{b}).
+     */
+    body?: 'form' | 'json' | 'query' | 'segments';
+    /** Order of values for body 'segments'. */
+    segments?: string[];
+    /** Names of the page-number and page-size params (e.g. ['pageNumber', 'pageSize'] or ['page', 'size']). */
+    paging?: [string, string];
+    /** react-admin filter key → platform param name. Unlisted filter keys are sent under their own name. */
+    filters?: Record<string, string>;
+    /** Build the request params from the verb's input (defaults to data / id / filters as appropriate). */
+    params?: (input: CallInput) => Record<string, unknown>;
+    /** Dotted path of the rows (getList / getMany) or the record (getOne, create, update) in the answer. */
+    read?: string;
+    /** Dotted path of the total in the answer (getList). */
+    total?: string;
+    /** Map a row from the platform's shape to the record react-admin sees (e.g. to supply `id`). */
+    transform?: (row: Record<string, unknown>) => Record<string, unknown>;
+    /** Override the family's success rule for this one call. */
+    success?: SuccessRule;
+}
+
+/** Verbs react-admin knows, plus named custom calls a resource invokes through `dataProvider.invoke`. */
+export interface ApiMapping {
+    success: SuccessRule;
+    /** Field that is the record id in the platform's rows, when it is not `id` (e.g. 'productId'). */
+    idField?: string;
+    getList?: ApiCall;
+    getOne?: ApiCall;
+    getMany?: ApiCall;
+    getManyReference?: ApiCall;
+    create?: ApiCall;
+    update?: ApiCall;
+    updateMany?: ApiCall;
+    delete?: ApiCall;
+    deleteMany?: ApiCall;
+    /** Calls that are not CRUD: bind, unbind, BatchRegisterDevice, thing-model import, ... */
+    custom?: Record<string, ApiCall>;
+}
+
+/** What the data provider needs to know about each resource. */
+export interface ApiResource {
+    name: string;
+    api?: ApiMapping;
+}

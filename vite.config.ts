@@ -1,0 +1,58 @@
+import { defineConfig } from 'vitest/config';
+import react from '@vitejs/plugin-react';
+
+const apiTarget = process.env.API_TARGET ?? 'http://127.0.0.1:8080';
+
+export default defineConfig({
+    plugins: [react()],
+    server: {
+        // `npm run dev` serves the console with hot reload and forwards every platform call to the server.
+        proxy: Object.fromEntries(
+            ['/api', '/ms2', '/ms3', '/ms4', '/ms6', '/ms7', '/sso', '/f'].map((p) => [p, apiTarget]),
+        ),
+    },
+    build: {
+        outDir: 'dist',
+        chunkSizeWarningLimit: 1500,
+    },
+    test: {
+        projects: [
+            {
+                extends: true,
+                test: { name: 'unit', environment: 'node', include: ['tests/unit/**/*.test.ts'] },
+            },
+            {
+                extends: true,
+                test: {
+                    name: 'resources',
+                    environment: 'jsdom',
+                    include: ['tests/resources/**/*.test.{ts,tsx}'],
+                    setupFiles: ['tests/resources/setup.ts'],
+                    testTimeout: 30_000,
+                    hookTimeout: 60_000,
+                },
+            },
+            {
+                extends: true,
+                test: {
+                    name: 'server',
+                    environment: 'node',
+                    include: ['tests/server/**/*.test.ts'],
+                    testTimeout: 30_000,
+                    hookTimeout: 60_000,
+                },
+            },
+            {
+                extends: true,
+                test: {
+                    name: 'e2e',
+                    environment: 'node',
+                    include: ['tests/e2e/**/*.test.ts'],
+                    testTimeout: 120_000,
+                    hookTimeout: 240_000,
+                    fileParallelism: false,
+                },
+            },
+        ],
+    },
+});
