@@ -72,3 +72,17 @@ export interface ApiResource {
     name: string;
     api?: ApiMapping;
 }
+
+/**
+ * react-admin's DataProvider plus `invoke`, which runs one of a resource's named custom calls
+ * (`api.custom[call]`) and answers `{ data }` read from the call's `read` path (the whole envelope data by default).
+ */
+export interface InvokeResult<T = unknown> {
+    data: T;
+    /** The full envelope, for calls whose answer carries more than data (e.g. import success / failure lists). */
+    body: unknown;
+}
+
+export interface PlatformDataProviderMethods {
+    invoke<T = unknown>(resource: string, call: string, params?: Record<string, unknown>): Promise<InvokeResult<T>>;
+}
