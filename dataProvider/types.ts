@@ -47,6 +47,15 @@ export interface ApiCall {
     transform?: (row: Record<string, unknown>) => Record<string, unknown>;
     /** Override the family's success rule for this one call. */
     success?: SuccessRule;
+    /** Names of the sort-field and sort-order params; react-admin's sort is sent only when this is declared. */
+    sort?: [string, string];
+    /**
+     * How arrays of plain values travel in a query or form (arrays holding objects always travel as one JSON
+     * string, objects too). Default 'repeat': `ids=1&ids=2`; 'comma': `ids=1,2`; 'json': `ids=[1,2]`.
+     */
+    arrays?: 'repeat' | 'comma' | 'json';
+    /** Message shown when this call fails without a message of its own (default: the resource's, else '系统错误'). */
+    failure?: string;
 }
 
 /** Verbs react-admin knows, plus named custom calls a resource invokes through `dataProvider.invoke`. */
@@ -71,6 +80,10 @@ export interface ApiMapping {
 export interface ApiResource {
     name: string;
     api?: ApiMapping;
+    /** Id field of the platform's rows when `api.idField` does not say (ResourceDefinition.idField). */
+    idField?: string;
+    /** Failure messages per verb family, used when the server answers a failure without a message. */
+    messages?: { createFailed?: string; updateFailed?: string; deleteFailed?: string };
 }
 
 /**
@@ -83,6 +96,23 @@ export interface InvokeResult<T = unknown> {
     body: unknown;
 }
 
+export interface InvokeOptions {
+    /** Upload progress from 0 to 1; when given, the request goes through XMLHttpRequest so progress can be seen. */
+    onProgress?: (fraction: number) => void;
+    signal?: AbortSignal;
+}
+
 export interface PlatformDataProviderMethods {
-    invoke<T = unknown>(resource: string, call: string, params?: Record<string, unknown>): Promise<InvokeResult<T>>;
+    invoke<T = unknown>(
+        resource: string,
+        call: string,
+        params?: Record<string, unknown>,
+        opts?: InvokeOptions,
+    ): Promise<InvokeResult<T>>;
+    /**
+     * The URL (prefix + path + query) of a GET call, for links the browser navigates itself (exports,
+     * templates). `call` names a custom call or a verb. The session cookie travels with such a link; a token
+     * kept only in local storage cannot.
+     */
+    url(resource: string, call: string, params?: Record<string, unknown>): string;
 }

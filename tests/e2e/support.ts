@@ -1,0 +1,123 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const OUTPUT_DIR = path.resolve('tests/e2e/output');
+export const ADMIN_PASSWORD = 'e2e-admin-Pass1';
+
+/**
+ * End-to-end tests may be skipped only when no Chromium exists, and never when E2E_REQUIRED is set (CI):
+ * there a missing browser is a failure, not a skip.
+ */
+export const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium && process.env.E2E_REQUIRED) {
+    throw new Error(
+        `E2E_REQUIRED is set but Chromium is missing at ${CHROMIUM}: apt-get install -y chromium fonts-noto-cjk`,
+    );
+}
+
+export async function freePort(): Promise<number> {
+    return new Promise((resolve, reject) => {
+        const srv = createServer();
+        srv.once('error', reject);
+        srv.listen(0, '127.0.0.1', () => {
+            const { port } = srv.address() as { port: number };
+            srv.close(() => resolve(port));
+        });
+    });
+}
+
+export interface RunningServer {
+    url: string;
+    dataDir: string;
+    output: () => string;
+    stop: () => Promise<void>;
+}
+
+/** Starts the real `npm start` (scripts/start.mjs: builds the console when stale, then the server) on free ports. */
+export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
+    const port = await freePort();
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'iot-e2e-'));
+    let out = '';
+    const child: ChildProcess = spawn(process.execPath, ['scripts/start.mjs'], {
+        env: {
+            ...process.env,
+            PORT: String(port),
+            HOST: '127.0.0.1',
+            DATA_DIR: dataDir,
+            ADMIN_PASSWORD,
+            SEED_DEMO: '1',
+            MQTT_PORT: '0',
+            AMQP_PORT: '0',
+            DATABASE_URL: '',
+            ...env,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+    });
+    child.stdout?.on('data', (d) => (out += d));
+    child.stderr?.on('data', (d) => (out += d));
+    const url = `http://127.0.0.1:${port}`;
+    const deadline = Date.now() + 220_000;
+    for (;;) {
+        if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}):\n${out}`);
+        try {
+            const res = await fetch(`${url}/sso/login`);
+            if (res.ok) break;
+        } catch {
+            // not listening yet
+        }
+        if (Date.now() > deadline) throw new Error(`server did not start in time:\n${out}`);
+        await new Promise((r) => setTimeout(r, 300));
+    }
+    return {
+        url,
+        dataDir,
+        output: () => out,
+        stop: async () => {
+            if (child.exitCode === null && child.pid) {
+                const exited = new Promise((r) => child.once('exit', r));
+                process.kill(-child.pid, 'SIGTERM');
+                await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+                if (child.exitCode === null) process.kill(-child.pid, 'SIGKILL');
+            }
+            rmSync(dataDir, { recursive: true, force: true });
+        },
+    };
+}
+
+export async function launchBrowser(opts: { webgl?: boolean } = {}): Promise<Browser> {
+    const args = [
+        '--no-sandbox',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+        '--disable-sync',
+        '--disable-quic',
+        ...(opts.webgl
+            ? ['--enable-unsafe-swiftshader', '--use-angle=swiftshader', '--ignore-gpu-blocklist']
+            : ['--disable-gpu']),
+    ];
+    return chromium.launch({ executablePath: CHROMIUM, headless: true, args });
+}
+
+/** Signs in through the server's SSO page, as a person would, and waits for the console. */
+export async function signIn(page: Page, url: string, target = '/introduce'): Promise<void> {
+    await page.goto(`${url}${target}`);
+    await page.waitForURL(/\/sso\/login/);
+    await page.fill('input[name="username"]', 'admin');
+    await page.fill('input[name="password"]', ADMIN_PASSWORD);
+    await page.click('button[type="submit"]');
+    await page.waitForURL((u) => !u.pathname.startsWith('/sso'));
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+    mkdirSync(OUTPUT_DIR, { recursive: true });
+    const file = path.join(OUTPUT_DIR, `${name}.png`);
+    await page.screenshot({ path: file, fullPage: true });
+    return file;
+}
