@@ -37,7 +37,15 @@ export interface ApiCall {
     paging?: [string, string];
     /** react-admin filter key → platform param name. Unlisted filter keys are sent under their own name. */
     filters?: Record<string, string>;
-    /** Build the request params from the verb's input (defaults to data / id / filters as appropriate). */
+    /**
+     * Build the request params from the verb's input, replacing the defaults (renamed filters; `{ [idField]: id }`;
+     * the form data; for update the data plus `[idField]: id`). The input holds react-admin's params (id, ids, data,
+     * previousData, filter, pagination, sort, meta, target) spread over the fields of the filter (getList,
+     * getManyReference) or of the record (create: data; update: previousData then data; delete: previousData),
+     * plus `record` where there is one. So `params: (r) => ({ productId: r.id })` reads react-admin's id and
+     * `params: ({ productName }) => ...` a record or filter field. Paging and sort are still added for lists.
+     * For `invoke` and `url` the input is the params passed in.
+     */
     params?: (input: CallInput) => Record<string, unknown>;
     /** Dotted path of the rows (getList / getMany) or the record (getOne, create, update) in the answer. */
     read?: string;
@@ -112,7 +120,8 @@ export interface PlatformDataProviderMethods {
     /**
      * The URL (prefix + path + query) of a GET call, for links the browser navigates itself (exports,
      * templates). `call` names a custom call or a verb. The session cookie travels with such a link; a token
-     * kept only in local storage cannot.
+     * kept only in local storage cannot. It answers synchronously, so call it on the provider itself
+     * (`useContext(DataProviderContext)`), not through `useDataProvider()`, whose proxy expects a promise.
      */
     url(resource: string, call: string, params?: Record<string, unknown>): string;
 }

@@ -108,7 +108,10 @@ const param = yup.object({
     identifier: yup
         .string()
         .required('请输入参数标识符')
-        .matches(IDENTIFIER, '参数标识符只能包含字母、数字和下划线，且不能以数字开头'),
+        .matches(IDENTIFIER, {
+            message: '参数标识符只能包含字母、数字和下划线，且不能以数字开头',
+            excludeEmptyString: true,
+        }),
     name: yup.string().required('请输入参数名称').max(30, '参数名称不得超过30个字符'),
     dataType: dataTypeSchema.required(),
 });
@@ -120,24 +123,14 @@ export const thingFunctionSchema = yup.object({
         .mixed<FunctionType>()
         .oneOf([...FUNCTION_TYPES], '请选择功能类型')
         .required('请选择功能类型'),
-    name: yup
-        .string()
-        .trim()
-        .required('请输入功能名称')
-        .max(30, '功能名称不得超过30个字符')
-        .matches(FUNCTION_NAME, {
-            message: '功能名称支持中文、英文字母、数字、下划线、中划线和点号，且须以中文、字母或数字开头',
-            excludeEmptyString: true,
-        }),
-    identifier: yup
-        .string()
-        .trim()
-        .required('请输入标识符')
-        .max(50, '标识符不得超过50个字符')
-        .matches(IDENTIFIER, {
-            message: '标识符只能包含字母、数字和下划线，且不能以数字开头',
-            excludeEmptyString: true,
-        }),
+    name: yup.string().trim().required('请输入功能名称').max(30, '功能名称不得超过30个字符').matches(FUNCTION_NAME, {
+        message: '功能名称支持中文、英文字母、数字、下划线、中划线和点号，且须以中文、字母或数字开头',
+        excludeEmptyString: true,
+    }),
+    identifier: yup.string().trim().required('请输入标识符').max(50, '标识符不得超过50个字符').matches(IDENTIFIER, {
+        message: '标识符只能包含字母、数字和下划线，且不能以数字开头',
+        excludeEmptyString: true,
+    }),
     /** property: rw (读写) or r (只读) */
     accessMode: yup
         .string()
@@ -174,3 +167,6 @@ export interface ThingModel {
     events: Array<Record<string, unknown>>;
     services: Array<Record<string, unknown>>;
 }
+
+/** One event / service param or struct member (identifier, name, data type), for forms that edit one alone. */
+export const thingParamSchema = param;

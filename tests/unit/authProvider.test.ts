@@ -1,0 +1,158 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createAuthProvider } from '../../src/auth/authProvider';
+import { createDataProvider } from '../../dataProvider';
+import { fakeFetch } from './fakeFetch';
+import { products } from './dataProvider.fixtures';
+
+let store: Map<string, string>;
+
+beforeEach(() => {
+    store = new Map();
+    vi.stubGlobal('localStorage', {
+        getItem: (k: string) => store.get(k) ?? null,
+        setItem: (k: string, v: string) => void store.set(k, String(v)),
+        removeItem: (k: string) => void store.delete(k),
+    });
+    vi.stubGlobal('location', {
+        origin: 'https://iot.example.com',
+        pathname: '/console/',
+        search: '?tab=1',
+        hash: '#/product',
+        assign: vi.fn(),
+    });
+});
+
+afterEach(() => vi.unstubAllGlobals());
+
+const expired = {
+    status: 401,
+    body: { code: 401, msg: '登录已过期，请重新登录', data: { loginUrl: '/sso/login?redirect=/api/product' } },
+};
+
+describe('checkError', () => {
+    it('sends a 401 from the data provider to the absolute login URL, back to the current page', async () => {
+        const f = fakeFetch(() => expired);
+        const dp = createDataProvider([products], { prefix: '', fetch: f.fetch });
+        const error = await dp
+            .getList('products', {
+                pagination: { page: 1, perPage: 10 },
+                sort: { field: 'id', order: 'ASC' },
+                filter: {},
+            })
+            .catch((e) => e);
+        store.set('userId', 'u1');
+        const auth = createAuthProvider({ prefix: '', fetch: f.fetch });
+        const rejection = await auth.checkError(error).then(
+            () => undefined,
+            (e) => e,
+        );
+        expect(rejection).toBeDefined();
+        expect(rejection.message).toBe(false);
+        const target = new URL(rejection.redirectTo);
+        expect(rejection.redirectTo.startsWith('https://iot.example.com/sso/login?')).toBe(true);
+        expect(target.searchParams.get('redirect')).toBe('/console/?tab=1#/product');
+        expect(store.has('userId')).toBe(false);
+    });
+
+    it('keeps an absolute login URL from the server and uses the default when none is given', async () => {
+        const auth = createAuthProvider({ prefix: '/console', fetch: fakeFetch().fetch });
+        const absolute = await auth
+            .checkError({ status: 401, body: { data: { loginUrl: 'https://sso.example.com/login' } } })
+            .catch((e) => e);
+        expect(absolute.redirectTo).toBe(
+            `https://sso.example.com/login?redirect=${encodeURIComponent('/console/?tab=1#/product')}`,
+        );
+        const fallback = await auth.checkError({ status: 401, body: 'not json' }).catch((e) => e);
+        expect(new URL(fallback.redirectTo).pathname).toBe('/console/sso/login');
+    });
+
+    it('treats 403 the same way', async () => {
+        const auth = createAuthProvider({ prefix: '', fetch: fakeFetch().fetch });
+        const e = await auth.checkError({ status: 403, body: { data: { loginUrl: '/sso/login' } } }).catch((x) => x);
+        expect(e.redirectTo).toMatch(/^https:\/\/iot\.example\.com\/sso\/login\?redirect=/);
+    });
+
+    it('lets every other error through', async () => {
+        const auth = createAuthProvider({ prefix: '', fetch: fakeFetch().fetch });
+        for (const status of [0, 200, 400, 404, 408, 500])
+            await expect(auth.checkError({ status })).resolves.toBeUndefined();
+        await expect(auth.checkError(new Error('x'))).resolves.toBeUndefined();
+    });
+});
+
+describe('identity', () => {
+    const userInfo = {
+        code: 200,
+        msg: 'success',
+        data: {
+            userInfo: { userId: 'u-7', userName: '张三', loginName: 'zhangsan' },
+            mobilePhone: '13800000000',
+            code: 'C1',
+        },
+    };
+
+    it('reads getUserInfo once per session and keeps userId, userName and mobilePhone locally', async () => {
+        store.set('Authorization', 'tok');
+        const f = fakeFetch(() => ({ body: userInfo }));
+        const auth = createAuthProvider({ prefix: '/console', fetch: f.fetch });
+        const identity = await auth.getIdentity!();
+        expect(identity).toMatchObject({ id: 'u-7', fullName: '张三' });
+        await auth.getIdentity!();
+        expect(f.calls).toHaveLength(1);
+        expect(f.calls[0].url).toBe('/console/api/sso/getUserInfo');
+        expect(f.calls[0].headers.get('Authorization')).toBe('tok');
+        expect(Object.fromEntries(['userId', 'userName', 'mobilePhone'].map((k) => [k, store.get(k)]))).toEqual({
+            userId: 'u-7',
+            userName: '张三',
+            mobilePhone: '13800000000',
+        });
+    });
+
+    it('does not cache a failure', async () => {
+        let n = 0;
+        const f = fakeFetch(() => (n++ === 0 ? { body: { code: 500, msg: '系统错误' } } : { body: userInfo }));
+        const auth = createAuthProvider({ prefix: '', fetch: f.fetch });
+        await expect(auth.getIdentity!()).rejects.toMatchObject({ message: '系统错误' });
+        await expect(auth.getIdentity!()).resolves.toMatchObject({ id: 'u-7' });
+    });
+
+    it('checkAuth resolves without a request', async () => {
+        const f = fakeFetch();
+        await expect(createAuthProvider({ prefix: '', fetch: f.fetch }).checkAuth({})).resolves.toBeUndefined();
+        expect(f.calls).toHaveLength(0);
+    });
+});
+
+describe('login and logout', () => {
+    it('logout ends the session, clears the user keys and returns the absolute login URL', async () => {
+        for (const k of ['userId', 'userName', 'mobilePhone']) store.set(k, 'x');
+        const f = fakeFetch(() => ({ body: { code: 200, data: { loginUrl: '/sso/login?redirect=/' } } }));
+        const url = await createAuthProvider({ prefix: '', fetch: f.fetch }).logout({});
+        expect(f.last().url).toBe('/api/sso/logout');
+        expect(url).toBe('https://iot.example.com/sso/login?redirect=/');
+        expect([...store.keys()]).toEqual([]);
+    });
+
+    it('logout still leads to the sign-on page when the session is already gone', async () => {
+        const f = fakeFetch(() => expired);
+        const url = await createAuthProvider({ prefix: '', fetch: f.fetch }).logout({});
+        expect(url).toBe('https://iot.example.com/sso/login');
+    });
+
+    it('login redirects to the sign-on page and never settles', async () => {
+        const redirect = vi.fn();
+        const auth = createAuthProvider({ prefix: '', fetch: fakeFetch().fetch, redirect });
+        let settled = false;
+        auth.login({}).finally(() => (settled = true));
+        await new Promise((r) => setTimeout(r, 10));
+        expect(redirect).toHaveBeenCalledWith('https://iot.example.com/sso/login?redirect=/');
+        expect(settled).toBe(false);
+    });
+
+    it('login uses window.location.assign by default', async () => {
+        const auth = createAuthProvider({ prefix: '', fetch: fakeFetch().fetch });
+        void auth.login({});
+        await Promise.resolve();
+        expect(globalThis.location.assign).toHaveBeenCalledWith('https://iot.example.com/sso/login?redirect=/');
+    });
+});
