@@ -27,7 +27,7 @@ export const productCreateSchema = yup.object({
     gatewayType: requiredInt('请选择是否接入网关').oneOf([0, 1], '请选择是否接入网关'),
     networkType: requiredInt('请选择连网方式'),
     dataType: requiredInt('请选择数据格式').oneOf([0, 1], '请选择数据格式'),
-    projectCode: yup.string().trim().max(64).optional(),
+    projectCode: yup.string().trim().max(64, '项目编码不得超过64个字符').optional(),
     remark: yup.string().trim().max(100, '描述不得超过100个字符').optional(),
 });
 

@@ -105,13 +105,10 @@ export const dataTypeSchema: yup.ObjectSchema<DataType> = yup
     });
 
 const param = yup.object({
-    identifier: yup
-        .string()
-        .required('请输入参数标识符')
-        .matches(IDENTIFIER, {
-            message: '参数标识符只能包含字母、数字和下划线，且不能以数字开头',
-            excludeEmptyString: true,
-        }),
+    identifier: yup.string().required('请输入参数标识符').matches(IDENTIFIER, {
+        message: '参数标识符只能包含字母、数字和下划线，且不能以数字开头',
+        excludeEmptyString: true,
+    }),
     name: yup.string().required('请输入参数名称').max(30, '参数名称不得超过30个字符'),
     dataType: dataTypeSchema.required(),
 });

@@ -19,13 +19,36 @@ export type FieldType =
     | 'link'
     | 'password';
 
-export type InputKind = 'text' | 'textarea' | 'number' | 'select' | 'radio' | 'reference' | 'cascader' | 'none';
+export type InputKind =
+    'text' | 'textarea' | 'number' | 'select' | 'radio' | 'reference' | 'cascader' | 'boolean' | 'password' | 'none';
 
 export interface Choice {
     id: string | number;
     name: string;
     /** MUI palette colour for status chips. */
     color?: 'default' | 'primary' | 'secondary' | 'success' | 'error' | 'info' | 'warning';
+    /** Nested choices, for the 'cascader' input. */
+    children?: Choice[];
+}
+
+/** The values of the form being edited, as react-hook-form holds them. */
+export type FormValues = Record<string, unknown>;
+
+/**
+ * Choices (or a tree of them, for 'cascader') loaded from one of a resource's custom calls. The params come from
+ * the form values; when they change the choices are loaded again.
+ */
+export interface ChoicesSource {
+    /** Name of the call in `api.custom`. */
+    call: string;
+    /** Resource whose custom call it is (default: the resource being edited). */
+    resource?: string;
+    params?: (values: FormValues) => Record<string, unknown>;
+    /** Property of a loaded row holding its value (default 'id') and its text (default 'name'). */
+    optionValue?: string;
+    optionText?: string;
+    /** Property holding a node's children ('cascader'; default 'children'). */
+    childrenField?: string;
 }
 
 export interface FieldDefinition {
@@ -56,10 +79,27 @@ export interface FieldDefinition {
     render?: (record: Record<string, unknown>) => ReactNode;
     /** For type 'link': where the value links to, from the record. */
     linkTo?: (record: Record<string, unknown>) => string;
+
+    // Form behaviour, read by the generated Create / Edit (engine/inputs.tsx).
+    /** The input is shown only while this holds for the form values (its value is kept while hidden). */
+    visibleWhen?: (values: FormValues) => boolean;
+    /** The input's label, when it depends on the form values (the column and show label stay `label`). */
+    formLabel?: (values: FormValues) => string;
+    /** Load the input's choices (select, radio) or tree (cascader) from a custom call. */
+    choicesFrom?: ChoicesSource;
+    /**
+     * When the user changes this field, set other fields: a fixed map, or a function of the new value (answer
+     * undefined to leave them alone).
+     */
+    resets?: FormValues | ((value: unknown, values: FormValues) => FormValues | undefined);
+    /** Radio buttons in a row (default) or a column. */
+    row?: boolean;
 }
 
 export interface RowAction {
     label: string;
+    /** Icon shown before the label. */
+    icon?: ComponentType;
     /** A route built from the record. */
     to?: (record: Record<string, unknown>) => string;
     /** Shown only when this returns true. */
@@ -72,7 +112,10 @@ export interface ListOptions {
     /** Fields offered as filters; the first 'text' filter is the search box. */
     filters?: Array<{ source: string; label: string; input?: InputKind; alwaysOn?: boolean; choices?: Choice[] }>;
     rowActions?: RowAction[];
-    /** Show / edit / delete buttons on each row. Defaults: show and delete when the views exist. */
+    /**
+     * 查看 / 编辑 buttons on each row. Defaults: 查看 when the show view exists and no rowActions are given, 编辑 when
+     * the edit view exists. 删除 shows when the api has a delete call, unless deleteConfirm is false.
+     */
     show?: boolean;
     edit?: boolean;
     /** Delete button on each row with this confirmation text; false hides delete. */
@@ -84,6 +127,12 @@ export interface ListOptions {
     sort?: { field: string; order: 'ASC' | 'DESC' };
     /** Text shown when the list is empty. */
     empty?: string;
+    /** Label of the create button (default '新建'). */
+    createLabel?: string;
+    /** Title of the create dialog (default: the create button's label). */
+    createTitle?: string;
+    /** Buttons shown when rows are selected (each gets react-admin's bulk-action context). */
+    bulkActions?: ComponentType[];
 }
 
 export interface Messages {
@@ -102,8 +151,8 @@ export interface ResourceDefinition {
     icon?: ComponentType;
     /** The route path as SPEC.md names it, without the leading slash (defaults to name). */
     path?: string;
-    /** Further routes (e.g. '/productDetail') rendered by this resource's custom views. */
-    routes?: Array<{ path: string; element: ComponentType }>;
+    /** Further routes (e.g. '/productDetail/*') rendered by this resource's custom views, inside the layout. */
+    routes?: Array<{ path: string; element: ComponentType; noLayout?: boolean }>;
     /** Field holding the record id in the platform's rows (default 'id'). */
     idField?: string;
     fields: Record<string, FieldDefinition>;

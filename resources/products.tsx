@@ -1,0 +1,163 @@
+import { lazy } from 'react';
+import Inventory2Icon from '@mui/icons-material/Inventory2';
+import { defineResource, type FormValues } from '../src/engine/types';
+import {
+    DATA_TYPES,
+    DEFAULT_DATA_TYPE,
+    DEFAULT_NETWORK_TYPE,
+    NODE_TYPES,
+    productCreateSchema,
+    productUpdateSchema,
+} from '../schemas/product';
+
+const ProductDetail = lazy(() => import('../src/pages/productDetail'));
+
+const GATEWAY_TYPES = [
+    { id: 0, name: '否' },
+    { id: 1, name: '是' },
+];
+
+const isDevice = (v: FormValues) => Number(v.nodeType ?? 0) === 0;
+const viaGateway = (v: FormValues) => Number(v.gatewayType ?? 0) === 1;
+
+/** Products (SPEC.md "Product management"; docs/platform-api.md "Products"). */
+export default defineResource({
+    name: 'products',
+    label: '产品管理',
+    icon: Inventory2Icon,
+    path: 'product',
+    idField: 'productId',
+    recordRepresentation: 'productName',
+    routes: [{ path: '/productDetail/*', element: ProductDetail }],
+    fields: {
+        productName: {
+            label: '产品名称',
+            required: true,
+            maxLength: 30,
+            helperText: '支持中文、英文字母、数字和下划线，长度4~30，中文算2位',
+        },
+        productKey: { label: 'ProductKey', readOnly: true },
+        projectCode: {
+            label: '所属项目',
+            views: ['create'],
+            input: 'select',
+            choicesFrom: { call: 'projects', optionValue: 'code', optionText: 'projectName' },
+        },
+        projectName: { label: '所属项目', views: ['show'], readOnly: true },
+        categoryId: {
+            label: '所属分类',
+            type: 'cascader',
+            views: ['create'],
+            required: true,
+            choicesFrom: { call: 'categories' },
+        },
+        categoryName: { label: '所属分类', views: ['list', 'show'], readOnly: true },
+        nodeType: {
+            label: '节点类型',
+            type: 'select',
+            input: 'radio',
+            choices: [...NODE_TYPES],
+            views: ['list', 'show', 'create'],
+            required: true,
+            defaultValue: 0,
+            // A gateway is not itself behind a gateway: the question goes away and its answer returns to 否.
+            resets: { gatewayType: 0 },
+        },
+        gatewayType: {
+            label: '是否接入网关',
+            type: 'select',
+            input: 'radio',
+            choices: GATEWAY_TYPES,
+            views: ['create', 'show'],
+            required: true,
+            defaultValue: 0,
+            visibleWhen: isDevice,
+        },
+        networkType: {
+            label: '连网方式',
+            formLabel: (v) => (viaGateway(v) ? '网关接入协议' : '连网方式'),
+            input: 'select',
+            views: ['create'],
+            required: true,
+            defaultValue: DEFAULT_NETWORK_TYPE,
+            choicesFrom: { call: 'networks', params: (v) => ({ type: viaGateway(v) ? 1 : 0 }) },
+        },
+        networkName: { label: '连网方式', views: ['list', 'show'], readOnly: true },
+        dataType: {
+            label: '数据格式',
+            type: 'select',
+            input: 'radio',
+            choices: [...DATA_TYPES],
+            views: ['list', 'show', 'create'],
+            required: true,
+            defaultValue: DEFAULT_DATA_TYPE,
+        },
+        remark: { label: '产品描述', type: 'longText', views: ['show', 'create', 'edit'], maxLength: 100 },
+        createTime: { label: '创建时间', type: 'datetime', format: 'YYYY-MM-DD HH:mm:ss', readOnly: true },
+    },
+    schema: productCreateSchema,
+    editSchema: productUpdateSchema,
+    list: {
+        perPage: 10,
+        perPageOptions: [5, 10, 20],
+        filters: [{ source: 'q', label: '产品名称', alwaysOn: true }],
+        rowActions: [
+            { label: '查看', to: (r) => `/productDetail/view?productId=${r.productId}` },
+            { label: '管理设备', to: (r) => `/devices?pk=${encodeURIComponent(String(r.productKey))}` },
+            { label: '物模型定义', to: (r) => `/productDetail/function?productId=${r.productId}` },
+        ],
+        show: false,
+        edit: false,
+        deleteConfirm: '是否删除此产品?',
+        createInDialog: true,
+        createLabel: '创建产品',
+        empty: '暂无产品，点击“创建产品”开始接入',
+    },
+    messages: {
+        created: '添加成功',
+        createFailed: '系统错误',
+        updated: '修改成功',
+        deleted: '删除成功',
+    },
+    api: {
+        success: 'code200',
+        idField: 'productId',
+        getList: {
+            get: '/api/product',
+            paging: ['pageNumber', 'pageSize'],
+            filters: { q: 'productName' },
+            read: 'data.records',
+            total: 'data.total',
+        },
+        getOne: { get: '/api/product/detail', params: (r) => ({ productId: r.id }), read: 'data' },
+        create: {
+            post: '/api/product/save',
+            body: 'form',
+            params: (r) => ({
+                projectCode: r.projectCode ?? '',
+                nodeType: r.nodeType,
+                gatewayType: r.gatewayType,
+                categoryId: r.categoryId,
+                networkType: r.networkType,
+                dataType: r.dataType,
+                productName: r.productName,
+                remark: r.remark ?? '',
+            }),
+            read: 'data',
+        },
+        update: {
+            post: '/api/product/update',
+            params: (r) => ({ productId: r.id, productName: r.productName, remark: r.remark ?? '' }),
+            read: 'data',
+        },
+        delete: { delete: '/api/product', params: (r) => ({ productId: r.id }) },
+        custom: {
+            categories: { get: '/api/product/list-category', read: 'data' },
+            networks: { get: '/api/product/list-network', read: 'data' },
+            listAll: { get: '/api/product/list-product', read: 'data.list' },
+            thingModel: { post: '/api/product/GetThingModel', read: 'data' },
+            // The project picker: the projects family has no resource of its own yet.
+            projects: { get: '/api/project/listAll', read: 'data.list' },
+        },
+    },
+});

@@ -1,0 +1,45 @@
+import { createContext, useContext } from 'react';
+import type { FieldDefinition, ResourceDefinition, ViewName } from './types';
+
+const DefinitionContext = createContext<ResourceDefinition | undefined>(undefined);
+
+export const DefinitionProvider = DefinitionContext.Provider;
+
+/** The definition of the resource being rendered: generated views and overrides read fields, api and messages here. */
+export function useDefinition(): ResourceDefinition {
+    const definition = useContext(DefinitionContext);
+    if (!definition) throw new Error('useDefinition() must be used inside a view built by the resource engine');
+    return definition;
+}
+
+/** The same, or undefined outside the engine's views (inputs reused in a hand-written form). */
+export function useOptionalDefinition(): ResourceDefinition | undefined {
+    return useContext(DefinitionContext);
+}
+
+/** The react-admin resource name, which is also the route: SPEC.md's path ('product'), else the definition name. */
+export function resourcePath(definition: ResourceDefinition): string {
+    return definition.path ?? definition.name;
+}
+
+const pathByName = new Map<string, string>();
+
+/** Remember each definition's route so a `reference: 'products'` finds the resource react-admin knows as 'product'. */
+export function registerDefinitions(definitions: ResourceDefinition[]): void {
+    for (const d of definitions) pathByName.set(d.name, resourcePath(d));
+}
+
+export function referencePath(name: string): string {
+    return pathByName.get(name) ?? name;
+}
+
+/** Where a field appears: its own `views`, else everywhere, except forms for read-only or input-less fields. */
+export function showsIn(field: FieldDefinition, view: ViewName): boolean {
+    if (field.views) return field.views.includes(view);
+    if (view === 'create' || view === 'edit') return !field.readOnly && field.input !== 'none';
+    return true;
+}
+
+export function fieldsFor(definition: ResourceDefinition, view: ViewName): Array<[string, FieldDefinition]> {
+    return Object.entries(definition.fields).filter(([, field]) => showsIn(field, view));
+}

@@ -1,0 +1,146 @@
+import type { ComponentType, MouseEvent, ReactElement } from 'react';
+import { Chip, Typography } from '@mui/material';
+import dayjs from 'dayjs';
+import { BooleanField, Link, NumberField, ReferenceField, TextField, useRecordContext } from 'react-admin';
+import { referencePath } from './context';
+import type { FieldDefinition, FieldType, InputKind } from './types';
+
+export interface DisplayProps {
+    source: string;
+    field: FieldDefinition;
+    /** Read by Datagrid for the column header. */
+    label?: string;
+    sortable?: boolean;
+}
+
+type Row = Record<string, unknown>;
+
+const isBlank = (v: unknown) => v === undefined || v === null || v === '';
+
+const Blank = () => (
+    <Typography component="span" variant="body2" color="text.disabled">
+        -
+    </Typography>
+);
+
+const TextDisplay = ({ source }: DisplayProps) => <TextField source={source} emptyText="-" />;
+
+const LongTextDisplay = ({ source }: DisplayProps) => (
+    <TextField source={source} emptyText="-" sx={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }} />
+);
+
+const NumberDisplay = ({ source }: DisplayProps) => <NumberField source={source} emptyText="-" />;
+
+const DateDisplay = ({ source, field }: DisplayProps) => {
+    const value = useRecordContext<Row>()?.[source];
+    if (isBlank(value)) return <Blank />;
+    const parsed = dayjs(value as string | number);
+    const text = field.format && parsed.isValid() ? parsed.format(field.format) : String(value);
+    return (
+        <Typography component="span" variant="body2" sx={{ whiteSpace: 'nowrap' }}>
+            {text}
+        </Typography>
+    );
+};
+
+const BooleanDisplay = ({ source }: DisplayProps) => <BooleanField source={source} />;
+
+function choiceOf(field: FieldDefinition, value: unknown) {
+    return field.choices?.find((c) => String(c.id) === String(value));
+}
+
+const SelectDisplay = ({ source, field }: DisplayProps) => {
+    const value = useRecordContext<Row>()?.[source];
+    if (isBlank(value)) return <Blank />;
+    return (
+        <Typography component="span" variant="body2">
+            {choiceOf(field, value)?.name ?? String(value)}
+        </Typography>
+    );
+};
+
+const StatusDisplay = ({ source, field }: DisplayProps) => {
+    const value = useRecordContext<Row>()?.[source];
+    if (isBlank(value)) return <Blank />;
+    const choice = choiceOf(field, value);
+    return <Chip size="small" label={choice?.name ?? String(value)} color={choice?.color ?? 'default'} />;
+};
+
+const ReferenceDisplay = ({ source, field }: DisplayProps) =>
+    field.reference ? (
+        <ReferenceField source={source} reference={referencePath(field.reference)} link="show" emptyText="-">
+            {field.optionText ? <TextField source={field.optionText} /> : undefined}
+        </ReferenceField>
+    ) : (
+        <TextDisplay source={source} field={field} />
+    );
+
+const LinkDisplay = ({ source, field }: DisplayProps) => {
+    const record = useRecordContext<Row>();
+    const value = record?.[source];
+    if (!record || isBlank(value)) return <Blank />;
+    if (!field.linkTo) return <span>{String(value)}</span>;
+    return (
+        <Link to={field.linkTo(record)} onClick={(e: MouseEvent) => e.stopPropagation()}>
+            {String(value)}
+        </Link>
+    );
+};
+
+const PasswordDisplay = ({ source }: DisplayProps) => {
+    const value = useRecordContext<Row>()?.[source];
+    return isBlank(value) ? <Blank /> : <span>******</span>;
+};
+
+const RenderDisplay = ({ field }: DisplayProps) => {
+    const record = useRecordContext<Row>();
+    return record && field.render ? <>{field.render(record)}</> : null;
+};
+
+export function fieldTypeOf(field: FieldDefinition): FieldType {
+    return field.type ?? (field.reference ? 'reference' : field.choices ? 'select' : 'text');
+}
+
+/**
+ * The one switch: a field's type decides how it is displayed (list, show) and which input edits it unless the
+ * definition names another. A new field type is one case here.
+ */
+export function fieldKind(type: FieldType): { Display: ComponentType<DisplayProps>; input: InputKind } {
+    switch (type) {
+        case 'text':
+            return { Display: TextDisplay, input: 'text' };
+        case 'longText':
+            return { Display: LongTextDisplay, input: 'textarea' };
+        case 'number':
+            return { Display: NumberDisplay, input: 'number' };
+        case 'datetime':
+        case 'date':
+            return { Display: DateDisplay, input: 'text' };
+        case 'boolean':
+            return { Display: BooleanDisplay, input: 'boolean' };
+        case 'select':
+            return { Display: SelectDisplay, input: 'select' };
+        case 'status':
+            return { Display: StatusDisplay, input: 'select' };
+        case 'reference':
+            return { Display: ReferenceDisplay, input: 'reference' };
+        case 'cascader':
+            return { Display: TextDisplay, input: 'cascader' };
+        case 'link':
+            return { Display: LinkDisplay, input: 'text' };
+        case 'password':
+            return { Display: PasswordDisplay, input: 'password' };
+    }
+}
+
+export function inputKindOf(field: FieldDefinition): InputKind {
+    return field.input ?? fieldKind(fieldTypeOf(field)).input;
+}
+
+/** The display element for one field; Datagrid reads `label`, `source` and `sortable` from it for the header. */
+export function renderField(source: string, field: FieldDefinition): ReactElement {
+    const Display = field.render ? RenderDisplay : fieldKind(fieldTypeOf(field)).Display;
+    return (
+        <Display key={source} source={source} field={field} label={field.label} sortable={field.sortable ?? false} />
+    );
+}

@@ -1,0 +1,19 @@
+export { defineResource } from './types';
+export type * from './types';
+export { apiResources, buildResource, renderResources, type BuiltResource } from './buildResource';
+export { useDefinition, useOptionalDefinition, resourcePath, fieldsFor, showsIn } from './context';
+export { fieldKind, fieldTypeOf, inputKindOf, renderField } from './fields';
+export { FormInput } from './inputs';
+export { CascaderInput } from './Cascader';
+export { useFieldChoices, type PlatformDataProvider } from './choices';
+export {
+    CreateDialog,
+    FormSaveButton,
+    GeneratedCreate,
+    GeneratedEdit,
+    ResourceForm,
+    useSaveNotifications,
+} from './Form';
+export { GeneratedList, DEFAULT_LIST } from './List';
+export { DeleteRowButton, RowActions } from './RowActions';
+export { Descriptions, GeneratedShow } from './Show';

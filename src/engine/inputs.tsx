@@ -1,0 +1,161 @@
+import { useEffect, useRef } from 'react';
+import { useFormContext, useWatch } from 'react-hook-form';
+import {
+    BooleanInput,
+    NumberInput,
+    PasswordInput,
+    RadioButtonGroupInput,
+    ReferenceInput,
+    SelectInput,
+    TextInput,
+} from 'react-admin';
+import { CascaderInput } from './Cascader';
+import { useFieldChoices } from './choices';
+import { referencePath } from './context';
+import { inputKindOf } from './fields';
+import type { Choice, FieldDefinition, FormValues, InputKind } from './types';
+
+export interface FormInputProps {
+    source: string;
+    field: FieldDefinition;
+}
+
+/** One form input for a field: its input kind, plus the definition's visibility, label, choices and resets. */
+export function FormInput({ source, field }: FormInputProps) {
+    const kind = inputKindOf(field);
+    if (kind === 'none') return null;
+    if (field.visibleWhen || field.formLabel || field.choicesFrom?.params) {
+        return <WatchedInput source={source} field={field} kind={kind} />;
+    }
+    return <FieldInput source={source} field={field} kind={kind} />;
+}
+
+/** Inputs that depend on other values re-render with the form; the rest stay out of that loop. */
+function WatchedInput({ source, field, kind }: FormInputProps & { kind: InputKind }) {
+    const values = useWatch() as FormValues;
+    if (field.visibleWhen && !field.visibleWhen(values)) return null;
+    return <FieldInput source={source} field={field} kind={kind} values={values} />;
+}
+
+interface FieldInputProps extends FormInputProps {
+    kind: InputKind;
+    values?: FormValues;
+}
+
+function FieldInput({ source, field, kind, values }: FieldInputProps) {
+    const form = useFormContext();
+    const label = field.formLabel && values ? field.formLabel(values) : field.label;
+
+    // Runs after react-hook-form took the new value, so only a person's change resets the others (not a form reset).
+    const onChange = field.resets
+        ? () => {
+              const all = form.getValues() as FormValues;
+              const next = typeof field.resets === 'function' ? field.resets(all[source], all) : field.resets;
+              for (const [name, value] of Object.entries(next ?? {})) {
+                  form.setValue(name, value, { shouldDirty: true, shouldValidate: form.formState.isSubmitted });
+              }
+          }
+        : undefined;
+
+    const common = {
+        source,
+        label,
+        isRequired: field.required,
+        helperText: field.helperText,
+        onChange,
+    };
+    const text = {
+        ...common,
+        fullWidth: true,
+        inputProps: field.maxLength ? { maxLength: field.maxLength } : undefined,
+    };
+
+    switch (kind) {
+        case 'text':
+            return <TextInput {...text} />;
+        case 'textarea':
+            return <TextInput {...text} multiline minRows={3} />;
+        case 'number':
+            return <NumberInput {...common} fullWidth />;
+        case 'password':
+            return <PasswordInput {...text} />;
+        case 'boolean':
+            return <BooleanInput {...common} />;
+        case 'select':
+        case 'radio':
+            return <ChoicesInput {...common} kind={kind} field={field} values={values} />;
+        case 'reference':
+            return (
+                <ReferenceInput source={source} reference={referencePath(field.reference ?? '')} perPage={100}>
+                    <SelectInput
+                        {...common}
+                        fullWidth
+                        optionText={field.optionText ?? 'name'}
+                        optionValue={field.optionValue ?? 'id'}
+                    />
+                </ReferenceInput>
+            );
+        case 'cascader':
+            return <CascaderInput {...common} field={field} values={values} />;
+        case 'none':
+            return null;
+    }
+}
+
+interface ChoicesInputProps {
+    source: string;
+    label: string;
+    kind: 'select' | 'radio';
+    field: FieldDefinition;
+    values?: FormValues;
+    isRequired?: boolean;
+    helperText?: string;
+    onChange?: () => void;
+}
+
+const hasValue = (v: unknown) => v !== undefined && v !== null && v !== '';
+const contains = (choices: Choice[], v: unknown) => choices.some((c) => String(c.id) === String(v));
+
+function ChoicesInput({ kind, field, values, ...common }: ChoicesInputProps) {
+    const { choices, isPending, key } = useFieldChoices(field, values);
+    const form = useFormContext();
+    const loadedKey = useRef<string | undefined>(undefined);
+
+    // When choices are reloaded for new params, a value they no longer offer falls back to the default or empty.
+    useEffect(() => {
+        if (isPending || !choices) return;
+        const reloaded = loadedKey.current !== undefined && loadedKey.current !== key;
+        loadedKey.current = key;
+        const value = form.getValues(common.source);
+        if (!reloaded || !hasValue(value) || contains(choices, value)) return;
+        const fallback = contains(choices, field.defaultValue) ? field.defaultValue : '';
+        form.setValue(common.source, fallback, { shouldDirty: true });
+    }, [choices, isPending, key, form, common.source, field.defaultValue]);
+
+    // Radios hand back strings; keep the choice's own id type (numbers stay numbers).
+    const parse = (v: unknown) => choices?.find((c) => String(c.id) === String(v))?.id ?? v;
+
+    if (kind === 'radio') {
+        return (
+            <RadioButtonGroupInput
+                {...common}
+                choices={choices ?? []}
+                isPending={isPending}
+                parse={parse}
+                row={field.row ?? true}
+                translateChoice={false}
+            />
+        );
+    }
+    return (
+        <SelectInput
+            {...common}
+            fullWidth
+            choices={choices ?? []}
+            isPending={isPending}
+            parse={parse}
+            translateChoice={false}
+            emptyText={common.isRequired ? undefined : '不选择'}
+        />
+    );
+}

@@ -1,0 +1,45 @@
+import '@testing-library/jest-dom/vitest';
+import { cleanup, configure } from '@testing-library/react';
+import { afterAll, afterEach, beforeAll, vi } from 'vitest';
+import { mswServer } from './helpers';
+
+// jsdom has neither (NOTES.md); MUI and react-admin ask for both.
+if (!window.matchMedia) {
+    Object.defineProperty(window, 'matchMedia', {
+        writable: true,
+        value: (query: string) => ({
+            matches: false,
+            media: query,
+            onchange: null,
+            addListener: () => undefined,
+            removeListener: () => undefined,
+            addEventListener: () => undefined,
+            removeEventListener: () => undefined,
+            dispatchEvent: () => false,
+        }),
+    });
+}
+
+if (!('ResizeObserver' in window)) {
+    class ResizeObserverStub {
+        observe() {}
+        unobserve() {}
+        disconnect() {}
+    }
+    Object.defineProperty(window, 'ResizeObserver', { writable: true, value: ResizeObserverStub });
+    Object.defineProperty(globalThis, 'ResizeObserver', { writable: true, value: ResizeObserverStub });
+}
+
+// The machines are shared and jsdom renders react-admin slowly: give findBy / waitFor room before they fail.
+configure({ asyncUtilTimeout: 5000 });
+
+// react-admin scrolls to the top on navigation; jsdom only logs "not implemented".
+window.scrollTo = vi.fn() as unknown as typeof window.scrollTo;
+
+beforeAll(() => mswServer.listen({ onUnhandledRequest: 'error' }));
+afterEach(() => {
+    cleanup();
+    mswServer.resetHandlers();
+    localStorage.clear();
+});
+afterAll(() => mswServer.close());
