@@ -1,0 +1,45 @@
+import path from 'node:path';
+
+/** Everything the server reads from its environment. Code below index.ts receives this object, never process.env. */
+export interface ServerConfig {
+    port: number;
+    host: string;
+    /** Holds the embedded database (pgdata) when no DATABASE_URL is given. */
+    dataDir: string;
+    /** PostgreSQL connection string; undefined means the embedded PGlite in dataDir/pgdata. */
+    databaseUrl: string | undefined;
+    /** Password for the first admin; undefined means a random one printed once at the first start. */
+    adminPassword: string | undefined;
+    /** Demo projects, products and thing models on the first start of an empty database. */
+    seedDemo: boolean;
+    /** Time zone of every time string the API answers. */
+    timeZone: string;
+    /** The built console (vite build output) served on the same port. */
+    publicDir: string;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+    return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+function parsePort(raw: string | undefined): number {
+    if (raw === undefined || raw.trim() === '') return 8080;
+    const port = Number(raw);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+        throw new Error(`PORT 必须是 0~65535 的整数 / PORT must be an integer 0-65535 (got "${raw}")`);
+    }
+    return port;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): ServerConfig {
+    return {
+        port: parsePort(env.PORT),
+        host: nonEmpty(env.HOST) ?? '0.0.0.0',
+        dataDir: path.resolve(cwd, nonEmpty(env.DATA_DIR) ?? './data'),
+        databaseUrl: nonEmpty(env.DATABASE_URL),
+        adminPassword: nonEmpty(env.ADMIN_PASSWORD),
+        seedDemo: (env.SEED_DEMO ?? '1').trim() !== '0',
+        timeZone: nonEmpty(env.TZ) ?? 'Asia/Shanghai',
+        publicDir: path.resolve(cwd, nonEmpty(env.PUBLIC_DIR) ?? './dist'),
+    };
+}

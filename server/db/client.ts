@@ -1,0 +1,126 @@
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import pg from 'pg';
+import { lockDataDir } from './lock';
+import { migrateDatabase } from './migrate';
+import { schema } from './schema';
+
+/** The one database type route code sees, whichever driver is underneath. */
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+export interface DatabaseHandle {
+    db: Db;
+    kind: 'pglite' | 'postgres';
+    close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+    /** PostgreSQL connection string. When absent, PGlite is used. */
+    databaseUrl?: string;
+    /** PGlite data directory (locked while open). Absent: an in-memory PGlite. */
+    pgliteDir?: string;
+    /** PostgreSQL only: work inside this schema (created if missing) instead of public. */
+    pgSchema?: string;
+    /** PostgreSQL only: drop pgSchema on close (test runs). */
+    dropSchemaOnClose?: boolean;
+    /** Apply the committed migrations (default true). */
+    migrate?: boolean;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
+
+/**
+ * Opens PGlite or PostgreSQL with the same Drizzle schema and migrations.
+ *
+ * PGlite is a single connection. Its query() and transaction() share one mutex, so a statement issued
+ * outside a transaction waits until the open transaction commits: requests cannot interleave inside
+ * each other's transactions. The price: code inside `db.transaction(tx => ...)` must use `tx`, never
+ * `db`, or it waits on itself forever.
+ */
+export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<DatabaseHandle> {
+    const handle = opts.databaseUrl ? await openPostgres(opts.databaseUrl, opts) : await openPglite(opts.pgliteDir);
+    if (opts.migrate !== false) {
+        try {
+            await migrateDatabase(handle.db, opts.databaseUrl ? opts.pgSchema : undefined);
+        } catch (err) {
+            await handle.close();
+            throw err;
+        }
+    }
+    return handle;
+}
+
+/** The embedded database lives in DATA_DIR/pgdata. */
+export function pgliteDirOf(dataDir: string): string {
+    return path.join(dataDir, 'pgdata');
+}
+
+async function openPglite(dir: string | undefined): Promise<DatabaseHandle> {
+    const release = dir ? await lockDataDir(dir) : undefined;
+    let client: PGlite;
+    try {
+        client = dir ? new PGlite(dir) : new PGlite();
+        await client.waitReady;
+    } catch (err) {
+        await release?.();
+        throw err;
+    }
+    let closed = false;
+    return {
+        db: drizzlePglite(client, { schema }) as unknown as Db,
+        kind: 'pglite',
+        async close() {
+            if (closed) return;
+            closed = true;
+            try {
+                await client.close();
+            } finally {
+                await release?.();
+            }
+        },
+    };
+}
+
+async function openPostgres(url: string, opts: OpenDatabaseOptions): Promise<DatabaseHandle> {
+    const pgSchema = opts.pgSchema;
+    if (pgSchema !== undefined && !SCHEMA_NAME.test(pgSchema)) throw new Error(`invalid schema name: ${pgSchema}`);
+    if (pgSchema) {
+        const admin = new pg.Client({ connectionString: url });
+        await admin.connect();
+        try {
+            await admin.query(`CREATE SCHEMA IF NOT EXISTS "${pgSchema}"`);
+        } finally {
+            await admin.end();
+        }
+    }
+    // search_path set per connection, so every pooled connection resolves unqualified names in pgSchema.
+    const pool = new pg.Pool({
+        connectionString: url,
+        max: 10,
+        ...(pgSchema ? { options: `-c search_path="${pgSchema}"` } : {}),
+    });
+    pool.on('error', (err) => console.error('PostgreSQL 连接错误 / connection error:', err.message));
+    let closed = false;
+    return {
+        db: drizzleNodePg(pool, { schema }) as unknown as Db,
+        kind: 'postgres',
+        async close() {
+            if (closed) return;
+            closed = true;
+            await pool.end();
+            if (pgSchema && opts.dropSchemaOnClose) {
+                const admin = new pg.Client({ connectionString: url });
+                await admin.connect();
+                try {
+                    await admin.query(`DROP SCHEMA IF EXISTS "${pgSchema}" CASCADE`);
+                } finally {
+                    await admin.end();
+                }
+            }
+        },
+    };
+}

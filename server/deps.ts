@@ -1,0 +1,26 @@
+import type { Context } from 'hono';
+import type { ServerConfig } from './config';
+import type { Db } from './db/client';
+import type { SessionUser } from './sso/sessions';
+import type { ThrottleOptions } from './sso/throttle';
+
+export interface AppDeps {
+    db: Db;
+    config: ServerConfig;
+    /** The clock for sessions and sign-in slowdown (tests move it forward). */
+    now?: () => Date;
+    /** The caller's address for per-address sign-in slowdown; defaults to the socket's remote address. */
+    clientIp?: (c: Context) => string;
+    throttle?: { username?: ThrottleOptions; ip?: ThrottleOptions };
+    /** Where unexpected errors are reported (default console.error). */
+    logError?: (message: string, err: unknown) => void;
+}
+
+/** What every router receives: the deps with defaults filled in. */
+export interface Services {
+    db: Db;
+    config: ServerConfig;
+    now: () => Date;
+}
+
+export type AppEnv = { Variables: { user: SessionUser; token: string } };

@@ -1,0 +1,56 @@
+import type { Context } from 'hono';
+import { ValidationError, type AnyObjectSchema, type InferType } from 'yup';
+import { badRequest } from './errors';
+
+/** Form bodies (urlencoded or multipart) and JSON bodies alike, as plain values; files are dropped. */
+export async function readBody(c: Context): Promise<Record<string, unknown>> {
+    const type = c.req.header('content-type') ?? '';
+    if (type.includes('application/json')) {
+        let body: unknown;
+        try {
+            body = await c.req.json();
+        } catch {
+            throw badRequest('请求体不是有效的 JSON');
+        }
+        if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('请求体必须是 JSON 对象');
+        return body as Record<string, unknown>;
+    }
+    if (type.includes('application/x-www-form-urlencoded') || type.includes('multipart/form-data')) {
+        const form = await c.req.parseBody();
+        return Object.fromEntries(Object.entries(form).filter(([, v]) => typeof v === 'string'));
+    }
+    return {};
+}
+
+/** Validates with the shared yup schema, answering its first message (abortEarly) as HTTP 400. */
+export async function validate<S extends AnyObjectSchema>(schema: S, input: unknown): Promise<InferType<S>> {
+    try {
+        return await schema.validate(input, { abortEarly: true, stripUnknown: true });
+    } catch (err) {
+        if (err instanceof ValidationError) throw badRequest(err.errors[0] ?? err.message);
+        throw err;
+    }
+}
+
+/** A positive integer param (ids, page numbers); `message` when missing or malformed. */
+export function positiveInt(raw: unknown, message: string): number {
+    const s = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
+    if (!/^\d{1,9}$/.test(s) || Number(s) < 1) throw badRequest(message);
+    return Number(s);
+}
+
+export interface Paging {
+    page: number;
+    size: number;
+    offset: number;
+}
+
+export const MAX_PAGE_SIZE = 1000;
+
+/** 1-based page number and size under the family's names; absent means page 1 of 10. */
+export function paging(pageRaw: unknown, sizeRaw: unknown): Paging {
+    const page = pageRaw === undefined || pageRaw === '' ? 1 : positiveInt(pageRaw, '页码必须是正整数');
+    const size = sizeRaw === undefined || sizeRaw === '' ? 10 : positiveInt(sizeRaw, '每页条数必须是正整数');
+    if (size > MAX_PAGE_SIZE) throw badRequest(`每页条数不能超过${MAX_PAGE_SIZE}`);
+    return { page, size, offset: (page - 1) * size };
+}

@@ -1,0 +1,129 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import { createAdaptorServer } from '@hono/node-server';
+import { createApp } from './app';
+import { loadConfig, type ServerConfig } from './config';
+import { openDatabase, pgliteDirOf, type DatabaseHandle } from './db/client';
+import { DataDirLockedError } from './db/lock';
+import { seedDatabase } from './seed';
+import { PRODUCT_NAME } from './sso/page';
+import { ADMIN_USERNAME, ensureAdmin } from './sso/users';
+
+type HttpServer = Server;
+
+function describeDatabase(config: ServerConfig): string {
+    if (!config.databaseUrl) return `PGlite（${pgliteDirOf(config.dataDir)}）`;
+    try {
+        const url = new URL(config.databaseUrl);
+        url.password = url.password ? '***' : '';
+        return `PostgreSQL（${url.toString()}）`;
+    } catch {
+        return 'PostgreSQL';
+    }
+}
+
+/** Every URL the console answers on: localhost, plus each IPv4 interface when bound to all of them. */
+function addresses(host: string, port: number): string[] {
+    if (host !== '0.0.0.0' && host !== '::') return [`http://${host.includes(':') ? `[${host}]` : host}:${port}/`];
+    const list = [`http://localhost:${port}/`];
+    for (const infos of Object.values(os.networkInterfaces())) {
+        for (const info of infos ?? []) {
+            if (info.family === 'IPv4' && !info.internal) list.push(`http://${info.address}:${port}/`);
+        }
+    }
+    return list;
+}
+
+function listen(server: HttpServer, port: number, host: string): Promise<number> {
+    return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+            server.off('error', reject);
+            resolve((server.address() as AddressInfo).port);
+        });
+    });
+}
+
+async function main(): Promise<void> {
+    const config = loadConfig();
+    let handle: DatabaseHandle;
+    try {
+        handle = await openDatabase(
+            config.databaseUrl ? { databaseUrl: config.databaseUrl } : { pgliteDir: pgliteDirOf(config.dataDir) },
+        );
+    } catch (err) {
+        if (err instanceof DataDirLockedError) {
+            console.error(err.message);
+            process.exit(1);
+        }
+        throw err;
+    }
+
+    const admin = await ensureAdmin(handle.db, config.adminPassword);
+    const seed = await seedDatabase(handle.db, { demo: config.seedDemo });
+
+    const app = createApp({ db: handle.db, config });
+    // Plain HTTP/1.1 (no TLS or HTTP/2 options), so the adaptor returns a node:http Server.
+    const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+    let port: number;
+    try {
+        port = await listen(server, config.port, config.host);
+    } catch (err) {
+        await handle.close();
+        if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+            console.error(
+                `端口 ${config.port} 已被占用，请用 PORT 指定其他端口。\n` +
+                    `Port ${config.port} is already in use; set PORT to another port.`,
+            );
+            process.exit(1);
+        }
+        throw err;
+    }
+
+    const urls = addresses(config.host, port);
+    const password = admin.generatedPassword
+        ? `${admin.generatedPassword}（随机生成，仅显示这一次，请妥善保存）`
+        : config.adminPassword
+          ? 'ADMIN_PASSWORD 中设置的密码'
+          : '首次启动时显示的密码（忘记时可设置 ADMIN_PASSWORD 后重启以重置）';
+    console.log(
+        [
+            `${PRODUCT_NAME} 已启动`,
+            `数据库: ${describeDatabase(config)}${seed.seeded ? (seed.demo ? '，已写入演示数据' : '，已写入基础数据') : ''}`,
+            `控制台: ${urls[0]}`,
+            ...urls.slice(1).map((u) => `        ${u}`),
+            `登录: ${ADMIN_USERNAME} / ${password}`,
+            '按 Ctrl+C 停止',
+        ].join('\n'),
+    );
+
+    let stoppingSince = 0;
+    const stop = (signal: NodeJS.Signals) => {
+        if (stoppingSince) {
+            // Ctrl+C reaches both `npm start`'s launcher (which forwards it) and this process: a signal
+            // right after the first is that echo; a later one means the user insists.
+            if (Date.now() - stoppingSince < 1500) return;
+            console.error('强制退出 / forced exit');
+            process.exit(1);
+        }
+        stoppingSince = Date.now();
+        console.log(`收到 ${signal}，正在停止…`);
+        // Idle keep-alive sockets would hold close() open; busy ones get a few seconds to finish.
+        server.close(() => {
+            handle
+                .close()
+                .catch((err) => console.error('关闭数据库失败 / failed to close the database:', err))
+                .finally(() => process.exit(0));
+        });
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 5000).unref();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+}
+
+main().catch((err) => {
+    console.error('启动失败 / failed to start:', err);
+    process.exit(1);
+});

@@ -1,0 +1,40 @@
+import { Hono } from 'hono';
+import type { AppEnv } from '../deps';
+import { ok } from '../http/envelope';
+
+export interface MenuNode {
+    id: string;
+    name: string;
+    /** The route of a leaf; '#' for a group (the console then uses the id). */
+    url: string;
+    /** An @mui/icons-material export name. */
+    icon?: string;
+    children?: MenuNode[];
+}
+
+/**
+ * The console's side menu, served by GET /api/menu. Only pages the console implements are listed;
+ * a later page is one more node here.
+ */
+export const MENU: MenuNode = {
+    id: 'accessplatform',
+    name: '物联网设备接入管理平台',
+    url: '#',
+    children: [
+        { id: 'introduce', name: '概览', url: '/introduce', icon: 'Dashboard' },
+        {
+            id: 'deviceAccess',
+            name: '设备接入',
+            url: '#',
+            icon: 'Hub',
+            children: [{ id: 'product', name: '产品管理', url: '/product', icon: 'Inventory2' }],
+        },
+        { id: 'productLog', name: '产品更新日志', url: '/productLog', icon: 'History' },
+    ],
+};
+
+export function menuRoutes() {
+    const app = new Hono<AppEnv>();
+    app.get('/', (c) => ok(c, { menu: MENU }));
+    return app;
+}

@@ -1,0 +1,27 @@
+import { Hono } from 'hono';
+import type { AppEnv, Services } from '../deps';
+import { ok } from '../http/envelope';
+import { CLEAR_COOKIE, loginUrl } from '../sso/auth';
+import { deleteSession } from '../sso/sessions';
+
+/** /api/sso: who is signed in, and signing out. */
+export function ssoRoutes(services: Services) {
+    const app = new Hono<AppEnv>();
+
+    app.get('/getUserInfo', (c) => {
+        const user = c.get('user');
+        return ok(c, {
+            userInfo: { userId: user.id, userName: user.displayName, loginName: user.username },
+            mobilePhone: user.mobile ?? '',
+            code: user.userCode,
+        });
+    });
+
+    app.get('/logout', async (c) => {
+        await deleteSession(services.db, c.get('token'));
+        c.header('Set-Cookie', CLEAR_COOKIE);
+        return ok(c, { loginUrl: loginUrl('/') });
+    });
+
+    return app;
+}

@@ -1,0 +1,71 @@
+import { getConnInfo } from '@hono/node-server/conninfo';
+import { eq } from 'drizzle-orm';
+import { Hono, type Context } from 'hono';
+import { users } from '../db/schema';
+import type { AppDeps, AppEnv, Services } from '../deps';
+import { safeRedirect, sessionCookie } from './auth';
+import { LOGIN_PAGE_CSP, renderLoginPage, type LoginPageOptions } from './page';
+import { burnPasswordCheck, verifyPassword } from './passwords';
+import { createSession } from './sessions';
+import { ipThrottleDefaults, LoginThrottle, usernameThrottleDefaults } from './throttle';
+
+function remoteAddress(c: Context): string {
+    try {
+        return getConnInfo(c).remote.address ?? 'unknown';
+    } catch {
+        // app.fetch() called in-process (tests, msw) has no socket.
+        return 'unknown';
+    }
+}
+
+function page(c: Context, status: 200 | 400 | 401 | 429, options: LoginPageOptions) {
+    c.header('Content-Security-Policy', LOGIN_PAGE_CSP);
+    c.header('Cache-Control', 'no-store');
+    return c.html(renderLoginPage(options), status);
+}
+
+/** The sign-on service the platform's 401 answers point to: GET shows the page, POST signs in. */
+export function ssoPages(services: Services, deps: AppDeps) {
+    const byUsername = new LoginThrottle(deps.throttle?.username ?? usernameThrottleDefaults);
+    const byAddress = new LoginThrottle(deps.throttle?.ip ?? ipThrottleDefaults);
+    const clientIp = deps.clientIp ?? remoteAddress;
+    const app = new Hono<AppEnv>();
+
+    app.get('/login', (c) => page(c, 200, { redirect: safeRedirect(c.req.query('redirect')) }));
+
+    app.post('/login', async (c) => {
+        const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+        const text = (v: unknown) => (typeof v === 'string' ? v : '');
+        const username = text(form.username).trim();
+        const password = text(form.password);
+        const redirect = safeRedirect(form.redirect);
+        if (!username || !password) return page(c, 400, { redirect, username, error: '请输入用户名和密码' });
+
+        const now = services.now().getTime();
+        const userKey = username.toLowerCase();
+        const addressKey = clientIp(c);
+        const wait = Math.max(byUsername.retryAfter(userKey, now), byAddress.retryAfter(addressKey, now));
+        if (wait > 0) {
+            const seconds = Math.ceil(wait / 1000);
+            c.header('Retry-After', String(seconds));
+            return page(c, 429, { redirect, username, error: `登录失败次数过多，请 ${seconds} 秒后再试` });
+        }
+
+        const [user] = await services.db.select().from(users).where(eq(users.username, username)).limit(1);
+        const valid = user
+            ? await verifyPassword(password, user.passwordHash, user.passwordSalt)
+            : await burnPasswordCheck(password).then(() => false);
+        if (!user || !valid) {
+            byUsername.fail(userKey, now);
+            byAddress.fail(addressKey, now);
+            return page(c, 401, { redirect, username, error: '用户名或密码错误' });
+        }
+        byUsername.reset(userKey);
+        const token = await createSession(services.db, user.id, services.now());
+        c.header('Set-Cookie', sessionCookie(token));
+        c.header('Cache-Control', 'no-store');
+        return c.redirect(redirect, 302);
+    });
+
+    return app;
+}

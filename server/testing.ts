@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import os from 'node:os';
+import { eq } from 'drizzle-orm';
+import { createApp, type App } from './app';
+import { loadConfig, type ServerConfig } from './config';
+import { openDatabase, type Db } from './db/client';
+import { users } from './db/schema';
+import type { AppDeps } from './deps';
+import { seedDatabase } from './seed';
+import { COOKIE_NAME } from './sso/auth';
+import { createSession } from './sso/sessions';
+import { ADMIN_USERNAME, ensureAdmin } from './sso/users';
+
+/** The admin password of every test server (sign-in tests type it into the form). */
+export const TEST_ADMIN_PASSWORD = 'Admin_123456';
+
+export interface TestServerOptions {
+    /** Demo content (projects, products, thing models, logs). Default true. Reference data is always there. */
+    seed?: boolean;
+    config?: Partial<ServerConfig>;
+    now?: AppDeps['now'];
+    clientIp?: AppDeps['clientIp'];
+    throttle?: AppDeps['throttle'];
+    logError?: AppDeps['logError'];
+}
+
+export interface TestServer {
+    app: App;
+    /** app.fetch signed in as admin (the Authorization cookie is added unless the call sets its own Cookie). */
+    fetch(path: string, init?: RequestInit): Promise<Response>;
+    /** app.fetch with no session. */
+    anonFetch(path: string, init?: RequestInit): Promise<Response>;
+    /** The admin's session token: send it as the Authorization header or cookie. */
+    token: string;
+    db: Db;
+    kind: 'pglite' | 'postgres';
+    config: ServerConfig;
+    close(): Promise<void>;
+}
+
+/**
+ * A complete platform in-process: in-memory PGlite, or, when DATABASE_URL is set, that PostgreSQL in a
+ * fresh schema t_<random> dropped on close. For msw under jsdom:
+ * `http.all('*', ({ request }) => server.app.fetch(request))` with the token in the Authorization header.
+ */
+export async function createTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
+    const databaseUrl = process.env.DATABASE_URL || undefined;
+    const handle = await openDatabase(
+        databaseUrl ? { databaseUrl, pgSchema: `t_${randomBytes(6).toString('hex')}`, dropSchemaOnClose: true } : {},
+    );
+    try {
+        const config: ServerConfig = {
+            ...loadConfig({}),
+            databaseUrl,
+            adminPassword: TEST_ADMIN_PASSWORD,
+            seedDemo: opts.seed ?? true,
+            publicDir: path.join(os.tmpdir(), 'iot-console-test-no-build'),
+            ...opts.config,
+        };
+        await ensureAdmin(handle.db, TEST_ADMIN_PASSWORD);
+        await seedDatabase(handle.db, { demo: config.seedDemo });
+        const app = createApp({
+            db: handle.db,
+            config,
+            now: opts.now,
+            clientIp: opts.clientIp,
+            throttle: opts.throttle,
+            logError: opts.logError,
+        });
+        const [admin] = await handle.db.select().from(users).where(eq(users.username, ADMIN_USERNAME));
+        const token = await createSession(handle.db, admin.id, opts.now?.() ?? new Date());
+        const call =
+            (withSession: boolean) =>
+            (target: string, init: RequestInit = {}) => {
+                const headers = new Headers(init.headers);
+                if (withSession && !headers.has('cookie')) headers.set('cookie', `${COOKIE_NAME}=${token}`);
+                return Promise.resolve(app.request(target, { ...init, headers }));
+            };
+        return {
+            app,
+            fetch: call(true),
+            anonFetch: call(false),
+            token,
+            db: handle.db,
+            kind: handle.kind,
+            config,
+            close: () => handle.close(),
+        };
+    } catch (err) {
+        await handle.close();
+        throw err;
+    }
+}

@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedDatabase } from '../../server/seed';
+import { DEMO_PRODUCTS } from '../../server/seed/demo';
+import { SCENES } from '../../server/seed/reference';
+import { createTestServer, type TestServer } from '../../server/testing';
+import { rowCounts } from './support';
+
+let demo: TestServer;
+let plain: TestServer;
+beforeAll(async () => {
+    [demo, plain] = await Promise.all([createTestServer(), createTestServer({ seed: false })]);
+});
+afterAll(async () => {
+    await demo?.close();
+    await plain?.close();
+});
+
+describe('seed', () => {
+    it('fills demo content: scenes, projects, products of both node types, thing models, logs', async () => {
+        const counts = await rowCounts(demo.db);
+        expect(counts).toMatchObject({ scenes: SCENES.length, products: DEMO_PRODUCTS.length, productLogs: 3 });
+        expect(counts.projects).toBeGreaterThanOrEqual(3);
+        expect(counts.categories).toBeGreaterThanOrEqual(10);
+        expect(counts.thingFunctions).toBeGreaterThan(10);
+        expect(counts.standardFunctions).toBeGreaterThan(10);
+        expect(DEMO_PRODUCTS.some((p) => p.nodeType === 1)).toBe(true);
+        expect(DEMO_PRODUCTS.some((p) => p.gatewayType === 1)).toBe(true);
+        const types = new Set(DEMO_PRODUCTS.flatMap((p) => p.functions ?? []).map((f) => f.type));
+        expect([...types].sort()).toEqual(['event', 'property', 'service']);
+    });
+
+    it('is idempotent: a second run changes nothing', async () => {
+        const before = await rowCounts(demo.db);
+        expect(await seedDatabase(demo.db, { demo: true })).toEqual({ seeded: false, demo: false });
+        expect(await rowCounts(demo.db)).toEqual(before);
+    });
+
+    it('with SEED_DEMO=0 holds only reference data, and does not add demo rows later', async () => {
+        const counts = await rowCounts(plain.db);
+        expect(counts).toMatchObject({
+            projects: 0,
+            products: 0,
+            thingFunctions: 0,
+            productLogs: 0,
+            scenes: SCENES.length,
+        });
+        expect(counts.categories).toBeGreaterThan(0);
+        await seedDatabase(plain.db, { demo: true });
+        expect((await rowCounts(plain.db)).products).toBe(0);
+    });
+});
