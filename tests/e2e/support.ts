@@ -121,3 +121,13 @@ export async function screenshot(page: Page, name: string): Promise<string> {
     await page.screenshot({ path: file, fullPage: true });
     return file;
 }
+
+/**
+ * The innermost visible element holding `text`. Playwright's getByText found no match for MUI helper texts in
+ * Chromium 156 here (the same text matched through `hasText`), so the tests look text up this way.
+ */
+export function byText(scope: Page | ReturnType<Page['locator']>, text: string) {
+    return scope
+        .locator('p, span, div, td, th, li, a, button, label, h1, h2, h3, h4, h5, h6', { hasText: text })
+        .last();
+}
