@@ -28,7 +28,7 @@ export default defineConfig({
                     environment: 'jsdom',
                     include: ['tests/resources/**/*.test.{ts,tsx}'],
                     setupFiles: ['tests/resources/setup.ts'],
-                    testTimeout: 30_000,
+                    testTimeout: 60_000,
                     hookTimeout: 60_000,
                 },
             },

@@ -61,6 +61,13 @@ export const deviceCreateSchema = yup.object({
     addr: yup.string().trim().max(200, '地址不得超过200个字符').optional(),
 });
 
+/** Add device on the tabs screen (/devices): the product chosen by id. */
+export const deviceCreateByIdSchema = yup.object({
+    productId: requiredInt('请选择产品'),
+    deviceName: deviceNameRule,
+    remark: remarkRule.optional(),
+});
+
 /** Device edit: remark required. */
 export const deviceEditSchema = yup.object({
     remark: yup.string().trim().required('备注名称不能为空').max(100, '备注不得超过100个字符'),
@@ -105,5 +112,13 @@ export const IMPORT_COLUMNS = ['deviceName', 'remark', 'longitude', 'latitude', 
 /** Only deviceName must be filled in; the other columns may be left out of the file or empty. */
 export const IMPORT_MAX_BYTES = 20 * 1024 * 1024;
 export const IMPORT_MAX_ROWS = 100_000;
+
+/** One import row: the add-device rules without the product (the upload names it once). */
+export const deviceImportRowSchema = deviceCreateSchema.omit(['productKey']);
+
+/** Messages the server answers for device names that clash (save, edit, import). */
+export const DEVICE_NAME_TAKEN = '设备名称已存在';
+export const IMPORT_DUPLICATE_IN_FILE = '文件中重复';
+export const IMPORT_DEVICE_EXISTS = '设备已存在';
 
 export type DeviceCreateInput = yup.InferType<typeof deviceCreateSchema>;

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { loadGeoConfig, type GeoConfig } from './geo/config';
 
 /** Everything the server reads from its environment. Code below index.ts receives this object, never process.env. */
 export interface ServerConfig {
@@ -16,6 +17,8 @@ export interface ServerConfig {
     timeZone: string;
     /** The built console (vite build output) served on the same port. */
     publicDir: string;
+    /** Map style and geocoder (offline by default; docs/configuration.md). */
+    map: GeoConfig;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -41,5 +44,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
         seedDemo: (env.SEED_DEMO ?? '1').trim() !== '0',
         timeZone: nonEmpty(env.TZ) ?? 'Asia/Shanghai',
         publicDir: path.resolve(cwd, nonEmpty(env.PUBLIC_DIR) ?? './dist'),
+        map: loadGeoConfig(env),
     };
 }

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { ServerConfig } from './config';
 import type { Db } from './db/client';
+import type { Maintenance } from './db/maintenance';
 import type { SessionUser } from './sso/sessions';
 import type { ThrottleOptions } from './sso/throttle';
 
@@ -14,6 +15,8 @@ export interface AppDeps {
     throttle?: { username?: ThrottleOptions; ip?: ThrottleOptions };
     /** Where unexpected errors are reported (default console.error). */
     logError?: (message: string, err: unknown) => void;
+    /** Table upkeep after bulk writes (default: createMaintenance over db). */
+    maintenance?: Maintenance;
 }
 
 /** What every router receives: the deps with defaults filled in. */
@@ -21,6 +24,8 @@ export interface Services {
     db: Db;
     config: ServerConfig;
     now: () => Date;
+    /** Absent in routers built outside createApp (tests): bulk writes then schedule no upkeep. */
+    maintenance?: Maintenance;
 }
 
 export type AppEnv = { Variables: { user: SessionUser; token: string } };

@@ -54,3 +54,42 @@ export function paging(pageRaw: unknown, sizeRaw: unknown): Paging {
     if (size > MAX_PAGE_SIZE) throw badRequest(`每页条数不能超过${MAX_PAGE_SIZE}`);
     return { page, size, offset: (page - 1) * size };
 }
+
+export type FormValue = string | string[];
+
+/**
+ * A form (or JSON) body with repeated keys kept as arrays, for calls that send lists as `deviceId=1&deviceId=2`.
+ * Files are dropped; JSON arrays of numbers become arrays of strings.
+ */
+export async function readListBody(c: Context): Promise<Record<string, FormValue>> {
+    const type = c.req.header('content-type') ?? '';
+    const out: Record<string, FormValue> = {};
+    const put = (key: string, value: unknown) => {
+        const name = key.endsWith('[]') ? key.slice(0, -2) : key;
+        if (Array.isArray(value)) {
+            const items = value.filter((v) => typeof v === 'string' || typeof v === 'number').map(String);
+            out[name] = [...(typeof out[name] === 'string' ? [out[name]] : (out[name] ?? [])), ...items];
+        } else if (typeof value === 'string' || typeof value === 'number') {
+            const prev = out[name];
+            out[name] = prev === undefined ? String(value) : [...(Array.isArray(prev) ? prev : [prev]), String(value)];
+        }
+    };
+    if (type.includes('application/json')) {
+        for (const [k, v] of Object.entries(await readBody(c))) put(k, v);
+    } else if (type.includes('application/x-www-form-urlencoded') || type.includes('multipart/form-data')) {
+        const form = await c.req.parseBody({ all: true });
+        for (const [k, v] of Object.entries(form)) put(k, v);
+    }
+    return out;
+}
+
+/**
+ * Positive integer ids from repeated keys, a JSON array or one comma-joined value; `message` names the id when one
+ * is malformed. Duplicates are dropped.
+ */
+export function idList(raw: FormValue | undefined, message: string): number[] {
+    const values = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+    const parts = values.flatMap((v) => v.split(',')).map((v) => v.trim());
+    const ids = parts.filter((v) => v !== '').map((v) => positiveInt(v, message));
+    return [...new Set(ids)];
+}

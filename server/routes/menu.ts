@@ -27,7 +27,11 @@ export const MENU: MenuNode = {
             name: '设备接入',
             url: '#',
             icon: 'Hub',
-            children: [{ id: 'product', name: '产品管理', url: '/product', icon: 'Inventory2' }],
+            children: [
+                { id: 'product', name: '产品管理', url: '/product', icon: 'Inventory2' },
+                { id: 'deviceInstance', name: '设备管理', url: '/deviceInstance', icon: 'DevicesOther' },
+                { id: 'devices', name: '设备与视频流', url: '/devices', icon: 'VideoCameraBack' },
+            ],
         },
         { id: 'productLog', name: '产品更新日志', url: '/productLog', icon: 'History' },
     ],

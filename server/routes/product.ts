@@ -4,10 +4,11 @@ import { productCreateSchema, productUpdateSchema } from '../../schemas/product'
 import { CONNECTION_METHODS, GATEWAY_PROTOCOLS } from '../catalog';
 import { categories, products, projects } from '../db/schema';
 import type { AppEnv, Services } from '../deps';
+import { deviceCountOfProduct } from '../domain/devices';
 import { categoryTree, getProduct, listProducts, newProductKey, productNameTaken } from '../domain/products';
 import { exportThingModel } from '../domain/thingModel';
 import { ok } from '../http/envelope';
-import { badRequest, conflict, isUniqueViolation, notFound } from '../http/errors';
+import { badRequest, conflict, isForeignKeyViolation, isUniqueViolation, notFound } from '../http/errors';
 import { paging, positiveInt, readBody, validate } from '../http/input';
 
 const NAME_TAKEN = '产品名称已存在';
@@ -82,7 +83,20 @@ export function productRoutes({ db, config }: Services) {
 
     app.delete('/', async (c) => {
         const productId = positiveInt(c.req.query('productId'), '缺少产品ID');
-        const deleted = await db.delete(products).where(eq(products.id, productId)).returning({ id: products.id });
+        const stillHas = async () => {
+            const n = await deviceCountOfProduct(db, productId);
+            return n > 0 ? conflict(`该产品下还有${n}个设备，请先删除设备`) : undefined;
+        };
+        const refusal = await stillHas();
+        if (refusal) throw refusal;
+        let deleted: Array<{ id: number }>;
+        try {
+            deleted = await db.delete(products).where(eq(products.id, productId)).returning({ id: products.id });
+        } catch (err) {
+            // A device added between the count and the delete: the foreign key stops it; say so the same way.
+            if (isForeignKeyViolation(err)) throw (await stillHas()) ?? err;
+            throw err;
+        }
         if (deleted.length === 0) throw notFound('产品不存在');
         return ok(c, null);
     });

@@ -10,7 +10,7 @@ export function projectRoutes(services: Services) {
 
     const options = () =>
         services.db
-            .select({ code: projects.code, projectName: projects.name, sceneName: scenes.name })
+            .select({ id: projects.id, code: projects.code, projectName: projects.name, sceneName: scenes.name })
             .from(projects)
             .innerJoin(scenes, eq(scenes.id, projects.classId))
             .orderBy(asc(projects.id));

@@ -3,6 +3,7 @@ import type { Db, Tx } from '../db/client';
 import { categories, productLogs, products, projects, scenes, standardFunctions, thingFunctions } from '../db/schema';
 import { newProductKey } from '../domain/products';
 import { DEMO_LOGS, DEMO_PRODUCTS, DEMO_PROJECTS } from './demo';
+import { insertDemoDevices } from './devices';
 import { CATEGORIES, SCENES, type CategorySeed } from './reference';
 
 export interface SeedResult {
@@ -38,22 +39,27 @@ async function insertCategories(
 }
 
 async function insertDemo(tx: Tx, categoryIds: Map<string, number>, sceneIds: Map<string, number>, now: Date) {
-    await tx.insert(projects).values(
-        DEMO_PROJECTS.map((p, i) => ({
-            code: p.code,
-            name: p.name,
-            classId: sceneIds.get(p.scene)!,
-            remark: p.remark || null,
-            createTime: new Date(now.getTime() - (60 - i) * DAY),
-        })),
-    );
+    const projectRows = await tx
+        .insert(projects)
+        .values(
+            DEMO_PROJECTS.map((p, i) => ({
+                code: p.code,
+                name: p.name,
+                classId: sceneIds.get(p.scene)!,
+                remark: p.remark || null,
+                createTime: new Date(now.getTime() - (60 - i) * DAY),
+            })),
+        )
+        .returning({ id: projects.id, code: projects.code });
+    const productIds = new Map<string, { id: number; productKey: string }>();
     for (const [i, p] of DEMO_PRODUCTS.entries()) {
         const categoryId = categoryIds.get(p.category.join('/'));
         if (!categoryId) throw new Error(`seed: unknown category ${p.category.join('/')}`);
+        const productKey = newProductKey();
         const [row] = await tx
             .insert(products)
             .values({
-                productKey: newProductKey(),
+                productKey,
                 productName: p.productName,
                 nodeType: p.nodeType,
                 gatewayType: p.gatewayType,
@@ -66,6 +72,7 @@ async function insertDemo(tx: Tx, categoryIds: Map<string, number>, sceneIds: Ma
                 createTime: new Date(now.getTime() - (DEMO_PRODUCTS.length - i) * DAY),
             })
             .returning({ id: products.id });
+        productIds.set(p.productName, { id: row.id, productKey });
         if (p.functions?.length) {
             await tx.insert(thingFunctions).values(
                 p.functions.map((f) => ({
@@ -84,6 +91,7 @@ async function insertDemo(tx: Tx, categoryIds: Map<string, number>, sceneIds: Ma
             );
         }
     }
+    await insertDemoDevices(tx, productIds, new Map(projectRows.map((r) => [r.code, r.id])), now);
     await tx
         .insert(productLogs)
         .values(DEMO_LOGS.map((l) => ({ log: l.log, opTime: new Date(now.getTime() - l.daysAgo * DAY) })));

@@ -120,7 +120,7 @@ export interface paths {
         get: operations['listProducts'];
         put?: never;
         post?: never;
-        /** @description Deletes the product and its thing model. */
+        /** @description Deletes the product and its thing model; refused while it has devices (409 该产品下还有N个设备，请先删除设备). */
         delete: operations['deleteProduct'];
         options?: never;
         head?: never;
@@ -471,6 +471,494 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    '/api/device/list': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Newest first (deviceId descending). total and onlineCount count every device matching the filters: from the
+         *     per-product counters when only productKey and status filter, else by counting. deviceName and remark are
+         *     literal, case-sensitive substrings. An unknown productKey matches no device. userId is accepted and ignored.
+         *     Rows never carry the secret.
+         */
+        get: operations['listDevices'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/listByProject': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The project's devices, newest first (404 项目不存在 for an unknown project). */
+        get: operations['listProjectDevices'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/statistics': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description From the per-product counters (no count over devices). An unknown productKey counts zero. */
+        get: operations['deviceStatistics'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/total': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Every device by state, for the dashboard's pie. A disabled device cannot connect, so offlineTotal counts
+         *     OFFLINE and DISABLE: the three add up to the number of devices.
+         */
+        get: operations['deviceTotals'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/detail': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations['deviceDetail'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/getInfo': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations['deviceInfo'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/save': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Validated with schemas/device.ts deviceCreateSchema. The server generates the MQTT credentials: username
+         *     `{deviceName}&{productKey}`, clientId `{productKey}.{deviceName}` and a secret of 128 random bits (32 hex);
+         *     a secret in the form is ignored. Names are unique within the product (409 设备名称已存在).
+         */
+        post: operations['createDevice'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/SaveDevice': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description As save, with the product chosen by id (schemas/device.ts deviceCreateByIdSchema). */
+        post: operations['createDeviceByProductId'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/update': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * @description action disable: enabled false, status DISABLE. action enable: enabled true, status OFFLINE, or INACTIVE when
+         *     the device never connected. Repeating an action changes nothing. deviceId and action may also be in the query.
+         */
+        put: operations['enableDisableDevice'];
+        /**
+         * @description remark is required (deviceEditSchema, 备注名称不能为空). A newDeviceName (deviceNameRule) renames the device and
+         *     its username and clientId; 409 设备名称已存在 when the product has it.
+         */
+        post: operations['updateDevice'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/UpdateDeviceNickname': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Edits the remark (deviceEditSchema). Answers returnCode '1111'; failures returnCode '9999' with returnMessage. */
+        post: operations['updateDeviceRemark'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/ms4/device/update': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description The legacy remark edit (deviceEditSchema). Answers returnCode 0; failures returnCode 1 with returnMessage. */
+        post: operations['legacyUpdateDevice'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/BatchRegisterDevice': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description amount devices (batchRegisterSchema, 1..10000) with random 16-character names unique within the product, all
+         *     or none. deviceNames holds the first 100.
+         */
+        post: operations['batchRegisterDevices'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/getStatus': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations['refreshDeviceStatus'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/RemoveDevice': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Deletes the device; its sub-devices stay, without a gateway. */
+        post: operations['removeDevice'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: operations['deleteDevice'];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/bind': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Binds every selected device to the project, or none. The checks of schemas/device.ts checkBind run against the
+         *     devices as stored: 请选择需要关联项目的设备 (none selected), 请选择未关联项目的设备进行关联 (one is bound already),
+         *     请选择要关联的场景 (no projectId); 404 设备不存在 / 项目不存在. At most 10000 devices per call.
+         */
+        post: operations['bindDevices'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/unbind': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Unbinds every selected device, or none. checkUnbind against the devices as stored: 请选择需要批量解绑的设备,
+         *     请选择已关联项目的设备进行解绑, 请选择关联同一项目的设备进行解绑 (also when the projectIds sent differ). A projectId that
+         *     is not the devices' project: 设备所属项目已变更，请刷新后重试.
+         */
+        post: operations['unbindDevices'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/removeFromProject': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description 未关联项目 when the device has no project; 该设备未关联此项目 when it has another; 404 项目不存在. */
+        get: operations['removeDeviceFromProject'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/import/template': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The import template, opened by a browser link: UTF-8 with BOM, CRLF, header `deviceName,remark,longitude,latitude,addr`
+         *     (IMPORT_COLUMNS) and two example rows. Saved as 设备导入模板.csv (Content-Disposition attachment, filename*).
+         */
+        get: operations['deviceImportTemplate'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/import': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description A CSV of the template's columns (deviceName required, others optional, in any order), UTF-8 (a BOM is fine),
+         *     CRLF or LF, at most 20MB (IMPORT_MAX_BYTES, 413 文件大小不能超过20MB) and 100000 rows (IMPORT_MAX_ROWS).
+         *     The whole file is refused, writing nothing, when: productKey is missing (请选择产品!) or unknown (404); there is
+         *     no file (请选择要上传的文件); its name is not .csv or its type not a CSV type; it holds binary content or is not
+         *     UTF-8; it is empty (文件为空) or has only the header; a column is unknown (未知的列：…) or deviceName is missing
+         *     (缺少 deviceName 列); a quote is not closed. Otherwise every row is checked with the add-device rules: failure
+         *     lists each refused row (deviceName, msg, line = its row in the file, header row 1), with msg the rule's message,
+         *     文件中重复 (a later row of a name already in the file) or 设备已存在 (the product has it). The other rows are
+         *     written in one transaction and listed in success.
+         */
+        post: operations['importDevices'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/export': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Every device matching the general list's filters, newest first, streamed as CSV (opened by a browser link):
+         *     UTF-8 with BOM, CRLF, header 设备名称,ProductKey,产品名称,状态,备注,所属项目,经度,纬度,地址,创建时间,最后上线时间.
+         *     状态 is the Chinese status (未激活, 在线, 离线, 已禁用). No secret. Text cells beginning with = + - @ (or tab, CR)
+         *     carry a leading apostrophe so spreadsheets do not run them as formulas. Saved as 设备列表_<time>.csv.
+         */
+        get: operations['exportDevices'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/geo/config': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Map settings for the console. styleUrl is MAP_STYLE_URL (an online provider's MapLibre style); null means
+         *     the offline basemap drawn from GET /api/geo/outlines.
+         */
+        get: operations['geoConfig'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/geo/reverse': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The administrative area at a point (reverse geocoding) from the outlines shipped with the server
+         *     (server/geo/assets, 6-digit adcode: province, city and district codes are its slices 0-2, 2-4, 4-6).
+         *     A city without districts (东莞市) answers at city level with district ''; Taiwan at province level.
+         *     street is '' offline. With MAP_GEOCODER_KEY the online geocoder answers first (street filled in) and
+         *     the offline data serves when it fails. Outside every outline, beyond the radius: 404 该位置不在支持的范围内.
+         */
+        get: operations['geoReverse'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/geo/search': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Provinces, cities and districts whose name matches the keyword, best first (exact with or without its
+         *     suffix, then prefix, then substring, then names a typed address contains), at most 10. Areas inside
+         *     `city` come first; with citylimit=true only they are answered. With MAP_GEOCODER_KEY the online geocoder's
+         *     places (level poi) answer first.
+         */
+        get: operations['geoSearch'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/geo/outlines': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description GeoJSON for the offline basemap, not in the envelope (MapLibre reads it directly): the areas' outlines
+         *     (kind area) followed by one point per area at its seat of government (kind label). Gzipped when the
+         *     request accepts it; Cache-Control private, max-age=86400; ETag, answered 304 on If-None-Match.
+         *     level=district needs bbox and answers the districts whose outlines meet it.
+         */
+        get: operations['geoOutlines'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -534,6 +1022,9 @@ export interface components {
             children?: components['schemas']['MenuNode'][];
         };
         ProjectOption: {
+            /** @description What device calls take as projectId */
+            id: number;
+            /** @description The project's business code (products' projectCode) */
             code: string;
             projectName: string;
             sceneName: string;
@@ -764,6 +1255,157 @@ export interface components {
         IdForm: {
             id: number;
         };
+        /**
+         * @description Success code of the device family (x-success-rule code0)
+         * @constant
+         */
+        Code0: 0;
+        DeviceFailure: {
+            /**
+             * @description The HTTP status tells 400 / 404 / 409 / 413 / 500 apart
+             * @constant
+             */
+            code: 1;
+            msg: string;
+        };
+        /**
+         * @description INACTIVE 未激活 (never connected), ONLINE 在线, OFFLINE 离线, DISABLE 已禁用
+         * @enum {string}
+         */
+        DeviceStatus: 'INACTIVE' | 'ONLINE' | 'OFFLINE' | 'DISABLE';
+        /** @description A device row (lists). Never carries the secret. */
+        Device: components['schemas']['DeviceFields'] & unknown;
+        DeviceFields: {
+            deviceId: number;
+            deviceName: string;
+            productId: number;
+            productKey: string;
+            productName: string;
+            nodeType: components['schemas']['NodeType'];
+            status: components['schemas']['DeviceStatus'];
+            /** @description true when ONLINE */
+            deviceStatus: boolean;
+            remark: string | null;
+            projectId: number | null;
+            projectName: string | null;
+            createTime: components['schemas']['Time'];
+            /** @description Last connection */
+            lastTime: components['schemas']['Time'] | null;
+            /** @description Last status change */
+            statusTime: components['schemas']['Time'] | null;
+            longitude: number | null;
+            latitude: number | null;
+            addr: string | null;
+            /** @description MQTT username {deviceName}&{productKey} */
+            username: string;
+            /** @description MQTT client id {productKey}.{deviceName} */
+            clientId: string;
+            /** @description Devices whose gateway this is */
+            subDeviceCount: number;
+            /** @description The gateway device of a sub-device */
+            gwid: number | null;
+        };
+        /** @description A device with its MQTT secret (detail, getInfo and the answers of save and edit). */
+        DeviceDetail: components['schemas']['DeviceFields'] & {
+            /** @description 128 random bits */
+            secret: string;
+        };
+        DeviceCreateForm: {
+            productKey: string;
+            deviceName: string;
+            remark?: string;
+            longitude?: number;
+            latitude?: number;
+            addr?: string;
+        };
+        DeviceCreateByIdForm: {
+            productId: number;
+            deviceName: string;
+            remark?: string;
+        };
+        DeviceUpdateForm: {
+            deviceId: number;
+            /** @description Empty or absent keeps the name */
+            newDeviceName?: string;
+            remark: string;
+        };
+        DeviceActionForm: {
+            deviceId: number;
+            /** @enum {string} */
+            action: 'enable' | 'disable';
+        };
+        DeviceRemarkForm: {
+            deviceId: number;
+            remark: string;
+        };
+        BatchRegisterForm: {
+            productId: number;
+            amount: number;
+        };
+        DeviceKeyForm: {
+            productKey: string;
+            deviceName: string;
+        };
+        BindForm: {
+            projectId: number;
+            /** @description Repeated key (deviceId=1&deviceId=2); comma-joined is accepted too */
+            deviceId: number[];
+        };
+        UnbindForm: {
+            /** @description The selected devices' project as the console saw it (repeated key) */
+            projectId?: number[];
+            deviceId: number[];
+        };
+        GeoConfig: {
+            styleUrl: string | null;
+            /** @description true when the console draws the shipped outlines */
+            offline: boolean;
+        };
+        /** @description SPEC "Map address" */
+        MapAddress: {
+            lng: number;
+            lat: number;
+            province: string;
+            /** @description A municipality's districts answer its own name; counties a province governs directly ''. */
+            city: string;
+            district: string;
+            street: string;
+            adcode: string;
+            /** @description province + city + district, e.g. 上海市黄浦区 */
+            address: string;
+        };
+        GeoSearchHit: {
+            name: string;
+            /** @enum {string} */
+            level: 'province' | 'city' | 'district' | 'poi';
+            adcode: string;
+            province: string;
+            city: string;
+            district: string;
+            address: string;
+            /** @description Centre (the seat of government for an area) */
+            lng: number;
+            lat: number;
+        };
+        GeoOutlines: {
+            /** @constant */
+            type: 'FeatureCollection';
+            features: {
+                /** @constant */
+                type: 'Feature';
+                properties: {
+                    /** @enum {string} */
+                    kind: 'area' | 'label';
+                    adcode: string;
+                    name: string;
+                };
+                geometry: {
+                    /** @enum {string} */
+                    type: 'Polygon' | 'MultiPolygon' | 'Point';
+                    coordinates: unknown[];
+                };
+            }[];
+        };
     };
     responses: {
         /** @description No valid session; follow data.loginUrl (it returns to the Referer's path after sign-in) */
@@ -887,6 +1529,109 @@ export interface components {
                 };
             };
         };
+        /** @description Invalid input (the first failed rule's Chinese message); nothing written */
+        DeviceBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                'application/json': components['schemas']['DeviceFailure'];
+            };
+        };
+        /** @description No such device, product or project (设备不存在, 产品不存在, 项目不存在) */
+        DeviceNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                'application/json': components['schemas']['DeviceFailure'];
+            };
+        };
+        /** @description The product already has a device of that name (设备名称已存在) */
+        DeviceConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                'application/json': components['schemas']['DeviceFailure'];
+            };
+        };
+        /** @description The upload is over the limit; nothing written */
+        DeviceTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                'application/json': components['schemas']['DeviceFailure'];
+            };
+        };
+        /** @description Done */
+        DeviceNullData: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                'application/json': {
+                    code: components['schemas']['Code0'];
+                    msg: string;
+                    data: null;
+                };
+            };
+        };
+        /** @description The device, with its secret */
+        DeviceDetailAnswer: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                'application/json': {
+                    code: components['schemas']['Code0'];
+                    msg: string;
+                    data: components['schemas']['DeviceDetail'];
+                };
+            };
+        };
+        /** @description How many devices changed */
+        DeviceCountAnswer: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                'application/json': {
+                    code: components['schemas']['Code0'];
+                    msg: string;
+                    data: {
+                        count: number;
+                    };
+                };
+            };
+        };
+        /** @description Refused; nothing written */
+        ReturnCode1111Failure: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                'application/json': {
+                    /** @constant */
+                    returnCode: '9999';
+                    returnMessage: string;
+                };
+            };
+        };
+        /** @description Refused; nothing written */
+        ReturnCode0Failure: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                'application/json': {
+                    /** @constant */
+                    returnCode: 1;
+                    returnMessage: string;
+                };
+            };
+        };
     };
     parameters: {
         /** @description 1-based page number (default 1). */
@@ -895,6 +1640,15 @@ export interface components {
         PageSize: number;
         ProductIdQuery: number;
         FunctionIdQuery: number;
+        DeviceIdQuery: number;
+        /** @description One product's devices (an unknown key matches none). */
+        DeviceProductKeyFilter: string;
+        /** @description Literal, case-sensitive substring of deviceName (at most 100 characters). */
+        DeviceNameFilter: string;
+        /** @description Literal, case-sensitive substring of remark (at most 100 characters). */
+        DeviceRemarkFilter: string;
+        DeviceStatusFilter: components['schemas']['DeviceStatus'];
+        DeviceProjectFilter: number;
     };
     requestBodies: never;
     headers: never;
@@ -1133,6 +1887,7 @@ export interface operations {
             400: components['responses']['BadRequest'];
             401: components['responses']['Unauthorized'];
             404: components['responses']['NotFound'];
+            409: components['responses']['Conflict'];
         };
     };
     createProduct: {
@@ -1636,6 +2391,756 @@ export interface operations {
             400: components['responses']['Ms3BadRequest'];
             401: components['responses']['Unauthorized'];
             404: components['responses']['Ms3NotFound'];
+        };
+    };
+    listDevices: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+                /** @description One product's devices (an unknown key matches none). */
+                productKey?: components['parameters']['DeviceProductKeyFilter'];
+                /** @description Literal, case-sensitive substring of deviceName (at most 100 characters). */
+                deviceName?: components['parameters']['DeviceNameFilter'];
+                /** @description Literal, case-sensitive substring of remark (at most 100 characters). */
+                remark?: components['parameters']['DeviceRemarkFilter'];
+                status?: components['parameters']['DeviceStatusFilter'];
+                projectId?: components['parameters']['DeviceProjectFilter'];
+                /** @description Sent by the list screen; ignored. */
+                userId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of devices */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code0'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['Device'][];
+                            total: number;
+                            /** @description ONLINE devices among those matching */
+                            onlineCount: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    listProjectDevices: {
+        parameters: {
+            query: {
+                projectId: number;
+                /** @description Literal, case-sensitive substring of deviceName (at most 100 characters). */
+                deviceName?: components['parameters']['DeviceNameFilter'];
+                /** @description Literal, case-sensitive substring of remark (at most 100 characters). */
+                remark?: components['parameters']['DeviceRemarkFilter'];
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the project's devices */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code0'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['Device'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+        };
+    };
+    deviceStatistics: {
+        parameters: {
+            query?: {
+                /** @description One product's devices (an unknown key matches none). */
+                productKey?: components['parameters']['DeviceProductKeyFilter'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code0'];
+                        msg: string;
+                        data: {
+                            total: number;
+                            onlineTotal: number;
+                            inActiveTotal: number;
+                        };
+                    };
+                };
+            };
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    deviceTotals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code0'];
+                        msg: string;
+                        data: {
+                            onlineTotal: number;
+                            offlineTotal: number;
+                            inActiveTotal: number;
+                        };
+                    };
+                };
+            };
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    deviceDetail: {
+        parameters: {
+            query: {
+                deviceId: components['parameters']['DeviceIdQuery'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The device (with its secret) and its product */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code0'];
+                        msg: string;
+                        data: {
+                            device: components['schemas']['DeviceDetail'];
+                            product: components['schemas']['Product'];
+                        };
+                    };
+                };
+            };
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+        };
+    };
+    deviceInfo: {
+        parameters: {
+            query: {
+                productKey: string;
+                deviceName: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components['responses']['DeviceDetailAnswer'];
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+        };
+    };
+    createDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['DeviceCreateForm'];
+                'multipart/form-data': components['schemas']['DeviceCreateForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['DeviceDetailAnswer'];
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+            409: components['responses']['DeviceConflict'];
+        };
+    };
+    createDeviceByProductId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['DeviceCreateByIdForm'];
+                'multipart/form-data': components['schemas']['DeviceCreateByIdForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['DeviceDetailAnswer'];
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+            409: components['responses']['DeviceConflict'];
+        };
+    };
+    enableDisableDevice: {
+        parameters: {
+            query?: {
+                deviceId?: number;
+                action?: 'enable' | 'disable';
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['DeviceActionForm'];
+                'multipart/form-data': components['schemas']['DeviceActionForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['DeviceDetailAnswer'];
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+        };
+    };
+    updateDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['DeviceUpdateForm'];
+                'multipart/form-data': components['schemas']['DeviceUpdateForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['DeviceDetailAnswer'];
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+            409: components['responses']['DeviceConflict'];
+        };
+    };
+    updateDeviceRemark: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['DeviceRemarkForm'];
+                'multipart/form-data': components['schemas']['DeviceRemarkForm'];
+            };
+        };
+        responses: {
+            /** @description The device */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        /** @constant */
+                        returnCode: '1111';
+                        returnMessage: string;
+                        data: components['schemas']['DeviceDetail'];
+                    };
+                };
+            };
+            400: components['responses']['ReturnCode1111Failure'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['ReturnCode1111Failure'];
+        };
+    };
+    legacyUpdateDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['DeviceRemarkForm'];
+                'multipart/form-data': components['schemas']['DeviceRemarkForm'];
+            };
+        };
+        responses: {
+            /** @description Saved */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        /** @constant */
+                        returnCode: 0;
+                        returnMessage: string;
+                        data: null;
+                    };
+                };
+            };
+            400: components['responses']['ReturnCode0Failure'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['ReturnCode0Failure'];
+        };
+    };
+    batchRegisterDevices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['BatchRegisterForm'];
+                'multipart/form-data': components['schemas']['BatchRegisterForm'];
+            };
+        };
+        responses: {
+            /** @description Registered */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code0'];
+                        msg: string;
+                        data: {
+                            count: number;
+                            deviceNames: string[];
+                        };
+                    };
+                };
+            };
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+        };
+    };
+    refreshDeviceStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['DeviceKeyForm'];
+                'multipart/form-data': components['schemas']['DeviceKeyForm'];
+            };
+        };
+        responses: {
+            /** @description The device's current status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code0'];
+                        msg: string;
+                        data: {
+                            status: components['schemas']['DeviceStatus'];
+                            deviceStatus: boolean;
+                            lastTime: components['schemas']['Time'] | null;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+        };
+    };
+    removeDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['DeviceKeyForm'];
+                'multipart/form-data': components['schemas']['DeviceKeyForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['DeviceNullData'];
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+        };
+    };
+    deleteDevice: {
+        parameters: {
+            query: {
+                deviceId: components['parameters']['DeviceIdQuery'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components['responses']['DeviceNullData'];
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+        };
+    };
+    bindDevices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['BindForm'];
+                'multipart/form-data': components['schemas']['BindForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['DeviceCountAnswer'];
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+        };
+    };
+    unbindDevices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['UnbindForm'];
+                'multipart/form-data': components['schemas']['UnbindForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['DeviceCountAnswer'];
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+        };
+    };
+    removeDeviceFromProject: {
+        parameters: {
+            query: {
+                projectId: number;
+                deviceId: components['parameters']['DeviceIdQuery'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components['responses']['DeviceNullData'];
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+        };
+    };
+    deviceImportTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV file */
+            200: {
+                headers: {
+                    'Content-Disposition'?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    'text/csv': string;
+                };
+            };
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    importDevices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'multipart/form-data': {
+                    productKey: string;
+                    /** Format: binary */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description What was written and what was refused */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code0'];
+                        msg: string;
+                        data: {
+                            success: {
+                                deviceName: string;
+                            }[];
+                            failure: {
+                                deviceName: string;
+                                msg: string;
+                                line: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+            413: components['responses']['DeviceTooLarge'];
+        };
+    };
+    exportDevices: {
+        parameters: {
+            query?: {
+                /** @description One product's devices (an unknown key matches none). */
+                productKey?: components['parameters']['DeviceProductKeyFilter'];
+                /** @description Literal, case-sensitive substring of deviceName (at most 100 characters). */
+                deviceName?: components['parameters']['DeviceNameFilter'];
+                /** @description Literal, case-sensitive substring of remark (at most 100 characters). */
+                remark?: components['parameters']['DeviceRemarkFilter'];
+                status?: components['parameters']['DeviceStatusFilter'];
+                projectId?: components['parameters']['DeviceProjectFilter'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV stream */
+            200: {
+                headers: {
+                    'Content-Disposition'?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    'text/csv': string;
+                };
+            };
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    geoConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['GeoConfig'];
+                    };
+                };
+            };
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    geoReverse: {
+        parameters: {
+            query: {
+                /** @description Longitude (经度不能为空 / 经度必须是-180~180之间的数字) */
+                lng: number;
+                /** @description Latitude (纬度不能为空 / 纬度必须是-90~90之间的数字) */
+                lat: number;
+                /**
+                 * @description Metres within which a point outside every outline (a simplified coastline) still resolves to the
+                 *     nearest area (半径必须是0~3000之间的整数（米）).
+                 */
+                radius?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The address */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['MapAddress'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    geoSearch: {
+        parameters: {
+            query: {
+                /** @description 请输入搜索关键字 / 搜索关键字不能超过50个字符 */
+                keyword: string;
+                /** @description A province or city, by name (上海市, 上海) or adcode (310000); unknown → 不支持的城市：{city} */
+                city?: string;
+                /** @description Only areas inside `city` (限定城市搜索时请提供城市 without one) */
+                citylimit?: 'true' | 'false';
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Matching areas */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            list: components['schemas']['GeoSearchHit'][];
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    geoOutlines: {
+        parameters: {
+            query?: {
+                /** @description level 必须是 province、city 或 district */
+                level?: 'province' | 'city' | 'district';
+                /**
+                 * @description For level=district: minLng,minLat,maxLng,maxLat, at most 12° each way
+                 *     (bbox 必须是“最小经度,最小纬度,最大经度,最大纬度” / bbox 范围过大（每边不超过12度），请放大地图后再试).
+                 */
+                bbox?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A FeatureCollection */
+            200: {
+                headers: {
+                    ETag?: string;
+                    'Cache-Control'?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/geo+json': components['schemas']['GeoOutlines'];
+                };
+            };
+            /** @description Unchanged since the ETag sent in If-None-Match */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
         };
     };
 }

@@ -20,7 +20,8 @@ const stop = (e: React.MouseEvent) => e.stopPropagation();
 
 const ACTION_SX = { minWidth: 0, px: 0.75, whiteSpace: 'nowrap' } as const;
 
-function LinkAction({ action, record }: { action: RowAction; record: Row }) {
+/** One row link (查看, 子设备, ...) styled like the other row actions. */
+export function RowLink({ action, record }: { action: RowAction; record: Row }) {
     const Icon = action.icon;
     return (
         <Button
@@ -41,7 +42,14 @@ function LinkAction({ action, record }: { action: RowAction; record: Row }) {
  * steps back one page (SPEC.md "Pagination"). react-admin's useDelete would first empty the page in its cache, and
  * its list then jumps to page 1 before our (transition-priority) navigation lands, so the delete is done here.
  */
-export function DeleteRowButton({ label = '删除' }: { label?: string }) {
+export function DeleteRowButton({
+    label = '删除',
+    onDeleted,
+}: {
+    label?: string;
+    /** After a successful delete (e.g. to refresh counts the list does not carry). */
+    onDeleted?: (record: Row) => void;
+}) {
     const definition = useDefinition();
     const record = useRecordContext<Row & { id: string | number }>();
     const { data, page, setPage } = useListContext();
@@ -69,6 +77,7 @@ export function DeleteRowButton({ label = '删除' }: { label?: string }) {
         const text = definition.messages?.deleted ?? '删除成功';
         notify(text, { type: 'success', messageArgs: { _: text } });
         queryClient.removeQueries({ queryKey: [resource, 'getOne', { id: String(record.id) }] });
+        onDeleted?.(record);
         if (stepBack) {
             setPage(page - 1);
             // Stale, but the page being left is not fetched again: answered empty, it would send the list to page 1.
@@ -122,16 +131,16 @@ export function RowActions(_props: { label?: string }) {
             {list?.rowActions
                 ?.filter((a) => !a.when || a.when(record))
                 .map((a) => (
-                    <LinkAction key={a.label} action={a} record={record} />
+                    <RowLink key={a.label} action={a} record={record} />
                 ))}
             {showButton ? (
-                <LinkAction
+                <RowLink
                     action={{ label: '查看', to: () => createPath({ resource, type: 'show', id: record.id }) }}
                     record={record}
                 />
             ) : null}
             {editButton ? (
-                <LinkAction
+                <RowLink
                     action={{ label: '编辑', to: () => createPath({ resource, type: 'edit', id: record.id }) }}
                     record={record}
                 />

@@ -15,5 +15,7 @@ export {
     useSaveNotifications,
 } from './Form';
 export { GeneratedList, DEFAULT_LIST } from './List';
-export { DeleteRowButton, RowActions } from './RowActions';
+export { DeleteRowButton, RowActions, RowLink } from './RowActions';
+export { FormDialog, type FormDialogProps } from './FormDialog';
+export { useUrlListController, type UrlListOptions } from './useUrlList';
 export { Descriptions, GeneratedShow } from './Show';

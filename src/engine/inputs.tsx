@@ -18,23 +18,28 @@ import type { Choice, FieldDefinition, FormValues, InputKind } from './types';
 export interface FormInputProps {
     source: string;
     field: FieldDefinition;
+    /**
+     * Shown with its value but not editable (e.g. the product a scoped list already chose). react-hook-form leaves a
+     * disabled input out of what it submits, so the caller supplies the value (FormDialog's `locked` does).
+     */
+    disabled?: boolean;
 }
 
 /** One form input for a field: its input kind, plus the definition's visibility, label, choices and resets. */
-export function FormInput({ source, field }: FormInputProps) {
+export function FormInput({ source, field, disabled }: FormInputProps) {
     const kind = inputKindOf(field);
     if (kind === 'none') return null;
     if (field.visibleWhen || field.formLabel || field.choicesFrom?.params) {
-        return <WatchedInput source={source} field={field} kind={kind} />;
+        return <WatchedInput source={source} field={field} kind={kind} disabled={disabled} />;
     }
-    return <FieldInput source={source} field={field} kind={kind} />;
+    return <FieldInput source={source} field={field} kind={kind} disabled={disabled} />;
 }
 
 /** Inputs that depend on other values re-render with the form; the rest stay out of that loop. */
-function WatchedInput({ source, field, kind }: FormInputProps & { kind: InputKind }) {
+function WatchedInput({ source, field, kind, disabled }: FormInputProps & { kind: InputKind }) {
     const values = useWatch() as FormValues;
     if (field.visibleWhen && !field.visibleWhen(values)) return null;
-    return <FieldInput source={source} field={field} kind={kind} values={values} />;
+    return <FieldInput source={source} field={field} kind={kind} values={values} disabled={disabled} />;
 }
 
 interface FieldInputProps extends FormInputProps {
@@ -42,7 +47,7 @@ interface FieldInputProps extends FormInputProps {
     values?: FormValues;
 }
 
-function FieldInput({ source, field, kind, values }: FieldInputProps) {
+function FieldInput({ source, field, kind, values, disabled }: FieldInputProps) {
     const form = useFormContext();
     const label = field.formLabel && values ? field.formLabel(values) : field.label;
 
@@ -63,6 +68,7 @@ function FieldInput({ source, field, kind, values }: FieldInputProps) {
         isRequired: field.required,
         helperText: field.helperText,
         onChange,
+        disabled,
     };
     const text = {
         ...common,
@@ -111,6 +117,7 @@ interface ChoicesInputProps {
     isRequired?: boolean;
     helperText?: string;
     onChange?: () => void;
+    disabled?: boolean;
 }
 
 const hasValue = (v: unknown) => v !== undefined && v !== null && v !== '';

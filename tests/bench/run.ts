@@ -18,7 +18,11 @@ export interface BenchGroup {
 }
 
 // One line per group.
-const groups: Array<() => Promise<{ default: BenchGroup }>> = [() => import('./server'), () => import('./bundle')];
+const groups: Array<() => Promise<{ default: BenchGroup }>> = [
+    () => import('./server'),
+    () => import('./bundle'),
+    () => import('./devices'),
+];
 
 interface Results {
     updated: string;

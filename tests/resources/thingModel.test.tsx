@@ -340,7 +340,10 @@ describe('thing model editor', { timeout: 60_000 }, () => {
             properties: [{ identifier: 'Bad', name: '坏属性', accessMode: 'r', dataType: { type: 'int', specs: {} } }],
         };
         await user.upload(input, new File([JSON.stringify(refused)], 'refused.json', { type: 'application/json' }));
-        await user.click(await within(dialog).findByRole('button', { name: '确认导入' }));
+        // The file is read asynchronously: the button enables only once the new model is parsed.
+        const confirm = within(dialog).getByRole('button', { name: '确认导入' });
+        await waitFor(() => expect(confirm).toBeEnabled());
+        await user.click(confirm);
         expect(await within(dialog).findByText('属性「坏属性」：请输入最小值')).toBeInTheDocument();
 
         expect((await functionsOf(productId)).map((f) => f.identifier)).toEqual(['Old']);

@@ -1,0 +1,260 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import { and, desc, eq, inArray, isNotNull, lt, sql, type SQL } from 'drizzle-orm';
+import type { DeviceStatus } from '../../schemas/device';
+import type { Db, Tx } from '../db/client';
+import { deviceCounts, devices, products, projects } from '../db/schema';
+import { notFound } from '../http/errors';
+import { formatTime } from '../http/time';
+
+/** What the list, the export and the counters filter on. productId narrows to one product; the rest are optional. */
+export interface DeviceFilter {
+    productId?: number;
+    /** Substring of deviceName, case-insensitive. */
+    deviceName?: string;
+    /** Substring of remark, case-insensitive. */
+    remark?: string;
+    status?: DeviceStatus;
+    projectId?: number;
+}
+
+/** MQTT credentials in Alibaba Cloud IoT's layout, so devices that already speak it connect unchanged. */
+export function deviceCredentials(productKey: string, deviceName: string) {
+    return { username: `${deviceName}&${productKey}`, clientId: `${productKey}.${deviceName}` };
+}
+
+/** 128 bits from the CSPRNG as 32 hex characters (the length of Alibaba's DeviceSecret). */
+export function newDeviceSecret(): string {
+    return randomBytes(16).toString('hex');
+}
+
+const NAME_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A random deviceName for batch registration: 16 letters and digits (62^16, clashes are retried anyway). */
+export function randomDeviceName(): string {
+    let name = '';
+    for (let i = 0; i < 16; i++) name += NAME_ALPHABET[randomInt(NAME_ALPHABET.length)];
+    return name;
+}
+
+const rowColumns = {
+    deviceId: devices.id,
+    deviceName: devices.deviceName,
+    productId: devices.productId,
+    productKey: products.productKey,
+    productName: products.productName,
+    nodeType: products.nodeType,
+    status: devices.status,
+    remark: devices.remark,
+    projectId: devices.projectId,
+    projectName: projects.name,
+    createTime: devices.createTime,
+    lastTime: devices.lastTime,
+    statusTime: devices.statusTime,
+    longitude: devices.longitude,
+    latitude: devices.latitude,
+    addr: devices.addr,
+    username: devices.username,
+    clientId: devices.clientId,
+    gwid: devices.gwId,
+};
+
+type RawRow = { [K in keyof typeof rowColumns]: (typeof rowColumns)[K]['_']['data'] | null };
+
+function toDevice(row: RawRow, subDeviceCount: number, timeZone: string) {
+    return {
+        ...row,
+        deviceId: Number(row.deviceId),
+        productId: Number(row.productId),
+        productKey: row.productKey!,
+        productName: row.productName!,
+        status: row.status as DeviceStatus,
+        deviceStatus: row.status === 'ONLINE',
+        createTime: formatTime(row.createTime, timeZone),
+        lastTime: formatTime(row.lastTime, timeZone),
+        statusTime: formatTime(row.statusTime, timeZone),
+        gwid: row.gwid === null ? null : Number(row.gwid),
+        subDeviceCount,
+    };
+}
+
+export type Device = ReturnType<typeof toDevice>;
+export type DeviceWithSecret = Device & { secret: string };
+
+/** The SQL condition of a filter (undefined: every device). Substring searches scan, bounded by the other filters. */
+export function filterSql(filter: DeviceFilter): SQL | undefined {
+    const parts: SQL[] = [];
+    if (filter.productId !== undefined) parts.push(eq(devices.productId, filter.productId));
+    if (filter.status !== undefined) parts.push(eq(devices.status, filter.status));
+    if (filter.projectId !== undefined) parts.push(eq(devices.projectId, filter.projectId));
+    // strpos is a literal substring: no LIKE wildcards to escape. Case-sensitive on purpose: deviceName is an
+    // identifier (unique case-sensitively), and lower() on every row makes a scan 4× slower on PGlite (ICU in WASM).
+    if (filter.deviceName) parts.push(sql`strpos(${devices.deviceName}, ${filter.deviceName}) > 0`);
+    if (filter.remark) parts.push(sql`strpos(${devices.remark}, ${filter.remark}) > 0`);
+    return parts.length ? and(...parts) : undefined;
+}
+
+async function subDeviceCounts(db: Db | Tx, ids: number[]): Promise<Map<number, number>> {
+    if (ids.length === 0) return new Map();
+    const rows = await db
+        .select({ gwId: devices.gwId, n: sql<number>`count(*)::int` })
+        .from(devices)
+        .where(and(isNotNull(devices.gwId), inArray(devices.gwId, ids)))
+        .groupBy(devices.gwId);
+    return new Map(rows.map((r) => [Number(r.gwId), Number(r.n)]));
+}
+
+/** Whole rows for the ids, in the ids' order. */
+export async function hydrate(db: Db | Tx, ids: number[], timeZone: string): Promise<Device[]> {
+    if (ids.length === 0) return [];
+    const rows = await db
+        .select(rowColumns)
+        .from(devices)
+        .innerJoin(products, eq(products.id, devices.productId))
+        .leftJoin(projects, eq(projects.id, devices.projectId))
+        .where(inArray(devices.id, ids));
+    const subs = await subDeviceCounts(db, ids);
+    const byId = new Map(rows.map((r) => [Number(r.deviceId), r]));
+    return ids.flatMap((id) => {
+        const row = byId.get(id);
+        return row ? [toDevice(row, subs.get(id) ?? 0, timeZone)] : [];
+    });
+}
+
+/**
+ * Newest first, spelled as the order of the index that serves the filter. With one value of the leading column the
+ * order is the same, but the planner then sees that the index yields it without a sort: without this, a planner with
+ * no statistics (PGlite runs no autovacuum, so no auto-analyze) reads every row of the product and sorts them.
+ */
+export function newestFirst(filter: DeviceFilter): SQL[] {
+    if (filter.productId !== undefined) return [desc(devices.productId), desc(devices.id)];
+    if (filter.projectId !== undefined) return [desc(devices.projectId), desc(devices.id)];
+    if (filter.status !== undefined) return [desc(devices.status), desc(devices.id)];
+    return [desc(devices.id)];
+}
+
+/**
+ * A page, newest first. The ids are found on devices alone, walking the primary key (or the product / status /
+ * project index) backwards and stopping after offset + limit rows; only the page's rows are then joined.
+ */
+export async function pageIds(db: Db, filter: DeviceFilter, limit: number, offset: number): Promise<number[]> {
+    const rows = await db
+        .select({ id: devices.id })
+        .from(devices)
+        .where(filterSql(filter))
+        .orderBy(...newestFirst(filter))
+        .limit(limit)
+        .offset(offset);
+    return rows.map((r) => Number(r.id));
+}
+
+/** The next chunk of an export: ids below `before` (keyset), so every chunk is an index range, never an offset. */
+export async function chunkIds(db: Db, filter: DeviceFilter, before: number | undefined, limit: number) {
+    const where = filterSql(filter);
+    const rows = await db
+        .select({ id: devices.id })
+        .from(devices)
+        .where(before === undefined ? where : and(where, lt(devices.id, before)))
+        .orderBy(...newestFirst(filter))
+        .limit(limit);
+    return rows.map((r) => Number(r.id));
+}
+
+export interface DeviceTotals {
+    total: number;
+    online: number;
+    offline: number;
+    inactive: number;
+    disabled: number;
+}
+
+/**
+ * Counts for a filter. Product and status alone are answered from device_counts (a few rows); a substring or a
+ * project filter counts the matching devices, within the index range the other filters allow.
+ */
+export async function countDevices(db: Db, filter: DeviceFilter): Promise<DeviceTotals> {
+    const fromCounters =
+        filter.deviceName === undefined && filter.remark === undefined && filter.projectId === undefined;
+    const source = fromCounters ? deviceCounts : devices;
+    const n = fromCounters ? sql`${deviceCounts.total}` : sql`1`;
+    const by = (status: DeviceStatus) =>
+        sql<number>`coalesce(sum(${n}) filter (where ${source.status} = ${status}), 0)::bigint`;
+    const where = fromCounters
+        ? and(
+              filter.productId === undefined ? undefined : eq(deviceCounts.productId, filter.productId),
+              filter.status === undefined ? undefined : eq(deviceCounts.status, filter.status),
+          )
+        : filterSql(filter);
+    const [row] = await db
+        .select({
+            total: sql<number>`coalesce(sum(${n}), 0)::bigint`,
+            online: by('ONLINE'),
+            offline: by('OFFLINE'),
+            inactive: by('INACTIVE'),
+            disabled: by('DISABLE'),
+        })
+        .from(source)
+        .where(where);
+    return {
+        total: Number(row.total),
+        online: Number(row.online),
+        offline: Number(row.offline),
+        inactive: Number(row.inactive),
+        disabled: Number(row.disabled),
+    };
+}
+
+export async function findDevice(
+    db: Db | Tx,
+    deviceId: number,
+    timeZone: string,
+): Promise<DeviceWithSecret | undefined> {
+    const [device] = await hydrate(db, [deviceId], timeZone);
+    if (!device) return undefined;
+    const [row] = await db.select({ secret: devices.secret }).from(devices).where(eq(devices.id, deviceId));
+    return { ...device, secret: row.secret };
+}
+
+export async function getDevice(db: Db | Tx, deviceId: number, timeZone: string): Promise<DeviceWithSecret> {
+    const device = await findDevice(db, deviceId, timeZone);
+    if (!device) throw notFound('设备不存在');
+    return device;
+}
+
+export async function deviceIdByName(db: Db | Tx, productId: number, deviceName: string): Promise<number | undefined> {
+    const [row] = await db
+        .select({ id: devices.id })
+        .from(devices)
+        .where(and(eq(devices.productId, productId), eq(devices.deviceName, deviceName)));
+    return row ? Number(row.id) : undefined;
+}
+
+export interface ProductRef {
+    id: number;
+    productKey: string;
+    productName: string;
+}
+
+export async function productByKey(db: Db | Tx, productKey: string): Promise<ProductRef | undefined> {
+    const [row] = await db
+        .select({ id: products.id, productKey: products.productKey, productName: products.productName })
+        .from(products)
+        .where(eq(products.productKey, productKey));
+    return row;
+}
+
+export async function productById(db: Db | Tx, productId: number): Promise<ProductRef | undefined> {
+    const [row] = await db
+        .select({ id: products.id, productKey: products.productKey, productName: products.productName })
+        .from(products)
+        .where(eq(products.id, productId));
+    return row;
+}
+
+/** Devices of a product, from device_counts (the product delete refusal says how many). */
+export async function deviceCountOfProduct(db: Db | Tx, productId: number): Promise<number> {
+    const [row] = await db
+        .select({ n: sql<number>`coalesce(sum(${deviceCounts.total}), 0)::bigint` })
+        .from(deviceCounts)
+        .where(eq(deviceCounts.productId, productId));
+    return Number(row.n);
+}

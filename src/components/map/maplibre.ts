@@ -1,0 +1,11 @@
+/**
+ * The only module that imports maplibre-gl, so the library (about 1 MB) lands in the chunk of the map components
+ * that are loaded lazily. Without the worker URL, Vite-built pages fail with "Worker failed to load".
+ */
+import * as maplibregl from 'maplibre-gl';
+import workerUrl from 'maplibre-gl/dist/maplibre-gl-worker.mjs?url';
+import 'maplibre-gl/dist/maplibre-gl.css';
+
+maplibregl.setWorkerUrl(workerUrl);
+
+export { maplibregl };

@@ -1,0 +1,116 @@
+import type { FeatureCollection } from 'geojson';
+import type { StyleSpecification } from 'maplibre-gl';
+import type { GeoApi } from './geoApi';
+
+/**
+ * The offline basemap: no tiles, sprite or glyph URLs, only the outlines the platform server ships
+ * (GET /api/geo/outlines). Names are drawn by maplibre's local glyph rasteriser from the browser's own fonts
+ * (text-font names are CSS families), so no font is fetched either.
+ */
+export const LABEL_FONT = ['Noto Sans CJK SC', 'PingFang SC', 'Microsoft YaHei', 'sans-serif'];
+
+/**
+ * SPEC's zoom levels come from a map provider with 256-px tiles; maplibre's tiles are 512 px, so the same extent
+ * is one level lower here.
+ */
+export const SPEC_ZOOM_OFFSET = -1;
+
+export const COLORS = {
+    background: '#e6edf4',
+    land: '#fbfaf7',
+    province: '#8fa6bf',
+    city: '#b7c5d4',
+    district: '#ccd6e0',
+    label: '#4a5868',
+    halo: '#ffffff',
+};
+
+export const EMPTY_COLLECTION: FeatureCollection = { type: 'FeatureCollection', features: [] };
+
+/** District outlines are fetched for the visible box from this zoom on (the server caps the box at 12°). */
+export const DISTRICT_MIN_ZOOM = 8;
+
+export function offlineStyle(api: GeoApi): StyleSpecification {
+    return {
+        version: 8,
+        name: '离线底图',
+        sources: {
+            provinces: { type: 'geojson', data: api.outlineUrl('province') },
+            cities: { type: 'geojson', data: api.outlineUrl('city') },
+            // Filled on demand for the visible box (districts.ts).
+            districts: { type: 'geojson', data: EMPTY_COLLECTION },
+        },
+        layers: [
+            { id: 'background', type: 'background', paint: { 'background-color': COLORS.background } },
+            { id: 'province-fill', type: 'fill', source: 'provinces', paint: { 'fill-color': COLORS.land } },
+            {
+                id: 'district-line',
+                type: 'line',
+                source: 'districts',
+                minzoom: DISTRICT_MIN_ZOOM,
+                paint: { 'line-color': COLORS.district, 'line-width': 1 },
+            },
+            {
+                id: 'city-line',
+                type: 'line',
+                source: 'cities',
+                minzoom: 5,
+                paint: {
+                    'line-color': COLORS.city,
+                    'line-width': ['interpolate', ['linear'], ['zoom'], 5, 0.5, 10, 1.5],
+                    'line-dasharray': [3, 2],
+                },
+            },
+            {
+                id: 'province-line',
+                type: 'line',
+                source: 'provinces',
+                paint: {
+                    'line-color': COLORS.province,
+                    'line-width': ['interpolate', ['linear'], ['zoom'], 3, 0.8, 10, 2],
+                },
+            },
+            label('province-label', 'provinces', 'name', { maxzoom: 7, size: 12 }),
+            label('city-label', 'cities', 'name', { minzoom: 6, maxzoom: DISTRICT_MIN_ZOOM + 1, size: 12 }),
+            label('district-label', 'districts', 'name', { minzoom: DISTRICT_MIN_ZOOM + 1, size: 12 }),
+        ],
+    };
+}
+
+function label(
+    id: string,
+    source: string,
+    field: string,
+    opts: { minzoom?: number; maxzoom?: number; size: number },
+): StyleSpecification['layers'][number] {
+    return {
+        id,
+        type: 'symbol',
+        source,
+        ...(opts.minzoom !== undefined ? { minzoom: opts.minzoom } : {}),
+        ...(opts.maxzoom !== undefined ? { maxzoom: opts.maxzoom } : {}),
+        // The outlines carry one label point per area (GET /api/geo/outlines): polygons would repeat per tile.
+        filter: ['==', ['geometry-type'], 'Point'],
+        layout: {
+            'text-field': ['get', field],
+            'text-font': LABEL_FONT,
+            'text-size': opts.size,
+            'text-max-width': 8,
+        },
+        paint: { 'text-color': COLORS.label, 'text-halo-color': COLORS.halo, 'text-halo-width': 1.2 },
+    };
+}
+
+/** MAP_STYLE_URL from the server (an online provider's style), else the offline basemap. */
+export async function resolveStyle(api: GeoApi): Promise<StyleSpecification | string> {
+    try {
+        const { styleUrl } = await api.config();
+        if (styleUrl) return styleUrl;
+    } catch {
+        // The map still works offline when the settings cannot be read.
+    }
+    return offlineStyle(api);
+}
+
+/** Whether the map shows the offline basemap (district outlines are then loaded as the view moves). */
+export const isOfflineStyle = (style: StyleSpecification | string) => typeof style !== 'string';

@@ -1,0 +1,144 @@
+import { useCallback, useEffect, useMemo } from 'react';
+import { keepPreviousData } from '@tanstack/react-query';
+import { useSearchParams } from 'react-router-dom';
+import { useGetList, useNotify, useRecordSelection, type ListControllerResult, type SortPayload } from 'react-admin';
+
+export interface UrlListOptions {
+    /** react-admin resource name (the definition's path). */
+    resource: string;
+    /** Rows per page when the URL does not say. */
+    perPage: number;
+    /**
+     * Filters kept in the query string under the screen's own names, e.g. `{ productKey: 'pk' }` for
+     * /devices?pk=...; other query params (tabs, flags) are left as they are.
+     */
+    queryFilters?: Record<string, string>;
+    /** Filters that come from elsewhere (a path segment), sent with every request. */
+    filter?: Record<string, unknown>;
+    /** Hold the request back until the filter is known (e.g. a path id still being resolved). */
+    enabled?: boolean;
+    /** Keeps this screen's selection apart from other screens of the same resource. */
+    selectionKey?: string;
+}
+
+const SORT: SortPayload = { field: '', order: 'ASC' };
+
+function positive(value: string | null, fallback: number): number {
+    const n = Number(value);
+    return Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+/**
+ * A list controller whose page, page size and filters live in the URL under names the screen chooses, beside
+ * its other query params. react-admin's own sync rewrites the whole query string (so a screen's `pk` or `tab`
+ * would be lost) and restores remembered params on a bare URL, which breaks links like /devices?pk=...
+ * Its result is a react-admin list context: Datagrid, Pagination and the engine's row actions work with it.
+ */
+export function useUrlListController(options: UrlListOptions): ListControllerResult {
+    const { resource, queryFilters = {}, enabled = true } = options;
+    const [search, setSearch] = useSearchParams();
+    const page = positive(search.get('page'), 1);
+    const perPage = positive(search.get('perPage'), options.perPage);
+
+    const queryNames = JSON.stringify(queryFilters);
+    const urlFilter = useMemo(() => {
+        const names = JSON.parse(queryNames) as Record<string, string>;
+        const out: Record<string, string> = {};
+        for (const [key, param] of Object.entries(names)) {
+            const value = search.get(param);
+            if (value) out[key] = value;
+        }
+        return out;
+    }, [search, queryNames]);
+    const fixed = JSON.stringify(options.filter ?? {});
+    const filter = useMemo(() => ({ ...urlFilter, ...(JSON.parse(fixed) as object) }), [urlFilter, fixed]);
+
+    const update = useCallback(
+        (changes: Record<string, string | null>) =>
+            setSearch((current) => {
+                const next = new URLSearchParams(current);
+                for (const [key, value] of Object.entries(changes)) {
+                    if (value === null || value === '') next.delete(key);
+                    else next.set(key, value);
+                }
+                return next;
+            }),
+        [setSearch],
+    );
+
+    const setPage = useCallback((n: number) => update({ page: String(n) }), [update]);
+    const setPerPage = useCallback((n: number) => update({ perPage: String(n), page: '1' }), [update]);
+    const setFilters = useCallback(
+        (values: Record<string, unknown>) => {
+            const names = JSON.parse(queryNames) as Record<string, string>;
+            const changes: Record<string, string | null> = { page: '1' };
+            for (const [key, param] of Object.entries(names)) {
+                const value = values?.[key];
+                changes[param] = value === undefined || value === null ? null : String(value);
+            }
+            update(changes);
+        },
+        [update, queryNames],
+    );
+
+    const notify = useNotify();
+    const query = useGetList(
+        resource,
+        { pagination: { page, perPage }, sort: SORT, filter },
+        {
+            enabled,
+            placeholderData: keepPreviousData,
+            // A refusal (4xx, or a failure envelope) answers the same when asked again; a network fault may not.
+            retry: (count: number, error: Error & { status?: number }) =>
+                count < 2 && !(error?.status !== undefined && error.status >= 400 && error.status < 500),
+            // The platform's own message (HttpError carries msg / returnMessage), as react-admin's lists do.
+            onError: (error: Error) => {
+                const text = error?.message || '查询失败';
+                notify(text, { type: 'error', messageArgs: { _: text } });
+            },
+        },
+    );
+    const [selectedIds, selection] = useRecordSelection({ resource, storeKey: options.selectionKey });
+
+    // A bookmarked page past the end (rows deleted since) goes to the last page that has rows.
+    const { data, total, isFetching } = query;
+    useEffect(() => {
+        if (isFetching || !data || data.length > 0 || page <= 1 || !total) return;
+        setPage(Math.max(1, Math.ceil(total / perPage)));
+    }, [data, total, isFetching, page, perPage, setPage]);
+
+    const noop = () => undefined;
+    return {
+        ...query,
+        data: query.data,
+        total: query.total,
+        meta: query.meta,
+        error: query.error,
+        isPending: enabled ? query.isPending : true,
+        isLoading: query.isLoading,
+        isFetching: query.isFetching,
+        isPlaceholderData: query.isPlaceholderData,
+        refetch: query.refetch,
+        resource,
+        sort: SORT,
+        setSort: noop,
+        page,
+        perPage,
+        setPage,
+        setPerPage,
+        filter,
+        filterValues: filter,
+        displayedFilters: {},
+        setFilters,
+        showFilter: noop,
+        hideFilter: noop,
+        selectedIds,
+        onSelect: selection.select,
+        onToggleItem: selection.toggle,
+        onUnselectItems: selection.clearSelection,
+        onSelectAll: () => selection.select((query.data ?? []).map((r) => r.id)),
+        hasNextPage: query.total !== undefined ? page * perPage < query.total : false,
+        hasPreviousPage: page > 1,
+        defaultTitle: '',
+    } as ListControllerResult;
+}
