@@ -14,7 +14,6 @@ import {
 
 const DevicesPage = lazy(() => import('../src/pages/devices/DevicesPage'));
 const DeviceInstancePage = lazy(() => import('../src/pages/devices/DeviceInstancePage'));
-const DeviceDetailPending = lazy(() => import('../src/pages/devices/DeviceDetailPending'));
 
 /** The /devices add dialog sends productId (SaveDevice); SPEC.md's generic form says '请选择产品!' there. */
 export const saveDeviceSchema = yup.object({
@@ -49,9 +48,6 @@ export default defineResource({
     routes: [
         { path: '/deviceInstance', element: DeviceInstancePage },
         { path: '/deviceInstance/:id', element: DeviceInstancePage },
-        // The device detail screens come with their own issue; until then their links land on a page that says so.
-        { path: '/devices/:productKey/:deviceName/*', element: DeviceDetailPending },
-        { path: '/devInstanceDetail/:productId/:deviceId/*', element: DeviceDetailPending },
     ],
     fields: {
         deviceName: {

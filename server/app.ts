@@ -14,11 +14,26 @@ import { productLogRoutes } from './routes/productLog';
 import { projectRoutes } from './routes/project';
 import { ssoRoutes } from './routes/sso';
 import { topicRoutes } from './routes/topic';
+import { tagRoutes } from './routes/tag';
+import { deviceFileRoutes } from './routes/deviceFiles';
+import { subDeviceRoutes } from './routes/subDevice';
+import { telemetryRoutes } from './routes/telemetry';
+import { listPropertyRoutes } from './routes/listProperty';
+import { projectUserRoutes } from './routes/projectUser';
+import { userRoutes } from './routes/user';
+import { overviewRoutes } from './routes/overview';
+import { dashboardRoutes } from './routes/dashboard';
+import { eventRoutes } from './routes/event';
+import { deviceStatsRoutes } from './routes/deviceStats';
+import { groupRoutes } from './routes/group';
+import { groupDeviceRoutes } from './routes/groups';
+import { deviceCandidateRoutes } from './routes/deviceCandidates';
 import { isProtectedPath, PROTECTED_PREFIXES, requireSession } from './sso/auth';
 import { ssoPages } from './sso/routes';
 import { consoleFiles } from './static';
 
-const DEVICE_IMPORT_PATH = '/api/device/import';
+/** Uploads that set their own body limit (larger than the general 10 MB). */
+const OWN_LIMIT_PATHS = new Set(['/api/device/import', '/api/device/file/upload']);
 
 /**
  * The reference platform: one router per API family under its prefix, the sign-on pages, and the built
@@ -45,8 +60,8 @@ export function createApp(deps: AppDeps) {
         maxSize: 10 * 1024 * 1024,
         onError: (c) => fail(c, 413, '请求体过大（上限 10MB）'),
     });
-    // The device import takes files up to IMPORT_MAX_BYTES and sets its own limit (routes/deviceImport.ts).
-    app.use('*', (c, next) => (c.req.path === DEVICE_IMPORT_PATH ? next() : generalLimit(c, next)));
+    // The device import and device file upload take larger files and set their own limits (their routes).
+    app.use('*', (c, next) => (OWN_LIMIT_PATHS.has(c.req.path) ? next() : generalLimit(c, next)));
     app.route('/sso', ssoPages(services, deps));
 
     for (const prefix of PROTECTED_PREFIXES) {
@@ -57,9 +72,23 @@ export function createApp(deps: AppDeps) {
     app.route('/api/sso', ssoRoutes(services));
     app.route('/api/menu', menuRoutes());
     app.route('/api/project', projectRoutes(services));
+    app.route('/api/project-user', projectUserRoutes(services));
+    app.route('/api/user', userRoutes(services));
+    app.route('/api/overview', overviewRoutes(services));
+    app.route('/api/dashboard', dashboardRoutes(services));
+    app.route('/api/event', eventRoutes(services));
+    app.route('/api/group', groupRoutes(services));
+    app.route('/api/groups', groupDeviceRoutes(services));
+    app.route('/api/tag', tagRoutes(services));
     app.route('/api/product', productRoutes(services));
+    app.route('/api/function', listPropertyRoutes(services));
     app.route('/api/function', functionRoutes(services));
     app.route('/api/topic', topicRoutes(services));
+    app.route('/api/device/file', deviceFileRoutes(services));
+    app.route('/api/device/subDevice', subDeviceRoutes(services));
+    app.route('/api/device', telemetryRoutes(services));
+    app.route('/api/device', deviceStatsRoutes(services));
+    app.route('/api/device', deviceCandidateRoutes(services));
     app.route('/api/device', deviceRoutes(services));
     app.route('/api/geo', createGeoRouter(services));
     app.route('/ms3/productLog', productLogRoutes(services));

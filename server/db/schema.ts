@@ -220,6 +220,178 @@ export const deviceCounts = pgTable(
     (t) => [primaryKey({ columns: [t.productId, t.status] })],
 );
 
+/** Tags on any object; type 2 is a device (SPEC.md). The key `coordinate` holds a device's location as 'lat,lng'. */
+export const tags = pgTable(
+    'tags',
+    {
+        id: serial('id').primaryKey(),
+        type: smallint('type').notNull(),
+        objectId: bigint('object_id', { mode: 'number' }).notNull(),
+        key: text('key').notNull(),
+        value: text('value').notNull(),
+        createTime: createdAt('create_time'),
+    },
+    (t) => [uniqueIndex('tags_object_key_uq').on(t.type, t.objectId, t.key)],
+);
+
+/** Files attached to a device; the bytes live under the files directory as `storedName`. */
+export const deviceFiles = pgTable(
+    'device_files',
+    {
+        id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+        deviceId: bigint('device_id', { mode: 'number' })
+            .notNull()
+            .references(() => devices.id, { onDelete: 'cascade' }),
+        fileName: text('file_name').notNull(),
+        storedName: text('stored_name').notNull().unique(),
+        size: bigint('size', { mode: 'number' }).notNull(),
+        contentType: text('content_type'),
+        createTime: createdAt('create_time'),
+    },
+    (t) => [index('device_files_device_idx').on(t.deviceId, t.id.desc().nullsFirst())],
+);
+
+/**
+ * Every message a device reported or was sent (run status, events, service calls), newest first per device.
+ * Built for telemetry volume: one index walk by (device, time) serves each page.
+ */
+export const deviceMessages = pgTable(
+    'device_messages',
+    {
+        id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+        deviceId: bigint('device_id', { mode: 'number' })
+            .notNull()
+            .references(() => devices.id, { onDelete: 'cascade' }),
+        ts: timestamp('ts', { withTimezone: true }).notNull(),
+        /** e.g. thing.event.property.post, thing.event.{identifier}.post, thing.service.{identifier} */
+        method: text('method').notNull(),
+        /** The event or service identifier, when the method names one. */
+        identifier: text('identifier'),
+        data: jsonb('data').notNull(),
+    },
+    (t) => [index('device_messages_device_ts_idx').on(t.deviceId, t.ts.desc().nullsFirst(), t.id.desc().nullsFirst())],
+);
+
+/** The latest value of each property of each device (one row per device and identifier). */
+export const deviceProperties = pgTable(
+    'device_properties',
+    {
+        deviceId: bigint('device_id', { mode: 'number' })
+            .notNull()
+            .references(() => devices.id, { onDelete: 'cascade' }),
+        identifier: text('identifier').notNull(),
+        value: jsonb('value'),
+        desired: jsonb('desired'),
+        ts: timestamp('ts', { withTimezone: true }).notNull(),
+    },
+    (t) => [primaryKey({ columns: [t.deviceId, t.identifier] })],
+);
+
+/**
+ * Property history: one row per reported value. Millions of rows per device; every query names a device, an
+ * identifier and a time range, which is exactly this primary key's order.
+ */
+export const propertyRecords = pgTable(
+    'property_records',
+    {
+        deviceId: bigint('device_id', { mode: 'number' })
+            .notNull()
+            .references(() => devices.id, { onDelete: 'cascade' }),
+        identifier: text('identifier').notNull(),
+        ts: timestamp('ts', { withTimezone: true }).notNull(),
+        value: jsonb('value'),
+    },
+    (t) => [primaryKey({ columns: [t.deviceId, t.identifier, t.ts] })],
+);
+
+/** Project staff: users assigned to a project. */
+export const projectUsers = pgTable(
+    'project_users',
+    {
+        id: serial('id').primaryKey(),
+        projectId: integer('project_id')
+            .notNull()
+            .references(() => projects.id, { onDelete: 'cascade' }),
+        userId: integer('user_id')
+            .notNull()
+            .references(() => users.id, { onDelete: 'cascade' }),
+        createTime: createdAt('create_time'),
+    },
+    (t) => [uniqueIndex('project_users_project_user_uq').on(t.projectId, t.userId)],
+);
+
+/** Device groups, three levels deep (level 1 roots; level 3 leaves). A group with children cannot be deleted. */
+export const deviceGroups = pgTable(
+    'device_groups',
+    {
+        id: serial('id').primaryKey(),
+        name: text('name').notNull(),
+        parentId: integer('parent_id').references((): AnyPgColumn => deviceGroups.id, { onDelete: 'restrict' }),
+        level: smallint('level').notNull(),
+        projectCode: text('project_code')
+            .notNull()
+            .references(() => projects.code, { onDelete: 'cascade', onUpdate: 'cascade' }),
+        remark: text('remark'),
+        createTime: createdAt('create_time'),
+    },
+    (t) => [
+        index('device_groups_parent_idx').on(t.parentId),
+        index('device_groups_create_time_idx').on(t.createTime.desc().nullsFirst(), t.id.desc().nullsFirst()),
+        check('device_groups_level_check', sql`level BETWEEN 1 AND 3`),
+    ],
+);
+
+export const groupDevices = pgTable(
+    'group_devices',
+    {
+        groupId: integer('group_id')
+            .notNull()
+            .references(() => deviceGroups.id, { onDelete: 'cascade' }),
+        deviceId: bigint('device_id', { mode: 'number' })
+            .notNull()
+            .references(() => devices.id, { onDelete: 'cascade' }),
+        createTime: createdAt('create_time'),
+    },
+    (t) => [primaryKey({ columns: [t.groupId, t.deviceId] }), index('group_devices_device_idx').on(t.deviceId)],
+);
+
+/** Alert events (type 1 urgent, 2 severe, 3 general; status 0 pending, 1 handled). Demo-seeded until alert rules. */
+export const alertEvents = pgTable(
+    'alert_events',
+    {
+        id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+        type: smallint('type').notNull(),
+        status: smallint('status').notNull().default(0),
+        projectId: integer('project_id').references(() => projects.id, { onDelete: 'set null' }),
+        deviceId: bigint('device_id', { mode: 'number' }).references(() => devices.id, { onDelete: 'set null' }),
+        /** Kept as written: the event outlives a deleted device. */
+        deviceName: text('device_name').notNull(),
+        productKey: text('product_key'),
+        params: text('params'),
+        ts: timestamp('ts', { withTimezone: true }).notNull().defaultNow(),
+    },
+    (t) => [
+        index('alert_events_ts_idx').on(t.ts.desc().nullsFirst(), t.id.desc().nullsFirst()),
+        index('alert_events_project_ts_idx').on(t.projectId, t.ts.desc().nullsFirst(), t.id.desc().nullsFirst()),
+        index('alert_events_pending_idx')
+            .on(t.type, t.projectId)
+            .where(sql`status = 0`),
+        check('alert_events_type_check', sql`type BETWEEN 1 AND 3`),
+    ],
+);
+
+/** Applications on the platform (the dashboard counts apps used and apps to use). */
+export const apps = pgTable('apps', {
+    id: serial('id').primaryKey(),
+    name: text('name').notNull(),
+    company: text('company'),
+    /** 0 not activated, 1 activated, 2 disabled */
+    activeStatus: smallint('active_status').notNull().default(0),
+    /** 1 in use, 0 not */
+    useStatus: smallint('use_status').notNull().default(0),
+    recentTime: timestamp('recent_time', { withTimezone: true }),
+});
+
 export const schema = {
     users,
     sessions,
@@ -233,4 +405,14 @@ export const schema = {
     productLogs,
     devices,
     deviceCounts,
+    tags,
+    deviceFiles,
+    deviceMessages,
+    deviceProperties,
+    propertyRecords,
+    projectUsers,
+    deviceGroups,
+    groupDevices,
+    alertEvents,
+    apps,
 };

@@ -4,13 +4,16 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 /**
  * Each API family answers in its own envelope (docs/platform-api.md): general paths with a numeric code
  * (200 on success, the HTTP status otherwise), ms3 paths with the string codes '000000' / '999999', device paths
- * with 0 / 1, one device edit with returnCode '1111' / '9999' and the legacy device edit with returnCode 0 / 1.
+ * with 0 / 1 (and ListProperty), group paths and one device edit with returnCode '1111' / '9999' and the legacy device edit with returnCode 0 / 1.
  */
 export type Family = 'general' | 'ms3' | 'device' | 'returnCode1111' | 'returnCode0';
 
 /** Most specific first: the one device edit that answers returnCode sits inside the device prefix. */
 const FAMILIES: Array<[prefix: string, family: Family]> = [
     ['/api/device/UpdateDeviceNickname', 'returnCode1111'],
+    ['/api/function/ListProperty', 'device'],
+    ['/api/group', 'returnCode1111'],
+    ['/api/groups', 'returnCode1111'],
     ['/api/device', 'device'],
     ['/ms4/device/', 'returnCode0'],
     ['/ms3/', 'ms3'],

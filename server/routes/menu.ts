@@ -22,6 +22,7 @@ export const MENU: MenuNode = {
     url: '#',
     children: [
         { id: 'introduce', name: '概览', url: '/introduce', icon: 'Dashboard' },
+        { id: 'programList', name: '项目管理', url: '/programList', icon: 'Workspaces' },
         {
             id: 'deviceAccess',
             name: '设备接入',
@@ -31,6 +32,7 @@ export const MENU: MenuNode = {
                 { id: 'product', name: '产品管理', url: '/product', icon: 'Inventory2' },
                 { id: 'deviceInstance', name: '设备管理', url: '/deviceInstance', icon: 'DevicesOther' },
                 { id: 'devices', name: '设备与视频流', url: '/devices', icon: 'VideoCameraBack' },
+                { id: 'groups', name: '分组管理', url: '/groups', icon: 'AccountTree' },
             ],
         },
         { id: 'productLog', name: '产品更新日志', url: '/productLog', icon: 'History' },

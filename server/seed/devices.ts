@@ -152,7 +152,7 @@ export async function insertDemoDevices(
     productIds: Map<string, { id: number; productKey: string }>,
     projectIds: Map<string, number>,
     now: Date,
-): Promise<void> {
+): Promise<Map<string, number>> {
     // Gateways first, so their sub-devices can point at them.
     const ordered = [...DEMO_DEVICES].sort((a, b) => Number(!!a.gateway) - Number(!!b.gateway));
     const ids = new Map<string, number>();
@@ -186,4 +186,5 @@ export async function insertDemoDevices(
             .returning({ id: devices.id });
         ids.set(d.deviceName, Number(row.id));
     }
+    return ids;
 }

@@ -3,7 +3,12 @@ import type { Db, Tx } from '../db/client';
 import { categories, productLogs, products, projects, scenes, standardFunctions, thingFunctions } from '../db/schema';
 import { newProductKey } from '../domain/products';
 import { DEMO_LOGS, DEMO_PRODUCTS, DEMO_PROJECTS } from './demo';
+import type { DemoContext } from './context';
+import { insertDemoDashboard } from './dashboard';
 import { insertDemoDevices } from './devices';
+import { insertDemoGroups } from './groups';
+import { insertDemoTags } from './tags';
+import { insertDemoTelemetry } from './telemetry';
 import { CATEGORIES, SCENES, type CategorySeed } from './reference';
 
 export interface SeedResult {
@@ -91,7 +96,13 @@ async function insertDemo(tx: Tx, categoryIds: Map<string, number>, sceneIds: Ma
             );
         }
     }
-    await insertDemoDevices(tx, productIds, new Map(projectRows.map((r) => [r.code, r.id])), now);
+    const projectIds = new Map(projectRows.map((r) => [r.code, r.id]));
+    const deviceIds = await insertDemoDevices(tx, productIds, projectIds, now);
+    const ctx: DemoContext = { tx, now, productIds, projectIds, deviceIds };
+    await insertDemoTags(ctx);
+    await insertDemoTelemetry(ctx);
+    await insertDemoDashboard(ctx);
+    await insertDemoGroups(ctx);
     await tx
         .insert(productLogs)
         .values(DEMO_LOGS.map((l) => ({ log: l.log, opTime: new Date(now.getTime() - l.daysAgo * DAY) })));

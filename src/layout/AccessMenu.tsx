@@ -1,14 +1,18 @@
 import { useState, type ComponentType } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import ArticleOutlinedIcon from '@mui/icons-material/ArticleOutlined';
+import AccountTreeIcon from '@mui/icons-material/AccountTree';
 import DashboardIcon from '@mui/icons-material/Dashboard';
 import DevicesIcon from '@mui/icons-material/Devices';
+import DevicesOtherIcon from '@mui/icons-material/DevicesOther';
 import ExpandLess from '@mui/icons-material/ExpandLess';
 import ExpandMore from '@mui/icons-material/ExpandMore';
 import FolderOutlinedIcon from '@mui/icons-material/FolderOutlined';
 import HistoryIcon from '@mui/icons-material/History';
 import HubIcon from '@mui/icons-material/Hub';
 import Inventory2Icon from '@mui/icons-material/Inventory2';
+import VideoCameraBackIcon from '@mui/icons-material/VideoCameraBack';
+import WorkspacesIcon from '@mui/icons-material/Workspaces';
 import {
     Box,
     Button,
@@ -40,6 +44,10 @@ const ICONS: Record<string, ComponentType> = {
     Inventory2: Inventory2Icon,
     History: HistoryIcon,
     Devices: DevicesIcon,
+    DevicesOther: DevicesOtherIcon,
+    VideoCameraBack: VideoCameraBackIcon,
+    Workspaces: WorkspacesIcon,
+    AccountTree: AccountTreeIcon,
 };
 
 function NodeIcon({ node }: { node: MenuNode }) {

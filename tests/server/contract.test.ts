@@ -12,6 +12,10 @@ import {
     type Answer,
 } from './support';
 import { deviceHappyCases } from './devicesContract';
+import { detailHappyCases } from './detailContract';
+import { groupHappyCases } from './groupsContract';
+import { projectHappyCases } from './projectsContract';
+import { telemetryHappyCases } from './telemetryContract';
 
 let s: TestServer;
 let product: { productId: number; productKey: string };
@@ -106,6 +110,10 @@ const happy: Record<string, () => Promise<Answer<unknown>>> = {
         () => s,
         () => product,
     ),
+    ...detailHappyCases(() => s),
+    ...telemetryHappyCases(() => s),
+    ...projectHappyCases(() => s),
+    ...groupHappyCases(() => s),
 };
 
 /** The success envelope each x-success-rule names (docs/platform-api.md). */

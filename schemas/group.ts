@@ -1,0 +1,50 @@
+import * as yup from 'yup';
+import { platformName, requiredInt } from './rules';
+
+/** Deepest level; a level-3 group is a leaf and cannot be a parent (SPEC.md "Groups"). */
+export const MAX_GROUP_LEVEL = 3;
+
+export const GROUP_PAGE_SIZES = [5, 10, 20] as const;
+export const GROUP_DEVICE_PAGE_SIZE = 10;
+/** Lazy tree children load after this delay (SPEC.md "Tree child load delay"). */
+export const TREE_CHILD_LOAD_DELAY_MS = 300;
+
+export const GROUP_MESSAGES = {
+    nameRequired: '分组名称不能为空',
+    nameLength: '分组名称长度限制4~30，中文算2位',
+    nameCharset: '分组名称支持中文、英文字母、数字和下划线',
+    parentRequired: '请选择父组!',
+    nameOnSave: '请输入分组名称!',
+    projectRequired: '请选择项目',
+    remarkMax: '描述不得超过200个字符',
+    deleteConfirm: '是否删除此应用？',
+    deleteConfirmEn: 'are you sure to delete the group?',
+    created: '创建分组成功',
+    leafParent: '第三级分组不能作为父组',
+} as const;
+
+export const groupNameRule = platformName({
+    required: GROUP_MESSAGES.nameRequired,
+    length: GROUP_MESSAGES.nameLength,
+    charset: GROUP_MESSAGES.nameCharset,
+});
+
+/**
+ * The new-group form. pid 0 makes a root (level 1) group; the modal's tree select offers "no parent" as 0, so
+ * an untouched select is what says '请选择父组!'.
+ */
+export const groupSaveSchema = yup.object({
+    projectCode: yup.string().trim().required(GROUP_MESSAGES.projectRequired),
+    pid: requiredInt(GROUP_MESSAGES.parentRequired).min(0, GROUP_MESSAGES.parentRequired),
+    name: groupNameRule,
+    remark: yup.string().trim().max(200, GROUP_MESSAGES.remarkMax).optional(),
+});
+
+export const groupUpdateSchema = yup.object({
+    groupId: requiredInt('缺少分组ID'),
+    name: groupNameRule.optional().default(undefined),
+    remark: yup.string().trim().max(200, GROUP_MESSAGES.remarkMax).optional(),
+    pid: yup.number().integer().min(0).optional(),
+});
+
+export type GroupSaveInput = yup.InferType<typeof groupSaveSchema>;

