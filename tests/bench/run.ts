@@ -22,6 +22,9 @@ const groups: Array<() => Promise<{ default: BenchGroup }>> = [
     () => import('./server'),
     () => import('./bundle'),
     () => import('./devices'),
+    () => import('./propertyHistory'),
+    () => import('./dashboard'),
+    () => import('./mapRender'),
 ];
 
 interface Results {
