@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { AppEnv, Services } from '../deps';
 import { ok } from '../http/envelope';
-import { CLEAR_COOKIE, loginUrl } from '../sso/auth';
+import { clearCookie, isHttps, loginUrl } from '../sso/auth';
 import { deleteSession } from '../sso/sessions';
 
 /** /api/sso: who is signed in, and signing out. */
@@ -19,7 +19,7 @@ export function ssoRoutes(services: Services) {
 
     app.get('/logout', async (c) => {
         await deleteSession(services.db, c.get('token'));
-        c.header('Set-Cookie', CLEAR_COOKIE);
+        c.header('Set-Cookie', clearCookie(isHttps(c)));
         return ok(c, { loginUrl: loginUrl('/') });
     });
 

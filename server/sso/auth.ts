@@ -53,11 +53,25 @@ export function refererPath(c: Context): string {
     }
 }
 
-export function sessionCookie(token: string): string {
-    return `${COOKIE_NAME}=${token}; HttpOnly; SameSite=Lax; Path=/; Max-Age=${SESSION_SECONDS}`;
+/**
+ * True when the browser reached us over HTTPS: directly, or through a TLS-terminating proxy that says so. The
+ * cookie then carries Secure, so it never travels over plain HTTP. Trusting the header is safe here: a forged
+ * one can only make the cookie stricter.
+ */
+export function isHttps(c: Context): boolean {
+    const forwarded = c.req.header('x-forwarded-proto')?.split(',')[0].trim().toLowerCase();
+    return forwarded === 'https' || new URL(c.req.url).protocol === 'https:';
 }
 
-export const CLEAR_COOKIE = `${COOKIE_NAME}=; HttpOnly; SameSite=Lax; Path=/; Max-Age=0`;
+const attributes = (secure: boolean) => `HttpOnly; SameSite=Lax; Path=/${secure ? '; Secure' : ''}`;
+
+export function sessionCookie(token: string, secure = false): string {
+    return `${COOKIE_NAME}=${token}; ${attributes(secure)}; Max-Age=${SESSION_SECONDS}`;
+}
+
+export function clearCookie(secure = false): string {
+    return `${COOKIE_NAME}=; ${attributes(secure)}; Max-Age=0`;
+}
 
 export function unauthorized(c: Context) {
     return c.json({ code: 401, msg: '登录已过期，请重新登录', data: { loginUrl: loginUrl(refererPath(c)) } }, 401);

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { Hono, type Context } from 'hono';
 import { users } from '../db/schema';
 import type { AppDeps, AppEnv, Services } from '../deps';
-import { safeRedirect, sessionCookie } from './auth';
+import { isHttps, safeRedirect, sessionCookie } from './auth';
 import { LOGIN_PAGE_CSP, renderLoginPage, type LoginPageOptions } from './page';
 import { burnPasswordCheck, verifyPassword } from './passwords';
 import { createSession } from './sessions';
@@ -62,7 +62,7 @@ export function ssoPages(services: Services, deps: AppDeps) {
         }
         byUsername.reset(userKey);
         const token = await createSession(services.db, user.id, services.now());
-        c.header('Set-Cookie', sessionCookie(token));
+        c.header('Set-Cookie', sessionCookie(token, isHttps(c)));
         c.header('Cache-Control', 'no-store');
         return c.redirect(redirect, 302);
     });

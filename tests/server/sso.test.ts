@@ -15,11 +15,17 @@ beforeAll(async () => {
 });
 afterAll(() => s?.close());
 
-function login(username: string, password: string, extra: Record<string, string> = {}, ip = '10.0.0.1') {
+function login(
+    username: string,
+    password: string,
+    extra: Record<string, string> = {},
+    ip = '10.0.0.1',
+    headers: Record<string, string> = {},
+) {
     return s.anonFetch('/sso/login', {
         method: 'POST',
         body: new URLSearchParams({ username, password, ...extra }),
-        headers: { 'x-test-ip': ip },
+        headers: { 'x-test-ip': ip, ...headers },
         redirect: 'manual',
     });
 }
@@ -145,6 +151,21 @@ describe('slowing down repeated failures', () => {
         expect(locked.status).toBe(429);
         expect((await login('admin', TEST_ADMIN_PASSWORD, {}, '10.3.0.2')).status).toBe(302);
         clock += 15 * 60_000;
+    });
+});
+
+describe('behind TLS', () => {
+    it('marks the session cookie Secure, and clears it the same way, when the request came over HTTPS', async () => {
+        const https = { 'x-forwarded-proto': 'https' };
+        const res = await login('admin', TEST_ADMIN_PASSWORD, {}, '10.6.0.1', https);
+        expect(res.headers.get('set-cookie')).toMatch(
+            /^Authorization=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Lax; Path=\/; Secure; Max-Age=86400$/,
+        );
+        const headers = { authorization: tokenOf(res)!, ...https };
+        const out = await call(s, 'GET', '/api/sso/logout', { anonymous: true, headers });
+        expect(out.res.headers.get('set-cookie')).toBe(
+            'Authorization=; HttpOnly; SameSite=Lax; Path=/; Secure; Max-Age=0',
+        );
     });
 });
 
