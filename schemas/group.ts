@@ -29,22 +29,44 @@ export const groupNameRule = platformName({
     charset: GROUP_MESSAGES.nameCharset,
 });
 
+/** The group name as the new-group modal saves it: empty says the on-save message, then the name rules. */
+export const groupNameOnSave = platformName({
+    required: GROUP_MESSAGES.nameOnSave,
+    length: GROUP_MESSAGES.nameLength,
+    charset: GROUP_MESSAGES.nameCharset,
+});
+
 /**
- * The new-group form. pid 0 makes a root (level 1) group; the modal's tree select offers "no parent" as 0, so
- * an untouched select is what says '请选择父组!'.
+ * The new-group form (and the server's check of /api/group/save). pid 0 makes a root (level 1) group; the modal's
+ * tree select offers "无（作为一级分组）" as 0, so an untouched select is what says '请选择父组!'. While typing, the
+ * modal shows the name rules (groupNameRule, '分组名称不能为空' when emptied); on save an empty name says
+ * '请输入分组名称!'.
  */
 export const groupSaveSchema = yup.object({
     projectCode: yup.string().trim().required(GROUP_MESSAGES.projectRequired),
     pid: requiredInt(GROUP_MESSAGES.parentRequired).min(0, GROUP_MESSAGES.parentRequired),
-    name: groupNameRule,
+    name: groupNameOnSave,
     remark: yup.string().trim().max(200, GROUP_MESSAGES.remarkMax).optional(),
 });
 
+/** Edit: the description; a name (renamed by the same rules) and pid (a move) only when sent. */
 export const groupUpdateSchema = yup.object({
     groupId: requiredInt('缺少分组ID'),
-    name: groupNameRule.optional().default(undefined),
+    name: groupNameRule.clone().optional().default(undefined),
     remark: yup.string().trim().max(200, GROUP_MESSAGES.remarkMax).optional(),
-    pid: yup.number().integer().min(0).optional(),
+    pid: yup
+        .number()
+        .transform((v, raw) => (raw === '' || raw === null || raw === undefined ? undefined : v))
+        .typeError('父分组ID必须是整数')
+        .integer('父分组ID必须是整数')
+        .min(0, '父分组ID必须是整数')
+        .optional(),
+});
+
+/** The label (tag) filter of a group's device list: a tag key, and optionally its value. */
+export const groupTagFilterSchema = yup.object({
+    tagKey: yup.string().trim().required('请输入标签Key').max(64, '标签Key不得超过64个字符'),
+    tagValue: yup.string().trim().max(128, '不得超过128个字符').optional(),
 });
 
 export type GroupSaveInput = yup.InferType<typeof groupSaveSchema>;

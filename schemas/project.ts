@@ -1,7 +1,7 @@
 import * as yup from 'yup';
 import { requiredInt } from './rules';
 
-/** Scenes every installation starts with (SPEC.md: smart office, smart city, smart vehicle, industrial internet). */
+/** Messages of the project and scene forms (SPEC.md "Projects and scenes"; the first three verbatim). */
 export const PROJECT_MESSAGES = {
     nameRequired: '请输入项目名称',
     sceneRequired: '请选择项目分类',
@@ -12,6 +12,14 @@ export const PROJECT_MESSAGES = {
 } as const;
 
 export const PROJECT_PAGE_SIZES = [5, 10, 20] as const;
+
+/** Project health per day: `max(0, 100 − 10·urgent − 5·severe − 1·general)` over the alerts raised that day. */
+export function healthScore(urgent: number, severe: number, general: number): number {
+    return Math.max(0, 100 - 10 * urgent - 5 * severe - general);
+}
+
+/** Alert levels (SPEC.md): 1 urgent, 2 severe, 3 general. */
+export const ALERT_LEVELS = { 1: '紧急', 2: '严重', 3: '一般' } as const;
 
 export const projectSaveSchema = yup.object({
     name: yup.string().trim().required(PROJECT_MESSAGES.nameRequired).max(30, PROJECT_MESSAGES.nameMax),
@@ -24,8 +32,16 @@ export const projectUpdateSchema = projectSaveSchema.shape({
 });
 
 export const sceneSaveSchema = yup.object({
-    id: yup.number().integer().positive().optional(),
+    // A form sends an empty id for a new scene.
+    id: yup
+        .number()
+        .transform((v, raw) => (raw === '' || raw === null || raw === undefined ? undefined : v))
+        .typeError('场景ID必须是正整数')
+        .integer('场景ID必须是正整数')
+        .positive('场景ID必须是正整数')
+        .optional(),
     name: yup.string().trim().required(PROJECT_MESSAGES.sceneNameRequired).max(20, PROJECT_MESSAGES.sceneNameMax),
 });
 
 export type ProjectSaveInput = yup.InferType<typeof projectSaveSchema>;
+export type SceneSaveInput = yup.InferType<typeof sceneSaveSchema>;

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { compress } from 'hono/compress';
 import { createMaintenance } from './db/maintenance';
 import type { AppDeps, AppEnv, Services } from './deps';
 import { fail } from './http/envelope';
@@ -63,6 +64,8 @@ export function createApp(deps: AppDeps) {
     // The device import and device file upload take larger files and set their own limits (their routes).
     app.use('*', (c, next) => (OWN_LIMIT_PATHS.has(c.req.path) ? next() : generalLimit(c, next)));
     app.route('/sso', ssoPages(services, deps));
+    // JSON and CSV answers are gzipped for clients that accept it (the device map's 100,000 points: 11 MB → about 2 MB).
+    app.use('/api/*', compress());
 
     for (const prefix of PROTECTED_PREFIXES) {
         app.use(prefix, requireSession(services));

@@ -7,6 +7,8 @@ export interface ServerConfig {
     host: string;
     /** Holds the embedded database (pgdata) when no DATABASE_URL is given. */
     dataDir: string;
+    /** Device files (FILES_DIR, default dataDir/files): one directory per database, never shared between servers. */
+    filesDir: string;
     /** PostgreSQL connection string; undefined means the embedded PGlite in dataDir/pgdata. */
     databaseUrl: string | undefined;
     /** Password for the first admin; undefined means a random one printed once at the first start. */
@@ -35,10 +37,12 @@ function parsePort(raw: string | undefined): number {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): ServerConfig {
+    const dataDir = path.resolve(cwd, nonEmpty(env.DATA_DIR) ?? './data');
     return {
         port: parsePort(env.PORT),
         host: nonEmpty(env.HOST) ?? '0.0.0.0',
-        dataDir: path.resolve(cwd, nonEmpty(env.DATA_DIR) ?? './data'),
+        dataDir,
+        filesDir: path.resolve(cwd, nonEmpty(env.FILES_DIR) ?? path.join(dataDir, 'files')),
         databaseUrl: nonEmpty(env.DATABASE_URL),
         adminPassword: nonEmpty(env.ADMIN_PASSWORD),
         seedDemo: (env.SEED_DEMO ?? '1').trim() !== '0',

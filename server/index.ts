@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { createAdaptorServer } from '@hono/node-server';
 import { createApp } from './app';
+import { startLeftoverSweeper } from './domain/deviceFiles';
 import { loadConfig, type ServerConfig } from './config';
 import { openDatabase, pgliteDirOf, type DatabaseHandle } from './db/client';
 import { DataDirLockedError } from './db/lock';
@@ -64,6 +65,8 @@ async function main(): Promise<void> {
     const seed = await seedDatabase(handle.db, { demo: config.seedDemo });
 
     const app = createApp({ db: handle.db, config });
+    // Files of deleted devices (and interrupted uploads) are removed at start and every few hours.
+    startLeftoverSweeper(handle.db, config.filesDir);
     // Plain HTTP/1.1 (no TLS or HTTP/2 options), so the adaptor returns a node:http Server.
     const server = createAdaptorServer({ fetch: app.fetch }) as Server;
     let port: number;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { eq } from 'drizzle-orm';
@@ -56,6 +57,8 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
             adminPassword: TEST_ADMIN_PASSWORD,
             seedDemo: opts.seed ?? true,
             publicDir: path.join(os.tmpdir(), 'iot-console-test-no-build'),
+            // Uploads of each test server go to a directory of its own, removed on close.
+            filesDir: opts.config?.filesDir ?? mkdtempSync(path.join(os.tmpdir(), 'iot-test-files-')),
             ...opts.config,
         };
         await ensureAdmin(handle.db, TEST_ADMIN_PASSWORD);
@@ -85,7 +88,10 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
             db: handle.db,
             kind: handle.kind,
             config,
-            close: () => handle.close(),
+            close: async () => {
+                await handle.close();
+                if (!opts.config?.filesDir) rmSync(config.filesDir, { recursive: true, force: true });
+            },
         };
     } catch (err) {
         await handle.close();

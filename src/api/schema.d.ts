@@ -959,6 +959,1028 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    '/api/tag/get': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The object's tags, oldest first. Only devices carry tags: type must be 2 (不支持的标签类型) and objectId is the
+         *     deviceId (404 设备不存在). The tag with key coordinate holds the device's location as 'lat,lng'.
+         */
+        get: operations['getTags'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/tag/list': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The same as GET /api/tag/get (the SPEC names both). */
+        get: operations['listTags'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/tag/save': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Upserts items in one transaction, all or nothing: an item with id updates that tag of the object (404 标签不存在
+         *     when the object has none), one without inserts; tags not named stay. Each item passes schemas/tag.ts (key:
+         *     不能为空,请定义Key名, 名称不得超过30个字符, 只允许包含数字、字母、.; value: 不能为空,请输入Value值名, 不得超过128个字符,
+         *     the consumer-group character set; coordinate: 位置格式应为「纬度,经度」), keys unique within items (400) and among
+         *     the object's tags after the save (409 Key值不能重复,请重新定义Key值), at most 50 tags (标签不能超过50个). items that is
+         *     not a JSON array of objects: 标签数据格式不正确. A coordinate item sets the device's latitude and longitude (it then
+         *     shows on the device map); addr, when sent, sets the device's address (empty clears it; at most 200). Answers
+         *     the object's tags after the save.
+         */
+        post: operations['saveTags'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/tag/delete': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Deletes one tag of the object (404 删除失败 when the object has no tag with that id; 404 设备不存在 for an unknown
+         *     device). Deleting the coordinate tag clears the device's latitude, longitude and address (it leaves the map).
+         */
+        post: operations['deleteTag'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/file/list': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The device's files, newest first (404 设备不存在). The console pages by 10. */
+        get: operations['listDeviceFiles'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/file/upload': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description One file for the device (schemas/deviceFile.ts): at most 20MB (413 文件大小不能超过20MB, counted while the body
+         *     is read), not empty (文件为空), one of the listed extensions (只支持以下类型的文件：…), a name of at most 100
+         *     characters (文件名不得超过100个字符); no file: 请选择要上传的文件; unknown device: 404 设备不存在. The name is kept as
+         *     data only (its last path segment, without control characters); the bytes are stored under FILES_DIR with a
+         *     generated name. A refusal writes nothing: no row, no file.
+         */
+        post: operations['uploadDeviceFile'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/file/download': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The file's bytes as an attachment under its original name (Content-Disposition filename*), always
+         *     application/octet-stream with X-Content-Type-Options nosniff and a sandboxing Content-Security-Policy, so an
+         *     uploaded page is never rendered on this origin. 404 文件不存在 (in the envelope) when the file is unknown.
+         */
+        get: operations['downloadDeviceFile'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/file/delete': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Deletes the file's row and bytes (404 文件不存在). */
+        post: operations['deleteDeviceFile'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/subDevice/list': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The gateway's sub-devices (devices whose gwid is gwId), newest first; deviceName is a literal substring. 404
+         *     网关设备不存在; 该设备不是网关设备 when gwId's product is not a gateway product (nodeType 1).
+         */
+        get: operations['listSubDevices'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/subDevice/candidates': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Devices the gateway may take as sub-devices: of a non-gateway product (nodeType 0) and attached to no gateway,
+         *     newest first; productKey narrows to one product (unknown: an empty page); the gateway's checks as in list.
+         */
+        get: operations['listSubDeviceCandidates'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/subDevice/add': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Attaches the devices (deviceId repeated or comma-joined, at most 10000) to the gateway, all or nothing. Refusals:
+         *     404 网关设备不存在, 该设备不是网关设备, 请选择子设备 (no deviceId), 404 设备不存在 (any id unknown), 网关设备不能作为子设备,
+         *     设备已挂载到其他网关, 一次最多选择10000个设备, 备注不得超过100个字符. Devices already under this gateway are accepted;
+         *     count is how many devices the call named (all now under the gateway). remark, when not blank, replaces the remark of every listed device.
+         */
+        post: operations['addSubDevices'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/subDevice/remove': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Detaches the devices (deviceId, repeated or comma-joined) from the gateway, all or nothing: 404 网关设备不存在,
+         *     该设备不是网关设备, 404 设备不存在, 该设备不是此网关的子设备 (any of them).
+         */
+        post: operations['removeSubDevices'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/properties': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description One row per property of the device's product thing model, in thing-model order (function id), with the latest
+         *     reported value; value and timestamp are null when the property was never reported. dataTypeName is the data
+         *     type's Chinese name as the thing-model editor shows it (int 整数型, float 单精度浮点型, double 双精度浮点型, text 字符串,
+         *     bool 布尔型, enum 枚举型, date 时间型, struct 结构体, array 数组); unit is the numeric spec's unit symbol.
+         */
+        get: operations['deviceProperties'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/propertyHistory': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The values one property of the device reported within [startTime, endTime] (both inclusive), newest first
+         *     unless asc=true, a page at a time; total counts the whole range. The range is at most 31 days
+         *     (时间范围不能超过31天); endTime before startTime is refused (结束时间不能早于开始时间). Without endTime the range ends
+         *     now; without startTime it starts one hour before endTime. Refusals: 缺少设备ID, 缺少属性标识符,
+         *     开始时间格式不正确… / 结束时间格式不正确…, 每页条数须为1~100的整数, 页码必须是正整数, 排序参数 asc 只能是 true 或 false,
+         *     404 设备不存在. The identifier is not checked against the thing model (history outlives a thing-model edit): an
+         *     unknown one has no records.
+         */
+        get: operations['devicePropertyHistory'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/events': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The device's messages of the last hour / day / week / month (relative to now; a month is one calendar month),
+         *     newest first. Without method every message except property reports (thing.event.property.post); method
+         *     either equals a message's method, or ends in `.*` and is a prefix (thing.event.*, thing.service.*). A prefix
+         *     never matches property reports: ask for thing.event.property.post by its exact name. Refusals: 缺少设备ID,
+         *     时间类型须为 hour、day、week 或 month, 每页条数须为1~100的整数, 页码必须是正整数, 方法名格式不正确, 404 设备不存在.
+         */
+        get: operations['deviceEvents'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/function/ListProperty': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Run status and the device event list: the latest `size` messages of the device (newest first) whose method
+         *     equals `method`, or starts with it when it ends in `.*` (a prefix never matches property reports,
+         *     thing.event.property.post); without method, every message. Refusals: 请选择产品, 请输入deviceName!,
+         *     条数须为1~100的整数, 方法名格式不正确, 404 产品不存在 / 设备不存在.
+         */
+        post: operations['listDeviceMessages'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/project/list': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Newest first. `name` is a literal, case-insensitive substring; `classId` one scene's projects. */
+        get: operations['listProjects'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/project/get': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The project row plus offlineCount (OFFLINE and DISABLE), inactiveCount, warn (pending alerts) and opTime (the
+         *     creation time: no edit time is kept). onlineCount + offlineCount + inactiveCount = deviceCount.
+         */
+        get: operations['getProject'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/project/selectCount': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations['countProjects'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/project/save': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Creates a project; `code` is generated (`P` + the server's year + 3 or more digits, one past the year's highest,
+         *     unique under concurrent saves). 请输入项目名称, 请选择项目分类, 项目名称不得超过30个字符, 备注不得超过200个字符;
+         *     404 项目分类不存在; 409 项目名称已存在.
+         */
+        post: operations['createProject'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/project/update': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** @description The save rules, plus 缺少项目ID and 404 项目不存在. The code never changes. */
+        put: operations['updateProject'];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/project/delete': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * @description Deletes the projects in one transaction: their devices become unbound (unboundDevices says how many), their
+         *     staff and groups (with the groups' device links) are removed, their products stay with projectCode cleared and
+         *     their alerts stay with projectId null. 请选择要删除的项目 (no ids), 一次最多删除100个项目; 404 项目不存在 when one
+         *     id is unknown (nothing is deleted).
+         */
+        delete: operations['deleteProjects'];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/project/sceneList': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Every scene in creation order (the four starting scenes first), with its number of projects. */
+        get: operations['listScenes'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/project/scene/save': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Creates a scene (empty id) or renames one. 请输入场景名称, 场景名称不得超过20个字符, 场景ID必须是正整数;
+         *     404 场景不存在; 409 场景名称已存在.
+         */
+        post: operations['saveScene'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/project/scene/delete': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** @description 缺少场景ID; 404 场景不存在; 409 该场景下还有N个项目，请先删除或移走项目 while projects use it. */
+        delete: operations['deleteScene'];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/project/associateDevice': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description POST /api/device/bind as a GET in this family's envelope: the same checks, messages and all-or-nothing write
+         *     (请选择需要关联项目的设备, 请选择未关联项目的设备进行关联, 请选择要关联的场景, 设备ID必须是正整数,
+         *     一次最多选择10000个设备; 404 设备不存在 / 项目不存在).
+         */
+        get: operations['associateDevices'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/project-user/getUserList': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The project's staff in the order they were added. 缺少项目编码; 404 项目不存在. */
+        get: operations['listProjectStaff'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/project-user/addUser': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Assigns users to projects; users already on a project are skipped (count says how many were added). All or
+         *     nothing: 请选择要添加的人员 (empty), 人员列表格式错误 (not a JSON array), 缺少项目编码, 用户ID必须是正整数,
+         *     一次最多添加1000名人员; 404 项目不存在 / 用户不存在.
+         */
+        post: operations['addProjectStaff'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/project-user/removeUser': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Removes one assignment (the staff row's id). 缺少人员ID; 404 项目人员不存在. */
+        get: operations['removeProjectStaff'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/user/listAll': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Users whose mobile number contains phoneNumber (literal); at most 20, oldest account first. Empty lists the first 20. */
+        get: operations['searchUsers'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/overview/deviceStatus': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The project's devices per status, all four present (0 included). 缺少项目ID; 404 项目不存在. */
+        get: operations['projectDeviceStatus'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/overview/deviceType': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The project's devices per top-level product category (categories without devices left out). */
+        get: operations['projectDeviceType'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/overview/alertType': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The project's pending alerts per level (1 urgent, 2 severe, 3 general), all three present. */
+        get: operations['projectAlertType'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/overview/alertList': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The project's alert events, newest first (rows as /api/event/list). */
+        get: operations['projectAlertList'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/overview/health': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description One point per day of the last `days` days in the server's zone, today included, oldest first:
+         *     score = max(0, 100 − 10·urgent − 5·severe − 1·general) over the alerts raised that day (handled or not).
+         *     天数必须是正整数, 天数不能超过30.
+         */
+        get: operations['projectHealth'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/dashboard/count': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Projects, products (product_counts), devices (device_counts), apps in use (useStatus 1) and apps to use
+         *     (activated, activeStatus 1, not in use). Read from counters and small tables, never the devices table.
+         */
+        get: operations['dashboardCounts'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/event/countByType': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Pending alerts per level, all three present; projectId narrows to one project (404 项目不存在). */
+        get: operations['alertCountByType'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/event/list': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Alert events, newest first. projectId narrows to one project (404 项目不存在); status 0 pending, 1 handled
+         *     (状态只能是0（未处理）或1（已处理）). timestamp carries milliseconds (the console trims the last 4 characters).
+         */
+        get: operations['listAlertEvents'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/getCntGroupByCate': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Devices per top-level product category (a product on a deeper level counts under its root), categories
+         *     without devices left out, in the category tree's order. From device_counts joined with products.
+         */
+        get: operations['devicesByCategory'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/queryLonLatList': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Every located device (longitude and latitude both set), or those inside bbox, in no particular order.
+         *     total = list length. bbox must be `w,s,e,n` in degrees with w ≤ e and s ≤ n, else
+         *     bbox 格式应为 西经,南纬,东经,北纬（如 73,18,135,54）.
+         */
+        get: operations['locatedDevices'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/group/list': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Every group of every level, newest first. groupName is a literal, case-insensitive substring. */
+        get: operations['listGroups'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/group/tree': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The level-1 groups (of one project when projectCode is sent), oldest first. userId is accepted and ignored. */
+        get: operations['groupRootTree'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/group/children': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The direct children of a group, oldest first (the console's tree select loads them lazily). 404 分组不存在. */
+        get: operations['groupChildren'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/group/menuTree': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Every group as one tree of { key, title, level, children }, oldest first at each level. */
+        get: operations['groupMenuTree'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/group/save': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Creates a group (groupSaveSchema): pid 0 makes a level-1 group, else one level below the parent. Refused, writing
+         *     nothing: 请选择父组! / 请输入分组名称! and the name rules (400), 第三级分组不能作为父组 (a level-3 parent),
+         *     父分组属于其他项目 (400), 父分组不存在 / 项目不存在 (404), 分组名称已存在 (a sibling has the name; roots per project, 409).
+         *     The answer also carries `code: 200` (SPEC: create succeeds when code is 200).
+         */
+        post: operations['createGroup'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/group/update': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Edits the description (remark); renames when name is sent (the name rules; 分组名称已存在 409); moves the group with
+         *     its subgroups when pid is sent (0: to the top level). A move is refused, writing nothing, when it would put any
+         *     group at level 4 or under a level-3 group (第三级分组不能作为父组), under the group itself or one of its subgroups
+         *     (不能移动到自身或其子分组下), or under another project's group (父分组属于其他项目); 404 分组不存在 / 父分组不存在.
+         */
+        post: operations['updateGroup'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/group/delete': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Deletes a group without subgroups (its device memberships go with it; the devices stay). 请先删除子分组 (409), 分组不存在 (404). */
+        post: operations['deleteGroup'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/group/detail': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations['groupDetail'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/group/childList': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A page of a group's direct children, newest first; groupName searches them. 404 分组不存在. */
+        get: operations['groupChildList'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/groups/devices': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description A page of the group's own devices (not its subgroups'), most recently added first. deviceName is a literal,
+         *     case-sensitive substring; tagKey / tagValue keep devices with such a device tag (type 2; a value alone matches
+         *     any key). total counts the filtered rows; deviceTotal / deviceOnline count the whole group.
+         */
+        get: operations['groupDevices'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/groups/addDevices': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Adds devices to the group, all or none: 请选择设备, 一次最多选择10000个设备 (400); 分组不存在 / 设备不存在 (404). Devices
+         *     already in the group are skipped; count says how many were added.
+         */
+        post: operations['addGroupDevices'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/groups/removeDevices': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Takes devices out of the group (the devices stay); count says how many were in it. 请选择设备 (400), 分组不存在 (404). */
+        post: operations['removeGroupDevices'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/candidates': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Devices of the product that are not in the group (all of the product's without groupId), newest first, for the
+         *     add-devices dialog. Device family envelope. 请选择产品 (400); 产品不存在 / 分组不存在 (404). userId is ignored.
+         */
+        get: operations['groupCandidateDevices'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1405,6 +2427,399 @@ export interface components {
                     coordinates: unknown[];
                 };
             }[];
+        };
+        Tag: {
+            id: number;
+            /** @description Letters, digits and dots; 'coordinate' is the location */
+            key: string;
+            /** @description For coordinate: 'lat,lng' */
+            value: string;
+        };
+        TagListBody: {
+            code: components['schemas']['Code200'];
+            msg: string;
+            data: {
+                list: components['schemas']['Tag'][];
+            };
+        };
+        TagSaveForm: {
+            /** @constant */
+            type: 2;
+            objectId: number;
+            /** @description JSON array of { id?, key, value } (id: update that tag; none: insert) */
+            items: string;
+            /** @description Sets the device's address (optional) */
+            addr?: string;
+        };
+        TagDeleteForm: {
+            id: number;
+            objectId: number;
+            /** @constant */
+            type: 2;
+        };
+        DeviceFile: {
+            fileId: number;
+            /** @description The uploaded name (data only) */
+            fileName: string;
+            /** @description Bytes */
+            size: number;
+            createTime: components['schemas']['Time'];
+            downloadUrl: string;
+        };
+        DeviceFileIdForm: {
+            fileId: number;
+        };
+        SubDevice: {
+            deviceId: number;
+            /** @description The same as deviceId */
+            subDeviceId: number;
+            deviceName: string;
+            productId: number;
+            productName: string;
+            productKey: string;
+            /** @enum {integer} */
+            nodeType: 0 | 1;
+            status: components['schemas']['DeviceStatus'];
+            createTime: components['schemas']['Time'];
+            remark: string | null;
+        };
+        SubDevicePageBody: {
+            code: components['schemas']['Code0'];
+            msg: string;
+            data: {
+                records: components['schemas']['SubDevice'][];
+                total: number;
+            };
+        };
+        SubDeviceAddForm: {
+            /** @description Repeated key (deviceId=1&deviceId=2); comma-joined is accepted too */
+            deviceId: number[];
+            gwId: number;
+            remark?: string;
+        };
+        SubDeviceRemoveForm: {
+            /** @description Repeated key (deviceId=1&deviceId=2); comma-joined is accepted too */
+            deviceId: number[];
+            gwId: number;
+        };
+        /** @description YYYY-MM-DD HH:mm:ss in the server's time zone, or epoch milliseconds */
+        TimeParam: string;
+        /**
+         * @description A value as the device reported it (JSON): a number for int / float / double / enum / bool (0 or 1), a string for
+         *     text and date, an object for struct, an array for array.
+         */
+        ReportedValue: unknown;
+        DeviceProperty: {
+            functionId: number;
+            functionName: string;
+            identifier: string;
+            /** @description The data type's Chinese name (整数型, 单精度浮点型, …) */
+            dataTypeName: string;
+            unit: string | null;
+            /** @description When the latest value was reported; null when never */
+            timestamp: components['schemas']['Time'] | null;
+            value: components['schemas']['ReportedValue'];
+            desired: components['schemas']['ReportedValue'];
+        };
+        PropertyRecord: {
+            timestamp: components['schemas']['Time'];
+            value: components['schemas']['ReportedValue'];
+        };
+        /** @description A method (thing.event.property.post) or a prefix ending in `.*` (thing.event.*, thing.service.*) */
+        MessageMethodFilter: string;
+        DeviceMessage: {
+            id: number;
+            time: components['schemas']['Time'];
+            /** @description thing.event.property.post, thing.event.{identifier}.post or thing.service.{identifier} */
+            method: string;
+            /** @description The event or service identifier; null for property reports */
+            identifier: string | null;
+            /**
+             * @description The message's JSON payload (render it as text): property reports `{ identifier: value, ... }`, events the
+             *     event's output params, service calls `{ input, output }`.
+             */
+            data: Record<string, never>;
+        };
+        ListPropertyForm: {
+            productKey: string;
+            deviceName: string;
+            /** @default 10 */
+            size: number;
+            method?: components['schemas']['MessageMethodFilter'];
+        };
+        CountAnswer: {
+            code: components['schemas']['Code200'];
+            msg: string;
+            data: {
+                count: number;
+            };
+        };
+        ProjectRow: {
+            /** @description What device calls take as projectId */
+            id: number;
+            name: string;
+            /** @description The same as name */
+            projectName: string;
+            /** @description P + year + 3 or more digits (demo and older projects may differ) */
+            code: string;
+            /** @description The scene */
+            classId: number;
+            sceneName: string;
+            remark: string | null;
+            createTime: components['schemas']['Time'];
+            /** @description Products whose projectCode is this project's code */
+            productCount: number;
+            deviceCount: number;
+            onlineCount: number;
+        };
+        ProjectDetail: components['schemas']['ProjectRow'] & {
+            opTime: components['schemas']['Time'];
+            /** @description OFFLINE and DISABLE devices */
+            offlineCount: number;
+            inactiveCount: number;
+            /** @description Pending alerts */
+            warn: number;
+        };
+        ProjectRowAnswer: {
+            code: components['schemas']['Code200'];
+            msg: string;
+            data: components['schemas']['ProjectRow'];
+        };
+        ProjectDetailAnswer: {
+            code: components['schemas']['Code200'];
+            msg: string;
+            data: components['schemas']['ProjectDetail'];
+        };
+        ProjectPageAnswer: {
+            code: components['schemas']['Code200'];
+            msg: string;
+            data: {
+                records: components['schemas']['ProjectRow'][];
+                total: number;
+            };
+        };
+        ProjectForm: {
+            name: string;
+            /** @description The scene */
+            classId: number;
+            remark?: string;
+        };
+        ProjectUpdateForm: components['schemas']['ProjectForm'] & {
+            id: number;
+        };
+        Scene: {
+            id: number;
+            name: string;
+            projectCount: number;
+        };
+        SceneForm: {
+            /** @description Empty for a new scene */
+            id?: string;
+            name: string;
+        };
+        ProjectStaff: {
+            /** @description The assignment (removeUser takes it) */
+            id: number;
+            userId: number;
+            /** @description Display name */
+            username: string;
+            loginName: string;
+            mobile: string | null;
+        };
+        UserOptionRow: {
+            userId: number;
+            /** @description Display name */
+            username: string;
+            loginName: string;
+            mobile: string | null;
+        };
+        StaffForm: {
+            /** @description JSON array of { projectCode, userId } */
+            list: string;
+        };
+        AlertTypeAnswer: {
+            code: components['schemas']['Code200'];
+            msg: string;
+            data: {
+                list: {
+                    /**
+                     * @description 1 urgent
+                     * @enum {integer}
+                     */
+                    type: 1 | 2 | 3;
+                    amount: number;
+                }[];
+            };
+        };
+        AlertEvent: {
+            id: number;
+            /**
+             * @description 1 urgent
+             * @enum {integer}
+             */
+            type: 1 | 2 | 3;
+            /**
+             * @description 0 pending
+             * @enum {integer}
+             */
+            status: 0 | 1;
+            /** @description YYYY-MM-DD HH:mm:ss.SSS in the server's time zone */
+            timestamp: string;
+            params: string | null;
+            deviceName: string;
+            productKey: string | null;
+            projectId: number | null;
+            projectName: string | null;
+        };
+        AlertPageAnswer: {
+            code: components['schemas']['Code200'];
+            msg: string;
+            data: {
+                records: components['schemas']['AlertEvent'][];
+                total: number;
+                /** @description The page size */
+                size: number;
+                /** @description The page number */
+                current: number;
+            };
+        };
+        Group: {
+            groupId: number;
+            groupName: string;
+            /** @description 0 for a level-1 group */
+            parentId: number;
+            /** @description 3 is the deepest (a leaf) */
+            level: number;
+            projectCode: string;
+            projectName: string | null;
+            remark: string | null;
+            createTime: components['schemas']['Time'];
+        };
+        GroupDetail: components['schemas']['Group'] & {
+            /** @description Names from the root down to this group */
+            hierarchy: string[];
+            deviceTotal: number;
+            deviceOnline: number;
+            childCount: number;
+        };
+        GroupTreeNode: {
+            groupId: number;
+            groupName: string;
+            level: number;
+            parentId: number;
+            /** @description Level 3 */
+            isLeaf: boolean;
+        };
+        GroupMenuNode: {
+            key: number;
+            title: string;
+            level: number;
+            children: components['schemas']['GroupMenuNode'][];
+        };
+        GroupSaveForm: {
+            projectCode: string;
+            /** @description 0 makes a level-1 group */
+            pid: number;
+            /** @description 4 to 30 (Chinese counts 2); Chinese, letters, digits, underscore */
+            name: string;
+            remark?: string;
+        };
+        GroupUpdateForm: {
+            groupId: number;
+            remark?: string;
+            name?: string;
+            /** @description Move under this group (0 to the top level) */
+            pid?: number;
+        };
+        GroupDeleteForm: {
+            id?: number;
+            /** @description Read when id is absent */
+            groupId?: number;
+        };
+        GroupDevicesForm: {
+            groupId: number;
+            /** @description deviceIds, as repeated keys or one comma-joined value */
+            deviceList: string | number[];
+        };
+        GroupPageAnswer: {
+            /** @constant */
+            returnCode: '1111';
+            returnMessage: string;
+            data: {
+                records: components['schemas']['Group'][];
+                total: number;
+            };
+        };
+        GroupNodesAnswer: {
+            /** @constant */
+            returnCode: '1111';
+            returnMessage: string;
+            data: {
+                list: components['schemas']['GroupTreeNode'][];
+            };
+        };
+        GroupMenuAnswer: {
+            /** @constant */
+            returnCode: '1111';
+            returnMessage: string;
+            data: {
+                list: components['schemas']['GroupMenuNode'][];
+            };
+        };
+        GroupAnswer: {
+            /** @constant */
+            returnCode: '1111';
+            returnMessage: string;
+            data: components['schemas']['Group'];
+        };
+        GroupSaveAnswer: {
+            /** @constant */
+            returnCode: '1111';
+            returnMessage: string;
+            /** @constant */
+            code: 200;
+            data: components['schemas']['Group'];
+        };
+        GroupDetailAnswer: {
+            /** @constant */
+            returnCode: '1111';
+            returnMessage: string;
+            data: components['schemas']['GroupDetail'];
+        };
+        GroupNullAnswer: {
+            /** @constant */
+            returnCode: '1111';
+            returnMessage: string;
+            data: null;
+        };
+        GroupDevicesAnswer: {
+            /** @constant */
+            returnCode: '1111';
+            returnMessage: string;
+            data: {
+                deviceList: components['schemas']['Device'][];
+                /** @description Rows matching the filters */
+                total: number;
+                /** @description The group's own devices */
+                deviceTotal: number;
+                deviceOnline: number;
+            };
+        };
+        GroupCountAnswer: {
+            /** @constant */
+            returnCode: '1111';
+            returnMessage: string;
+            data: {
+                count: number;
+            };
+        };
+        GroupCandidatesAnswer: {
+            code: components['schemas']['Code0'];
+            msg: string;
+            data: {
+                list: components['schemas']['Device'][];
+                total: number;
+            };
         };
     };
     responses: {
@@ -3141,6 +4556,1540 @@ export interface operations {
             };
             400: components['responses']['BadRequest'];
             401: components['responses']['Unauthorized'];
+        };
+    };
+    getTags: {
+        parameters: {
+            query: {
+                /** @description 2 (a device); any other value is refused with 不支持的标签类型 */
+                type: 2;
+                /** @description The deviceId (type 2) */
+                objectId: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object's tags */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['TagListBody'];
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    listTags: {
+        parameters: {
+            query: {
+                /** @description The deviceId (type 2) */
+                objectId: number;
+                /** @description 2 (a device); any other value is refused with 不支持的标签类型 */
+                type: 2;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object's tags */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['TagListBody'];
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    saveTags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['TagSaveForm'];
+                'multipart/form-data': components['schemas']['TagSaveForm'];
+            };
+        };
+        responses: {
+            /** @description The object's tags */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['TagListBody'];
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+            409: components['responses']['Conflict'];
+        };
+    };
+    deleteTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['TagDeleteForm'];
+                'multipart/form-data': components['schemas']['TagDeleteForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    listDeviceFiles: {
+        parameters: {
+            query: {
+                deviceId: components['parameters']['DeviceIdQuery'];
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of files */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code0'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['DeviceFile'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+        };
+    };
+    uploadDeviceFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'multipart/form-data': {
+                    deviceId: number;
+                    /** Format: binary */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The stored file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code0'];
+                        msg: string;
+                        data: components['schemas']['DeviceFile'];
+                    };
+                };
+            };
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+            413: components['responses']['DeviceTooLarge'];
+        };
+    };
+    downloadDeviceFile: {
+        parameters: {
+            query: {
+                fileId: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bytes */
+            200: {
+                headers: {
+                    'Content-Disposition'?: string;
+                    'X-Content-Type-Options'?: 'nosniff';
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/octet-stream': string;
+                };
+            };
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+        };
+    };
+    deleteDeviceFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['DeviceFileIdForm'];
+                'multipart/form-data': components['schemas']['DeviceFileIdForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['DeviceNullData'];
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+        };
+    };
+    listSubDevices: {
+        parameters: {
+            query: {
+                /** @description The gateway's deviceId (缺少网关ID when missing) */
+                gwId: number;
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+                /** @description Literal, case-sensitive substring of deviceName (at most 100 characters). */
+                deviceName?: components['parameters']['DeviceNameFilter'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of devices */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['SubDevicePageBody'];
+                };
+            };
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+        };
+    };
+    listSubDeviceCandidates: {
+        parameters: {
+            query: {
+                /** @description The gateway's deviceId (缺少网关ID when missing) */
+                gwId: number;
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+                /** @description Literal, case-sensitive substring of deviceName (at most 100 characters). */
+                deviceName?: components['parameters']['DeviceNameFilter'];
+                /** @description One product's devices (an unknown key matches none). */
+                productKey?: components['parameters']['DeviceProductKeyFilter'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of devices */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['SubDevicePageBody'];
+                };
+            };
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+        };
+    };
+    addSubDevices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['SubDeviceAddForm'];
+                'multipart/form-data': components['schemas']['SubDeviceAddForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['DeviceCountAnswer'];
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+        };
+    };
+    removeSubDevices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['SubDeviceRemoveForm'];
+                'multipart/form-data': components['schemas']['SubDeviceRemoveForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['DeviceNullData'];
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+        };
+    };
+    deviceProperties: {
+        parameters: {
+            query: {
+                deviceId: components['parameters']['DeviceIdQuery'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The device's properties with their latest values */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code0'];
+                        msg: string;
+                        data: {
+                            properties: components['schemas']['DeviceProperty'][];
+                        };
+                    };
+                };
+            };
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+        };
+    };
+    devicePropertyHistory: {
+        parameters: {
+            query: {
+                deviceId: components['parameters']['DeviceIdQuery'];
+                identifier: string;
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page, 1..100 (default 10; the console offers 10, 20 and 50). */
+                pageSize?: number;
+                /** @description true for oldest first; default false (newest first). */
+                asc?: 'true' | 'false';
+                startTime?: components['schemas']['TimeParam'];
+                endTime?: components['schemas']['TimeParam'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the property's history */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code0'];
+                        msg: string;
+                        data: {
+                            list: components['schemas']['PropertyRecord'][];
+                            /** @description Records in the whole range */
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+        };
+    };
+    deviceEvents: {
+        parameters: {
+            query: {
+                deviceId: components['parameters']['DeviceIdQuery'];
+                timeType?: 'hour' | 'day' | 'week' | 'month';
+                /** @description 1-based page number (default 1). */
+                nextPage?: number;
+                /** @description Rows per page, 1..100 (default 50). */
+                pageSize?: number;
+                method?: components['schemas']['MessageMethodFilter'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the device's messages */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code0'];
+                        msg: string;
+                        data: {
+                            resultList: components['schemas']['DeviceMessage'][];
+                            currentPage: number;
+                            totalCount: number;
+                            totalPage: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+        };
+    };
+    listDeviceMessages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['ListPropertyForm'];
+                'multipart/form-data': components['schemas']['ListPropertyForm'];
+            };
+        };
+        responses: {
+            /** @description The latest matching messages */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code0'];
+                        msg: string;
+                        data: {
+                            list: components['schemas']['DeviceMessage'][];
+                        };
+                    };
+                };
+            };
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+        };
+    };
+    listProjects: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number (default 1) */
+                page?: number;
+                /** @description Rows per page (default 10 */
+                size?: number;
+                name?: string;
+                classId?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of projects */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['ProjectPageAnswer'];
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    getProject: {
+        parameters: {
+            query: {
+                id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['ProjectDetailAnswer'];
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    countProjects: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The number of projects */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['CountAnswer'];
+                };
+            };
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    createProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['ProjectForm'];
+                'multipart/form-data': components['schemas']['ProjectForm'];
+            };
+        };
+        responses: {
+            /** @description The new project */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['ProjectRowAnswer'];
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+            409: components['responses']['Conflict'];
+        };
+    };
+    updateProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['ProjectUpdateForm'];
+                'multipart/form-data': components['schemas']['ProjectUpdateForm'];
+            };
+        };
+        responses: {
+            /** @description The edited project */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['ProjectRowAnswer'];
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+            409: components['responses']['Conflict'];
+        };
+    };
+    deleteProjects: {
+        parameters: {
+            query: {
+                /** @description Repeated (`ids=1&ids=2`) or comma-joined (`ids=1,2`). */
+                ids: string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            count: number;
+                            unboundDevices: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    listScenes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Scenes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            list: components['schemas']['Scene'][];
+                        };
+                    };
+                };
+            };
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    saveScene: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['SceneForm'];
+                'multipart/form-data': components['schemas']['SceneForm'];
+            };
+        };
+        responses: {
+            /** @description The scene */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            id: number;
+                            name: string;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+            409: components['responses']['Conflict'];
+        };
+    };
+    deleteScene: {
+        parameters: {
+            query: {
+                id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+            409: components['responses']['Conflict'];
+        };
+    };
+    associateDevices: {
+        parameters: {
+            query: {
+                projectId: number;
+                /** @description Repeated or comma-joined. */
+                deviceId: string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Bound */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['CountAnswer'];
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    listProjectStaff: {
+        parameters: {
+            query: {
+                projectCode: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Staff */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            list: components['schemas']['ProjectStaff'][];
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    addProjectStaff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['StaffForm'];
+                'multipart/form-data': components['schemas']['StaffForm'];
+            };
+        };
+        responses: {
+            /** @description Added */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['CountAnswer'];
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    removeProjectStaff: {
+        parameters: {
+            query: {
+                id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    searchUsers: {
+        parameters: {
+            query?: {
+                phoneNumber?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Users */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            list: components['schemas']['UserOptionRow'][];
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    projectDeviceStatus: {
+        parameters: {
+            query: {
+                projectId: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            list: {
+                                status: components['schemas']['DeviceStatus'];
+                                amount: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    projectDeviceType: {
+        parameters: {
+            query: {
+                projectId: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            list: {
+                                /** @description Top-level category name */
+                                type: string;
+                                amount: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    projectAlertType: {
+        parameters: {
+            query: {
+                projectId: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['AlertTypeAnswer'];
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    projectAlertList: {
+        parameters: {
+            query: {
+                projectId: number;
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of alert events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['AlertPageAnswer'];
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    projectHealth: {
+        parameters: {
+            query: {
+                projectId: number;
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Health per day */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            list: {
+                                date: string;
+                                score: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    dashboardCounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            projectCount: number;
+                            productCount: number;
+                            deviceCount: number;
+                            appUsedCount: number;
+                            appToUseCount: number;
+                        };
+                    };
+                };
+            };
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    alertCountByType: {
+        parameters: {
+            query?: {
+                projectId?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['AlertTypeAnswer'];
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    listAlertEvents: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+                projectId?: number;
+                status?: 0 | 1;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of alert events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['AlertPageAnswer'];
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    devicesByCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code0'];
+                        msg: string;
+                        data: {
+                            records: {
+                                categoryId: number;
+                                categoryName: string;
+                                total: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    locatedDevices: {
+        parameters: {
+            query?: {
+                /** @description west,south,east,north */
+                bbox?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Located devices */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code0'];
+                        msg: string;
+                        data: {
+                            list: {
+                                deviceId: number;
+                                productId: number;
+                                deviceName: string;
+                                longitude: number;
+                                latitude: number;
+                                status: components['schemas']['DeviceStatus'];
+                            }[];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    listGroups: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+                groupName?: string;
+                /** @description One project's groups */
+                projectCode?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of groups */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['GroupPageAnswer'];
+                };
+            };
+            400: components['responses']['ReturnCode1111Failure'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    groupRootTree: {
+        parameters: {
+            query?: {
+                userId?: string;
+                projectCode?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Root nodes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['GroupNodesAnswer'];
+                };
+            };
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    groupChildren: {
+        parameters: {
+            query: {
+                userId?: string;
+                parentId: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Child nodes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['GroupNodesAnswer'];
+                };
+            };
+            400: components['responses']['ReturnCode1111Failure'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['ReturnCode1111Failure'];
+        };
+    };
+    groupMenuTree: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole tree */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['GroupMenuAnswer'];
+                };
+            };
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    createGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['GroupSaveForm'];
+                'multipart/form-data': components['schemas']['GroupSaveForm'];
+            };
+        };
+        responses: {
+            /** @description The new group */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['GroupSaveAnswer'];
+                };
+            };
+            400: components['responses']['ReturnCode1111Failure'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['ReturnCode1111Failure'];
+            409: components['responses']['ReturnCode1111Failure'];
+        };
+    };
+    updateGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['GroupUpdateForm'];
+                'multipart/form-data': components['schemas']['GroupUpdateForm'];
+            };
+        };
+        responses: {
+            /** @description The group as stored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['GroupAnswer'];
+                };
+            };
+            400: components['responses']['ReturnCode1111Failure'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['ReturnCode1111Failure'];
+            409: components['responses']['ReturnCode1111Failure'];
+        };
+    };
+    deleteGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['GroupDeleteForm'];
+                'multipart/form-data': components['schemas']['GroupDeleteForm'];
+            };
+        };
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['GroupNullAnswer'];
+                };
+            };
+            400: components['responses']['ReturnCode1111Failure'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['ReturnCode1111Failure'];
+            409: components['responses']['ReturnCode1111Failure'];
+        };
+    };
+    groupDetail: {
+        parameters: {
+            query: {
+                groupId: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The group with its path and totals */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['GroupDetailAnswer'];
+                };
+            };
+            400: components['responses']['ReturnCode1111Failure'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['ReturnCode1111Failure'];
+        };
+    };
+    groupChildList: {
+        parameters: {
+            query: {
+                parentId: number;
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+                groupName?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of subgroups */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['GroupPageAnswer'];
+                };
+            };
+            400: components['responses']['ReturnCode1111Failure'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['ReturnCode1111Failure'];
+        };
+    };
+    groupDevices: {
+        parameters: {
+            query: {
+                groupId: number;
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10) */
+                pageSize?: number;
+                deviceName?: string;
+                tagKey?: string;
+                tagValue?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the group's devices */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['GroupDevicesAnswer'];
+                };
+            };
+            400: components['responses']['ReturnCode1111Failure'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['ReturnCode1111Failure'];
+        };
+    };
+    addGroupDevices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['GroupDevicesForm'];
+                'multipart/form-data': components['schemas']['GroupDevicesForm'];
+            };
+        };
+        responses: {
+            /** @description How many were added */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['GroupCountAnswer'];
+                };
+            };
+            400: components['responses']['ReturnCode1111Failure'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['ReturnCode1111Failure'];
+        };
+    };
+    removeGroupDevices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['GroupDevicesForm'];
+                'multipart/form-data': components['schemas']['GroupDevicesForm'];
+            };
+        };
+        responses: {
+            /** @description How many were removed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['GroupCountAnswer'];
+                };
+            };
+            400: components['responses']['ReturnCode1111Failure'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['ReturnCode1111Failure'];
+        };
+    };
+    groupCandidateDevices: {
+        parameters: {
+            query: {
+                productId: number;
+                groupId?: number;
+                userId?: string;
+                deviceName?: string;
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of candidates */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['GroupCandidatesAnswer'];
+                };
+            };
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
         };
     };
 }

@@ -1,66 +1,102 @@
-import type { ComponentType } from 'react';
-import ArrowForward from '@mui/icons-material/ArrowForward';
-import HistoryIcon from '@mui/icons-material/History';
-import Inventory2Icon from '@mui/icons-material/Inventory2';
-import { Box, Card, CardActionArea, CardContent, Typography } from '@mui/material';
-import { Link } from 'react-router-dom';
+import { lazy, Suspense, useEffect } from 'react';
+import RefreshIcon from '@mui/icons-material/Refresh';
+import { Box, Button, Card, CardContent, Skeleton, Typography } from '@mui/material';
+import { useIsFetching } from '@tanstack/react-query';
+import { useSearchParams } from 'react-router-dom';
 import { Title } from 'react-admin';
+import { alertPageOf, DASHBOARD, prefetchDashboard, usePrefetchDashboard } from './dashboard/api';
+import { CountsRow } from './dashboard/CountsRow';
 
-interface Entry {
-    title: string;
-    to: string;
-    text: string;
-    icon: ComponentType<{ color?: 'primary'; sx?: object }>;
+/*
+ * What paints first is the counts row (this file and CountsRow, in the console's entry chunk). The charts
+ * (@mui/x-charts), the project cards and alert table, and the map (maplibre-gl) are chunks of their own, fetched
+ * while the counts are answered; their data is requested at once (prefetchDashboard), not after their code arrives.
+ */
+const DashboardPies = lazy(() => import('./dashboard/DashboardPies'));
+const DashboardSections = lazy(() => import('./dashboard/DashboardSections'));
+const preloadMap = () => import('../components/map/DeviceMap');
+
+const PIES_GRID = { display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', md: 'repeat(3, 1fr)' } } as const;
+
+function PiesSkeleton() {
+    return (
+        <Box sx={PIES_GRID} aria-busy>
+            {['设备状态', '设备类型', '待处理告警'].map((title) => (
+                <Card key={title} variant="outlined">
+                    <CardContent>
+                        <Typography variant="subtitle1" component="h2" sx={{ fontWeight: 600 }} gutterBottom>
+                            {title}
+                        </Typography>
+                        <Box sx={{ height: 200, display: 'flex', alignItems: 'center', gap: 2 }}>
+                            <Skeleton variant="circular" width={130} height={130} />
+                            <Box sx={{ flex: 1 }}>
+                                <Skeleton width="80%" />
+                                <Skeleton width="60%" />
+                            </Box>
+                        </Box>
+                    </CardContent>
+                </Card>
+            ))}
+        </Box>
+    );
 }
 
-/** The families that exist so far; the dashboard of counts, charts and map replaces this page later. */
-const ENTRIES: Entry[] = [
-    {
-        title: '产品管理',
-        to: '/product',
-        text: '创建产品，定义物模型，查看通信 Topic，进入设备管理。',
-        icon: Inventory2Icon,
-    },
-    {
-        title: '产品更新日志',
-        to: '/productLog',
-        text: '记录并查看平台产品能力的更新。',
-        icon: HistoryIcon,
-    },
-];
-
-/** /introduce: where the console lands after sign-on. */
-export function Introduce() {
+function SectionsSkeleton() {
     return (
-        <Box sx={{ py: 2 }}>
+        <Box sx={{ display: 'grid', gap: 2 }} aria-busy>
+            <Skeleton variant="rounded" height={120} />
+            <Skeleton variant="rounded" height={320} />
+        </Box>
+    );
+}
+
+function RefreshButton() {
+    const { queryClient } = usePrefetchDashboard();
+    const fetching = useIsFetching({ queryKey: [DASHBOARD] }) > 0;
+    return (
+        <Button
+            size="small"
+            startIcon={<RefreshIcon />}
+            disabled={fetching}
+            onClick={() => void queryClient.invalidateQueries({ queryKey: [DASHBOARD] })}
+        >
+            刷新
+        </Button>
+    );
+}
+
+/**
+ * /introduce, the landing page (SPEC.md "Dashboard (introduce)"): overview counts, the device status, type and
+ * pending alert pies, 我的项目, the alert events table and the device map.
+ */
+export function Introduce() {
+    const { queryClient, dataProvider } = usePrefetchDashboard();
+    const [search] = useSearchParams();
+    const alertPage = alertPageOf(search);
+
+    useEffect(() => {
+        prefetchDashboard(queryClient, dataProvider, alertPage);
+        void preloadMap();
+        // Once, on arrival: paging the alert table asks for its own pages.
+        // eslint-disable-next-line react-hooks/exhaustive-deps
+    }, []);
+
+    return (
+        <Box sx={{ p: { xs: 1, md: 2 }, display: 'flex', flexDirection: 'column', gap: 2, minWidth: 0 }}>
             <Title title="概览" />
-            <Typography variant="h5" component="h1" sx={{ fontWeight: 600 }} gutterBottom>
-                欢迎使用物联网设备接入管理平台
-            </Typography>
-            <Typography variant="body1" color="text.secondary" sx={{ maxWidth: 760, mb: 3 }}>
-                在这里为设备建立产品与物模型，让设备通过 MQTT 安全接入，并管理设备、分组、规则与数据订阅。
-                从下面的入口开始。
-            </Typography>
-            <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: 'repeat(auto-fill, minmax(260px, 1fr))' }}>
-                {ENTRIES.map(({ title, to, text, icon: Icon }) => (
-                    <Card key={to}>
-                        <CardActionArea component={Link} to={to} sx={{ height: '100%' }}>
-                            <CardContent>
-                                <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, mb: 1 }}>
-                                    <Icon color="primary" />
-                                    <Typography variant="h6" component="h2" sx={{ flex: 1 }}>
-                                        {title}
-                                    </Typography>
-                                    <ArrowForward fontSize="small" color="action" />
-                                </Box>
-                                <Typography variant="body2" color="text.secondary">
-                                    {text}
-                                </Typography>
-                            </CardContent>
-                        </CardActionArea>
-                    </Card>
-                ))}
+            <Box sx={{ display: 'flex', alignItems: 'center' }}>
+                <Typography variant="h5" component="h1" sx={{ fontWeight: 600, flex: 1 }}>
+                    概览
+                </Typography>
+                <RefreshButton />
             </Box>
+            <CountsRow />
+            <Suspense fallback={<PiesSkeleton />}>
+                <DashboardPies />
+            </Suspense>
+            <Suspense fallback={<SectionsSkeleton />}>
+                <DashboardSections />
+            </Suspense>
         </Box>
     );
 }

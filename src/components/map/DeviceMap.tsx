@@ -1,6 +1,6 @@
-import { useEffect, useMemo, useRef } from 'react';
-import { Alert, Box, Typography } from '@mui/material';
-import type { GeoJSONSource, MapLayerMouseEvent, Popup } from 'maplibre-gl';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { Alert, Box, CircularProgress, Typography } from '@mui/material';
+import type { GeoJSONSource, Map as MapLibreMap, MapLayerMouseEvent, Popup } from 'maplibre-gl';
 import {
     CLUSTER_LAYER,
     countFont,
@@ -19,10 +19,26 @@ import { maplibregl } from './maplibre';
 import type { DeviceMapProps, DevicePoint } from './types';
 import { useBaseMap } from './useBaseMap';
 
+/** The map element carries its maplibre map under this name, for tests and benchmarks (queryRenderedFeatures). */
+export const MAP_PROPERTY = 'maplibreMap';
+
+export interface DeviceMapExtraProps {
+    api?: GeoApi;
+    /**
+     * The points are still being fetched: the map (and its basemap) loads meanwhile, a spinner stands where
+     * 暂无数据 would, and the first render is not reported until the points are there.
+     */
+    loading?: boolean;
+}
+
 /**
  * SPEC "Dashboard map": located devices clustered over 80 px on the offline basemap. Clustering runs in maplibre's
  * worker, so 100,000 devices stay smooth; a click on a cluster zooms to where it splits, a click on a device
  * reports its id.
+ *
+ * Once the points are drawn for the first time (the devices source loaded and the map idle), the root element
+ * gets `data-state="rendered"` and `data-first-render` (performance.now() of that frame, in ms): the marker the
+ * end-to-end test and the render benchmark wait for.
  */
 export default function DeviceMap({
     points,
@@ -30,7 +46,8 @@ export default function DeviceMap({
     height = 400,
     onLoad,
     api: givenApi,
-}: DeviceMapProps & { api?: GeoApi }) {
+    loading = false,
+}: DeviceMapProps & DeviceMapExtraProps) {
     const api = useMemo(() => givenApi ?? createGeoApi(), [givenApi]);
     const container = useRef<HTMLDivElement | null>(null);
     const { map, error } = useBaseMap(container, { api, center: DEVICE_MAP_CENTER, zoom: DEVICE_MAP_ZOOM });
@@ -45,6 +62,7 @@ export default function DeviceMap({
     pointsRef.current = points;
     /** The collection the source holds, so the first render does not send 100,000 points to the worker twice. */
     const shown = useRef<typeof data | null>(null);
+    const [firstRender, setFirstRender] = useState<number | null>(null);
 
     useEffect(() => {
         if (!map) return;
@@ -94,8 +112,11 @@ export default function DeviceMap({
             map.on('mouseenter', layer, enter);
             map.on('mouseleave', layer, leave);
         }
+        const element = container.current as (HTMLDivElement & { [MAP_PROPERTY]?: MapLibreMap }) | null;
+        if (element) element[MAP_PROPERTY] = map;
         loadRef.current?.(map);
         return () => {
+            if (element) delete element[MAP_PROPERTY];
             popup?.remove();
             map.off('click', CLUSTER_LAYER, onCluster);
             map.off('click', POINT_LAYER, onPoint);
@@ -112,10 +133,45 @@ export default function DeviceMap({
         map.getSource<GeoJSONSource>(SOURCE_ID)?.setData(data);
     }, [map, data]);
 
+    const rendered = firstRender !== null;
+    useEffect(() => {
+        if (!map || loading || rendered) return;
+        const mark = () => {
+            if (!map.isSourceLoaded(SOURCE_ID)) return;
+            map.off('idle', mark);
+            setFirstRender(Math.round(performance.now()));
+        };
+        // The points reach the source in the effects above (addSource on load, else setData), each followed by idle.
+        map.on('idle', mark);
+        return () => {
+            map.off('idle', mark);
+        };
+    }, [map, data, loading, rendered]);
+
     return (
-        <Box sx={{ position: 'relative', height, borderRadius: 1, overflow: 'hidden', bgcolor: '#e6edf4' }}>
-            <Box ref={container} data-testid="device-map" sx={{ position: 'absolute', inset: 0 }} />
-            {data.features.length === 0 && !error && (
+        <Box
+            sx={{ position: 'relative', height, borderRadius: 1, overflow: 'hidden', bgcolor: '#e6edf4' }}
+            data-state={rendered ? 'rendered' : 'loading'}
+            data-first-render={firstRender ?? undefined}
+            data-points={data.features.length}
+        >
+            {/* maplibre's own stylesheet makes its container position: relative, so the size is given, not inset. */}
+            <Box ref={container} data-testid="device-map" sx={{ width: '100%', height: '100%' }} />
+            {loading && !error && (
+                <Box
+                    sx={{
+                        position: 'absolute',
+                        inset: 0,
+                        display: 'flex',
+                        alignItems: 'center',
+                        justifyContent: 'center',
+                        pointerEvents: 'none',
+                    }}
+                >
+                    <CircularProgress size={32} aria-label="设备位置加载中" />
+                </Box>
+            )}
+            {!loading && data.features.length === 0 && !error && (
                 <Box
                     role="status"
                     sx={{

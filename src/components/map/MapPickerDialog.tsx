@@ -69,6 +69,15 @@ function PickerContent(props: MapPickerDialogProps & { api?: GeoApi }) {
         [api],
     );
 
+    // An earlier point handed in without its address (a stored 'lat,lng' tag) is located again, so it can be
+    // confirmed as it is.
+    const relocated = useRef(false);
+    useEffect(() => {
+        if (relocated.current || !value || (value.address && value.adcode)) return;
+        relocated.current = true;
+        pick(value.lng, value.lat);
+    }, [value, pick]);
+
     useMarker(map, state.point);
     useEffect(() => {
         if (!map) return;

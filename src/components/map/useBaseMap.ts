@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, type RefObject } from 'react';
 import type { GeoJSONSource, Map as MapLibreMap } from 'maplibre-gl';
 import type { GeoApi } from './geoApi';
+import { MAP_LOCALE } from './locale';
 import { maplibregl } from './maplibre';
 import { DISTRICT_MIN_ZOOM, isOfflineStyle, resolveStyle } from './style';
 
@@ -69,6 +70,7 @@ export function useBaseMap(container: RefObject<HTMLDivElement | null>, { api, c
                     center: initial.current.center,
                     zoom: initial.current.zoom,
                     attributionControl: false,
+                    locale: MAP_LOCALE,
                     dragRotate: false,
                     pitchWithRotate: false,
                 });

@@ -43,3 +43,25 @@ export interface DeviceTabProps {
     product: DeviceProduct;
     reload: () => void;
 }
+
+/** What GET /api/device/detail answers in `data`. */
+export interface DeviceDetailAnswer {
+    device: DeviceDetail;
+    product: DeviceProduct;
+}
+
+/** A tag of a device (docs/platform-api.md "Tags"); the key `coordinate` holds the location as 'lat,lng'. */
+export interface DeviceTag {
+    id: number;
+    key: string;
+    value: string;
+}
+
+/** A file attached to a device (GET /api/device/file/list). */
+export interface DeviceFile {
+    fileId: number;
+    fileName: string;
+    size: number;
+    createTime: string | null;
+    downloadUrl: string;
+}

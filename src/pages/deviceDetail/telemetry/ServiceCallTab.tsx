@@ -1,10 +1,7 @@
-import { Alert } from '@mui/material';
 import type { DeviceTabProps } from '../types';
+import { ServicesPanel } from './ServicesPanel';
 
-/**
- * Service call: the product's services and the device's service call records.
- * Placeholder until its helper builds it.
- */
+/** Service call (服务调用): the product's services and the device's service call records. */
 export function ServiceCallTab({ device }: DeviceTabProps) {
-    return <Alert severity="info">{device.deviceName}: 服务调用</Alert>;
+    return <ServicesPanel productId={device.productId} productKey={device.productKey} deviceName={device.deviceName} />;
 }

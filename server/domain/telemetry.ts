@@ -1,0 +1,285 @@
+import { and, asc, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
+import { DATA_TYPE_LABELS, IDENTIFIER, type DataTypeName } from '../../schemas/thingModel';
+import type { Db, Tx } from '../db/client';
+import { deviceMessages, deviceProperties, devices, propertyRecords, thingFunctions } from '../db/schema';
+import { badRequest, notFound } from '../http/errors';
+import { formatTime } from '../http/time';
+
+/**
+ * Property values, property history and device messages (docs/platform-api.md "Properties, history and events"):
+ * the queries behind the device detail, and the writers device access calls when a device reports.
+ */
+
+/** The method of a property report; its messages outnumber all others, so queries keep them apart. */
+export const PROPERTY_POST = 'thing.event.property.post';
+
+/** Written as a literal so the planner can match the partial index of 0005_detail_extra.sql (a parameter cannot). */
+const NOT_PROPERTY_POST = sql`${deviceMessages.method} <> ${sql.raw(`'${PROPERTY_POST}'`)}`;
+
+/** 'int32 (整数型)' → '整数型': the Chinese name the thing-model editor shows. */
+export function dataTypeName(type: string | undefined): string {
+    const label = type && type in DATA_TYPE_LABELS ? DATA_TYPE_LABELS[type as DataTypeName] : undefined;
+    return label?.match(/\((.+)\)/)?.[1] ?? type ?? '';
+}
+
+type Reader = Db | Tx;
+
+/** The device's product, or 404 设备不存在. */
+export async function deviceProductId(db: Reader, deviceId: number): Promise<number> {
+    const [row] = await db.select({ productId: devices.productId }).from(devices).where(eq(devices.id, deviceId));
+    if (!row) throw notFound('设备不存在');
+    return row.productId;
+}
+
+/** Every property of the product's thing model (function id order) with the device's latest value. */
+export async function listProperties(db: Reader, deviceId: number, timeZone: string) {
+    const productId = await deviceProductId(db, deviceId);
+    const rows = await db
+        .select({
+            functionId: thingFunctions.id,
+            functionName: thingFunctions.name,
+            identifier: thingFunctions.identifier,
+            dataType: thingFunctions.dataType,
+            ts: deviceProperties.ts,
+            value: deviceProperties.value,
+            desired: deviceProperties.desired,
+        })
+        .from(thingFunctions)
+        .leftJoin(
+            deviceProperties,
+            and(eq(deviceProperties.deviceId, deviceId), eq(deviceProperties.identifier, thingFunctions.identifier)),
+        )
+        .where(and(eq(thingFunctions.productId, productId), eq(thingFunctions.type, 'property')))
+        .orderBy(asc(thingFunctions.id));
+    return rows.map((r) => {
+        const dataType = r.dataType as { type?: string; specs?: { unit?: unknown } } | null;
+        const unit = dataType?.specs && !Array.isArray(dataType.specs) ? dataType.specs.unit : undefined;
+        return {
+            functionId: r.functionId,
+            functionName: r.functionName,
+            identifier: r.identifier,
+            dataTypeName: dataTypeName(dataType?.type),
+            unit: typeof unit === 'string' && unit !== '' ? unit : null,
+            timestamp: formatTime(r.ts, timeZone),
+            value: r.value ?? null,
+            desired: r.desired ?? null,
+        };
+    });
+}
+
+export interface HistoryQuery {
+    deviceId: number;
+    identifier: string;
+    /** Both inclusive. */
+    start: Date;
+    end: Date;
+    ascending: boolean;
+    limit: number;
+    offset: number;
+}
+
+/**
+ * A page of one property's history and the count over the range. Both walk the primary key (device, identifier, ts)
+ * within the range, which is capped (31 days) so the count stays bounded.
+ */
+export async function propertyHistory(db: Reader, q: HistoryQuery, timeZone: string) {
+    const where = and(
+        eq(propertyRecords.deviceId, q.deviceId),
+        eq(propertyRecords.identifier, q.identifier),
+        gte(propertyRecords.ts, q.start),
+        lte(propertyRecords.ts, q.end),
+    );
+    const rows = await db
+        .select({ ts: propertyRecords.ts, value: propertyRecords.value })
+        .from(propertyRecords)
+        .where(where)
+        .orderBy(q.ascending ? asc(propertyRecords.ts) : desc(propertyRecords.ts))
+        .limit(q.limit)
+        .offset(q.offset);
+    const [count] = await db
+        .select({ n: sql<number>`count(*)::int` })
+        .from(propertyRecords)
+        .where(where);
+    // Records exist only for existing devices (foreign key): look the device up only when there are none.
+    if (Number(count.n) === 0) await deviceProductId(db, q.deviceId);
+    return {
+        list: rows.map((r) => ({ timestamp: formatTime(r.ts, timeZone)!, value: r.value ?? null })),
+        total: Number(count.n),
+    };
+}
+
+/** Which messages a call asks for: every one, one method, or a prefix (`thing.event.*` → 'thing.event.'). */
+export type MethodFilter = { kind: 'all' } | { kind: 'exact'; method: string } | { kind: 'prefix'; prefix: string };
+
+const METHOD = /^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/;
+
+/** Empty means every message; otherwise a method or a prefix ending in `.*`, or 方法名格式不正确. */
+export function parseMethodFilter(raw: string | undefined): MethodFilter {
+    const value = raw?.trim() ?? '';
+    if (value === '') return { kind: 'all' };
+    if (value.length > 200) throw badRequest('方法名格式不正确');
+    if (value.endsWith('.*')) {
+        const base = value.slice(0, -2);
+        if (!METHOD.test(base)) throw badRequest('方法名格式不正确');
+        return { kind: 'prefix', prefix: `${base}.` };
+    }
+    if (!METHOD.test(value)) throw badRequest('方法名格式不正确');
+    return { kind: 'exact', method: value };
+}
+
+/**
+ * The SQL for a filter. A prefix never matches property reports: `thing.event.*` means the device's events, and a
+ * month of reports every few seconds would bury them. `left()` compares bytes exactly (no LIKE wildcards in `_`).
+ */
+function methodSql(filter: MethodFilter, allMeans: 'everything' | 'not property reports'): SQL | undefined {
+    switch (filter.kind) {
+        case 'exact':
+            return eq(deviceMessages.method, filter.method);
+        case 'prefix':
+            return and(
+                NOT_PROPERTY_POST,
+                sql`left(${deviceMessages.method}, ${filter.prefix.length}) = ${filter.prefix}`,
+            );
+        default:
+            return allMeans === 'everything' ? undefined : NOT_PROPERTY_POST;
+    }
+}
+
+function toMessage(
+    r: { id: number; ts: Date; method: string; identifier: string | null; data: unknown },
+    timeZone: string,
+) {
+    return {
+        id: Number(r.id),
+        time: formatTime(r.ts, timeZone)!,
+        method: r.method,
+        identifier: r.identifier,
+        data: (r.data ?? {}) as Record<string, unknown>,
+    };
+}
+
+export type DeviceMessage = ReturnType<typeof toMessage>;
+
+const messageColumns = {
+    id: deviceMessages.id,
+    ts: deviceMessages.ts,
+    method: deviceMessages.method,
+    identifier: deviceMessages.identifier,
+    data: deviceMessages.data,
+};
+
+/** ListProperty: the device's latest `limit` messages matching the filter (without one: every message). */
+export async function latestMessages(
+    db: Reader,
+    deviceId: number,
+    filter: MethodFilter,
+    limit: number,
+    timeZone: string,
+): Promise<DeviceMessage[]> {
+    const rows = await db
+        .select(messageColumns)
+        .from(deviceMessages)
+        .where(and(eq(deviceMessages.deviceId, deviceId), methodSql(filter, 'everything')))
+        .orderBy(desc(deviceMessages.ts), desc(deviceMessages.id))
+        .limit(limit);
+    return rows.map((r) => toMessage(r, timeZone));
+}
+
+export interface EventsQuery {
+    deviceId: number;
+    filter: MethodFilter;
+    /** Both inclusive. */
+    since: Date;
+    until: Date;
+    limit: number;
+    offset: number;
+}
+
+/** A page of the device's messages in a time window (without a filter: all but property reports), and the count. */
+export async function messagesInRange(db: Reader, q: EventsQuery, timeZone: string) {
+    const where = and(
+        eq(deviceMessages.deviceId, q.deviceId),
+        gte(deviceMessages.ts, q.since),
+        lte(deviceMessages.ts, q.until),
+        methodSql(q.filter, 'not property reports'),
+    );
+    const rows = await db
+        .select(messageColumns)
+        .from(deviceMessages)
+        .where(where)
+        .orderBy(desc(deviceMessages.ts), desc(deviceMessages.id))
+        .limit(q.limit)
+        .offset(q.offset);
+    const [count] = await db
+        .select({ n: sql<number>`count(*)::int` })
+        .from(deviceMessages)
+        .where(where);
+    if (Number(count.n) === 0) await deviceProductId(db, q.deviceId);
+    return { list: rows.map((r) => toMessage(r, timeZone)), total: Number(count.n) };
+}
+
+function checkIdentifier(identifier: string): void {
+    if (!IDENTIFIER.test(identifier)) throw badRequest(`标识符格式不正确：${identifier}`);
+}
+
+/**
+ * One property report (thing.event.property.post) in one transaction: the latest values (a report older than the
+ * stored one leaves it), one history row per property (a second report of the same instant replaces the first),
+ * and the message. Values are stored as reported; device access checks them against the thing model first.
+ */
+export async function recordPropertyPost(
+    db: Db,
+    deviceId: number,
+    ts: Date,
+    values: Record<string, unknown>,
+): Promise<number> {
+    const entries = Object.entries(values).filter(([, v]) => v !== undefined);
+    if (entries.length === 0) throw badRequest('属性上报不能为空');
+    for (const [identifier] of entries) checkIdentifier(identifier);
+    return db.transaction(async (tx) => {
+        await deviceProductId(tx, deviceId);
+        await tx
+            .insert(deviceProperties)
+            .values(entries.map(([identifier, value]) => ({ deviceId, identifier, value, ts })))
+            .onConflictDoUpdate({
+                target: [deviceProperties.deviceId, deviceProperties.identifier],
+                set: { value: sql`excluded.value`, ts: sql`excluded.ts` },
+                setWhere: sql`${deviceProperties.ts} <= excluded.ts`,
+            });
+        await tx
+            .insert(propertyRecords)
+            .values(entries.map(([identifier, value]) => ({ deviceId, identifier, ts, value })))
+            .onConflictDoUpdate({
+                target: [propertyRecords.deviceId, propertyRecords.identifier, propertyRecords.ts],
+                set: { value: sql`excluded.value` },
+            });
+        const [row] = await tx
+            .insert(deviceMessages)
+            .values({ deviceId, ts, method: PROPERTY_POST, identifier: null, data: Object.fromEntries(entries) })
+            .returning({ id: deviceMessages.id });
+        return Number(row.id);
+    });
+}
+
+/**
+ * An event (thing.event.{identifier}.post, data: the output params) or a service call (thing.service.{identifier},
+ * data: { input, output }). Property reports go through recordPropertyPost, which also keeps the values.
+ */
+export async function recordMessage(
+    db: Db | Tx,
+    deviceId: number,
+    ts: Date,
+    method: string,
+    identifier: string | null,
+    data: Record<string, unknown>,
+): Promise<number> {
+    if (!METHOD.test(method)) throw badRequest('方法名格式不正确');
+    if (method === PROPERTY_POST) throw badRequest('属性上报请使用 recordPropertyPost');
+    if (identifier !== null) checkIdentifier(identifier);
+    await deviceProductId(db, deviceId);
+    const [row] = await db
+        .insert(deviceMessages)
+        .values({ deviceId, ts, method, identifier, data })
+        .returning({ id: deviceMessages.id });
+    return Number(row.id);
+}

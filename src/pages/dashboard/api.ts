@@ -1,0 +1,145 @@
+import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { useDataProvider } from 'react-admin';
+import type { PlatformDataProvider } from '../../engine/choices';
+
+/** The resource whose custom calls the dashboard makes (resources/dashboard.ts). */
+export const DASHBOARD = 'dashboard';
+
+/** SPEC.md §9: the dashboard alert table is paged at 10. */
+export const ALERT_PAGE_SIZE = 10;
+/** How many project cards 我的项目 shows before 查看全部. */
+export const PROJECT_CARDS = 7;
+
+export interface DashboardCounts {
+    projectCount: number;
+    productCount: number;
+    deviceCount: number;
+    appUsedCount: number;
+    appToUseCount: number;
+}
+
+export interface DeviceTotals {
+    onlineTotal: number;
+    offlineTotal: number;
+    inActiveTotal: number;
+}
+
+export interface CategoryCount {
+    categoryId: number | string;
+    categoryName: string;
+    total: number;
+}
+
+export interface LevelCount {
+    type: number | string;
+    amount: number;
+}
+
+export interface AlertEvent {
+    id: number | string;
+    type: number | string;
+    status: number | string;
+    timestamp: string;
+    params?: string | null;
+    deviceName: string;
+    productKey?: string | null;
+    projectId?: number | string | null;
+    projectName?: string | null;
+}
+
+export interface Page<T> {
+    records: T[];
+    total: number;
+}
+
+export interface ProjectCard {
+    id: number | string;
+    name?: string;
+    projectName?: string;
+    sceneName?: string | null;
+    deviceCount?: number;
+    onlineCount?: number;
+}
+
+export interface DeviceLocation {
+    deviceId: number | string;
+    productId: number | string;
+    deviceName: string;
+    longitude: number | null;
+    latitude: number | null;
+    status?: string;
+}
+
+export interface DeviceLocations {
+    list: DeviceLocation[];
+    total: number;
+}
+
+type Call = 'counts' | 'deviceTotal' | 'devicesByCategory' | 'alertsByLevel' | 'alertEvents' | 'deviceLocations';
+
+const key = (call: Call | 'projects', params: Record<string, unknown> = {}) => [DASHBOARD, call, params] as const;
+
+function options<T>(dataProvider: PlatformDataProvider, call: Call | 'projects', params: Record<string, unknown> = {}) {
+    return {
+        queryKey: key(call, params),
+        queryFn: async ({ signal }: { signal: AbortSignal }) =>
+            (await dataProvider.invoke<T>(DASHBOARD, call, params, { signal })).data,
+        // A refusal answers the same when asked again; a network fault may not.
+        retry: (count: number, error: Error & { status?: number }) =>
+            count < 2 && !(error?.status !== undefined && error.status >= 400 && error.status < 500),
+        staleTime: 30_000,
+    };
+}
+
+const usePlatform = () => useDataProvider<PlatformDataProvider>();
+
+export const useCounts = () => useQuery(options<DashboardCounts>(usePlatform(), 'counts'));
+export const useDeviceTotals = () => useQuery(options<DeviceTotals>(usePlatform(), 'deviceTotal'));
+export const useDevicesByCategory = () => useQuery(options<CategoryCount[]>(usePlatform(), 'devicesByCategory'));
+export const useAlertsByLevel = () => useQuery(options<LevelCount[]>(usePlatform(), 'alertsByLevel'));
+export const useDeviceLocations = () => useQuery(options<DeviceLocations>(usePlatform(), 'deviceLocations'));
+
+/** The query param that keeps the alert table's page, so a page of alerts can be bookmarked. */
+export const ALERT_PAGE_PARAM = 'alertPage';
+
+export function alertPageOf(search: URLSearchParams): number {
+    const n = Number(search.get(ALERT_PAGE_PARAM));
+    return Number.isInteger(n) && n > 0 ? n : 1;
+}
+
+export const alertPageParams = (page: number) => ({ pageNumber: page, pageSize: ALERT_PAGE_SIZE });
+export const projectParams = { page: 1, size: PROJECT_CARDS };
+
+export function useAlertEvents(page: number) {
+    return useQuery({
+        ...options<Page<AlertEvent>>(usePlatform(), 'alertEvents', alertPageParams(page)),
+        // The table keeps the page it shows while the next one loads.
+        placeholderData: (previous: Page<AlertEvent> | undefined) => previous,
+    });
+}
+
+export const useProjects = () => useQuery(options<Page<ProjectCard>>(usePlatform(), 'projects', projectParams));
+
+/**
+ * Starts the requests of the sections that load lazily, so they travel while those sections' code loads. The
+ * counts go first (the row that paints first asks for them itself); the located devices, the largest answer,
+ * go last.
+ */
+export function prefetchDashboard(queryClient: QueryClient, dataProvider: PlatformDataProvider, alertPage: number) {
+    const calls: Array<[Call | 'projects', Record<string, unknown>?]> = [
+        ['deviceTotal'],
+        ['devicesByCategory'],
+        ['alertsByLevel'],
+        ['projects', projectParams],
+        ['alertEvents', alertPageParams(alertPage)],
+        ['deviceLocations'],
+    ];
+    for (const [call, params] of calls) void queryClient.prefetchQuery(options(dataProvider, call, params));
+}
+
+export function usePrefetchDashboard() {
+    return { queryClient: useQueryClient(), dataProvider: usePlatform() };
+}
+
+/** The message of a failed call, for the section's error line. */
+export const errorText = (error: unknown) => (error instanceof Error && error.message) || '加载失败';
