@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { AppEnv, Services } from '../deps';
 import { devicesByCategory, locatedDevicesJson, type Bbox } from '../domain/dashboard';
+import { DeviceMapCache } from '../domain/deviceMapCache';
 import { ok } from '../http/envelope';
 import { badRequest } from '../http/errors';
 
@@ -22,12 +23,15 @@ export function parseBbox(raw: string | undefined): Bbox | undefined {
 /** /api/device: devices per category and the device map (docs/platform-api.md "Dashboard"). */
 export function deviceStatsRoutes({ db }: Services) {
     const app = new Hono<AppEnv>();
+    const mapCache = new DeviceMapCache();
 
     app.get('/getCntGroupByCate', async (c) => ok(c, { records: await devicesByCategory(db) }));
 
-    // The database writes the list as JSON text; it goes into the envelope as is.
+    // The database writes the list as JSON text; it goes into the envelope as is. The whole map (no bbox) is cached
+    // until a device changes (domain/deviceMapCache.ts).
     app.get('/queryLonLatList', async (c) => {
-        const data = await locatedDevicesJson(db, parseBbox(c.req.query('bbox')));
+        const bbox = parseBbox(c.req.query('bbox'));
+        const data = bbox ? await locatedDevicesJson(db, bbox) : await mapCache.get(db, () => locatedDevicesJson(db));
         return c.body(`{"code":0,"msg":"success","data":${data}}`, 200, {
             'content-type': 'application/json; charset=UTF-8',
         });
