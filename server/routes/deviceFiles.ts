@@ -6,7 +6,7 @@ import { asciiFallback, deleteFile, listFiles, openFile, storeFile } from '../do
 import { attachment } from '../http/download';
 import { fail, ok } from '../http/envelope';
 import { badRequest } from '../http/errors';
-import { paging, positiveInt, readBody } from '../http/input';
+import { paging, parseForm, positiveInt, readBody } from '../http/input';
 
 /** Multipart framing and the deviceId field around the file. */
 const MULTIPART_ALLOWANCE = 64 * 1024;
@@ -35,7 +35,7 @@ export function deviceFileRoutes(services: Services) {
             if (!(c.req.header('content-type') ?? '').includes('multipart/form-data')) {
                 throw badRequest(FILE_MESSAGES.required);
             }
-            const form = await c.req.parseBody();
+            const form = await parseForm(c);
             const deviceId = positiveInt(form.deviceId, '缺少设备ID');
             const file = form.file;
             if (!(file instanceof File)) throw badRequest(FILE_MESSAGES.required);

@@ -9,6 +9,7 @@ import { insertDevices } from '../domain/deviceWrite';
 import { attachment, BOM } from '../http/download';
 import { fail, ok } from '../http/envelope';
 import { badRequest, notFound } from '../http/errors';
+import { parseForm } from '../http/input';
 
 /** Multipart framing and the productKey field around the file. */
 const MULTIPART_ALLOWANCE = 64 * 1024;
@@ -46,7 +47,7 @@ export function deviceImportRoutes({ db, maintenance }: Services) {
             if (!(c.req.header('content-type') ?? '').includes('multipart/form-data')) {
                 throw badRequest('请以 multipart/form-data 上传 productKey 和 file');
             }
-            const form = await c.req.parseBody();
+            const form = await parseForm(c);
             const productKey = typeof form.productKey === 'string' ? form.productKey.trim() : '';
             if (!productKey) throw badRequest('请选择产品!');
             const product = await productByKey(db, productKey);

@@ -1,40 +1,16 @@
 import { eq, inArray } from 'drizzle-orm';
 import { Hono } from 'hono';
-import { checkBind, checkUnbind } from '../../schemas/device';
-import type { Tx } from '../db/client';
-import { devices, projects } from '../db/schema';
+import { checkUnbind } from '../../schemas/device';
+import { devices } from '../db/schema';
 import type { AppEnv, Services } from '../deps';
+import { bindDevices, lockDevices, requireProject, selection } from '../domain/deviceProject';
 import { ok } from '../http/envelope';
-import { badRequest, notFound } from '../http/errors';
+import { badRequest } from '../http/errors';
 import { idList, positiveInt, readListBody, type FormValue } from '../http/input';
 
-/** One bind or unbind call touches at most this many devices (a few pages of selection, with room to spare). */
-export const MAX_SELECTION = 10_000;
+export { MAX_SELECTION } from '../domain/deviceProject';
 
 const one = (v: FormValue | undefined) => (Array.isArray(v) ? v[0] : v)?.trim() ?? '';
-
-function selection(raw: FormValue | undefined, emptyMessage: string): number[] {
-    const ids = idList(raw, '设备ID必须是正整数');
-    if (ids.length === 0) throw badRequest(emptyMessage);
-    if (ids.length > MAX_SELECTION) throw badRequest(`一次最多选择${MAX_SELECTION}个设备`);
-    return ids;
-}
-
-/** The selected devices, locked until the transaction ends so two binds cannot both see them unbound. */
-async function lockDevices(tx: Tx, ids: number[]) {
-    const rows = await tx
-        .select({ deviceId: devices.id, projectId: devices.projectId })
-        .from(devices)
-        .where(inArray(devices.id, ids))
-        .for('update');
-    if (rows.length < ids.length) throw notFound('设备不存在');
-    return rows;
-}
-
-async function requireProject(tx: Tx, projectId: number) {
-    const [project] = await tx.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId));
-    if (!project) throw notFound('项目不存在');
-}
 
 /**
  * Project binding. The console checks a selection with schemas/device.ts checkBind / checkUnbind before it calls;
@@ -46,17 +22,7 @@ export function deviceProjectRoutes({ db }: Services) {
     app.post('/bind', async (c) => {
         const body = await readListBody(c);
         const ids = selection(body.deviceId, '请选择需要关联项目的设备');
-        const rawProject = one(body.projectId);
-        const count = await db.transaction(async (tx) => {
-            const rows = await lockDevices(tx, ids);
-            const message = checkBind(rows, rawProject);
-            if (message) throw badRequest(message);
-            const projectId = positiveInt(rawProject, '请选择要关联的场景');
-            await requireProject(tx, projectId);
-            await tx.update(devices).set({ projectId }).where(inArray(devices.id, ids));
-            return ids.length;
-        });
-        return ok(c, { count });
+        return ok(c, { count: await bindDevices(db, one(body.projectId), ids) });
     });
 
     app.post('/unbind', async (c) => {

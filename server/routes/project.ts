@@ -15,10 +15,10 @@ import {
     saveScene,
     updateProject,
 } from '../domain/projects';
-import { fail, ok } from '../http/envelope';
+import { ok } from '../http/envelope';
 import { badRequest } from '../http/errors';
 import { idList, paging, positiveInt, readBody, validate } from '../http/input';
-import { deviceProjectRoutes } from './deviceProject';
+import { bindDevices, selection } from '../domain/deviceProject';
 import '../http/time';
 
 /** At most this many projects in one delete. */
@@ -92,20 +92,9 @@ export function projectRoutes(services: Services) {
         return ok(c, null);
     });
 
-    // The device family's bind (same checks, messages and all-or-nothing write), answered in this family's envelope.
-    const bind = deviceProjectRoutes(services);
-    bind.onError((err) => {
-        throw err;
-    });
     app.get('/associateDevice', async (c) => {
-        const form = new URLSearchParams();
-        const projectId = c.req.query('projectId');
-        if (projectId !== undefined) form.set('projectId', projectId);
-        for (const id of c.req.queries('deviceId') ?? c.req.queries('deviceId[]') ?? []) form.append('deviceId', id);
-        const res = await bind.request('/bind', { method: 'POST', body: form });
-        const body = (await res.json()) as { msg: string; data?: unknown };
-        if (!res.ok) return fail(c, res.status === 404 ? 404 : 400, body.msg);
-        return ok(c, body.data);
+        const ids = selection(c.req.queries('deviceId') ?? c.req.queries('deviceId[]'), '请选择需要关联项目的设备');
+        return ok(c, { count: await bindDevices(db, c.req.query('projectId')?.trim() ?? '', ids) });
     });
 
     return app;

@@ -26,7 +26,9 @@ function page(c: Context, status: 200 | 400 | 401 | 429, options: LoginPageOptio
 
 /** The sign-on service the platform's 401 answers point to: GET shows the page, POST signs in. */
 export function ssoPages(services: Services, deps: AppDeps) {
-    const byUsername = new LoginThrottle(deps.throttle?.username ?? usernameThrottleDefaults);
+    // Failures count per (account, address) and per address: a stranger's wrong passwords lock out the stranger, not
+    // the account's owner signing in from elsewhere.
+    const byAccountAddress = new LoginThrottle(deps.throttle?.username ?? usernameThrottleDefaults);
     const byAddress = new LoginThrottle(deps.throttle?.ip ?? ipThrottleDefaults);
     const clientIp = deps.clientIp ?? remoteAddress;
     const app = new Hono<AppEnv>();
@@ -35,6 +37,7 @@ export function ssoPages(services: Services, deps: AppDeps) {
 
     app.post('/login', async (c) => {
         const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+        // The page is answered, not the API envelope: NUL in a name is simply no such user.
         const text = (v: unknown) => (typeof v === 'string' ? v : '');
         const username = text(form.username).trim();
         const password = text(form.password);
@@ -42,9 +45,9 @@ export function ssoPages(services: Services, deps: AppDeps) {
         if (!username || !password) return page(c, 400, { redirect, username, error: '请输入用户名和密码' });
 
         const now = services.now().getTime();
-        const userKey = username.toLowerCase();
         const addressKey = clientIp(c);
-        const wait = Math.max(byUsername.retryAfter(userKey, now), byAddress.retryAfter(addressKey, now));
+        const pairKey = `${username.toLowerCase()}\n${addressKey}`;
+        const wait = Math.max(byAccountAddress.retryAfter(pairKey, now), byAddress.retryAfter(addressKey, now));
         if (wait > 0) {
             const seconds = Math.ceil(wait / 1000);
             c.header('Retry-After', String(seconds));
@@ -56,11 +59,11 @@ export function ssoPages(services: Services, deps: AppDeps) {
             ? await verifyPassword(password, user.passwordHash, user.passwordSalt)
             : await burnPasswordCheck(password).then(() => false);
         if (!user || !valid) {
-            byUsername.fail(userKey, now);
+            byAccountAddress.fail(pairKey, now);
             byAddress.fail(addressKey, now);
             return page(c, 401, { redirect, username, error: '用户名或密码错误' });
         }
-        byUsername.reset(userKey);
+        byAccountAddress.reset(pairKey);
         const token = await createSession(services.db, user.id, services.now());
         c.header('Set-Cookie', sessionCookie(token, isHttps(c)));
         c.header('Cache-Control', 'no-store');
