@@ -5,6 +5,7 @@ import { createMaintenance } from './db/maintenance';
 import type { AppDeps, AppEnv, Services } from './deps';
 import { fail } from './http/envelope';
 import { ApiError } from './http/errors';
+import { isDataException, refuseForeignWrites, refuseNulInQuery, securityHeaders } from './http/guard';
 import { deviceRoutes } from './routes/device';
 import { functionRoutes } from './routes/function';
 import { menuRoutes } from './routes/menu';
@@ -31,6 +32,7 @@ import { groupDeviceRoutes } from './routes/groups';
 import { deviceCandidateRoutes } from './routes/deviceCandidates';
 import { isProtectedPath, PROTECTED_PREFIXES, requireSession } from './sso/auth';
 import { ssoPages } from './sso/routes';
+import { sessionProbe } from './sso/sessionProbe';
 import { consoleFiles } from './static';
 
 /** Uploads that set their own body limit (larger than the general 10 MB). */
@@ -52,6 +54,7 @@ export function createApp(deps: AppDeps) {
 
     app.onError((err, c) => {
         if (err instanceof ApiError) return fail(c, err.status, err.message);
+        if (isDataException(err)) return fail(c, 400, '参数超出范围或格式不正确，请检查后重试');
         logError(`[${c.req.method} ${c.req.path}] 未处理的错误 / unhandled error:`, err);
         if (isProtectedPath(c.req.path)) return fail(c, 500, '系统错误');
         return c.text('系统错误', 500);
@@ -62,7 +65,11 @@ export function createApp(deps: AppDeps) {
         onError: (c) => fail(c, 413, '请求体过大（上限 10MB）'),
     });
     // The device import and device file upload take larger files and set their own limits (their routes).
+    app.use('*', securityHeaders);
+    app.use('*', refuseForeignWrites);
+    app.use('*', refuseNulInQuery);
     app.use('*', (c, next) => (OWN_LIMIT_PATHS.has(c.req.path) ? next() : generalLimit(c, next)));
+    app.get('/sso/session', sessionProbe(services));
     app.route('/sso', ssoPages(services, deps));
     // JSON and CSV answers are gzipped for clients that accept it (the device map's 100,000 points: 11 MB → about 2 MB).
     app.use('/api/*', compress());

@@ -2,16 +2,16 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { createAdaptorServer } from '@hono/node-server';
-import { createApp } from './app';
-import { startLeftoverSweeper } from './domain/deviceFiles';
 import { loadConfig, type ServerConfig } from './config';
 import { openDatabase, pgliteDirOf, type DatabaseHandle } from './db/client';
 import { DataDirLockedError } from './db/lock';
-import { seedDatabase } from './seed';
 import { PRODUCT_NAME } from './sso/page';
 import { ADMIN_USERNAME, ensureAdmin } from './sso/users';
 
 type HttpServer = Server;
+
+/** The longest the first start's seed waits for the first request to be answered. */
+const SEED_AFTER_MS = 200;
 
 function describeDatabase(config: ServerConfig): string {
     if (!config.databaseUrl) return `PGlite（${pgliteDirOf(config.dataDir)}）`;
@@ -48,6 +48,15 @@ function listen(server: HttpServer, port: number, host: string): Promise<number>
 
 async function main(): Promise<void> {
     const config = loadConfig();
+    const startedAt = performance.now();
+    // The routers (a fifth of a second of module loading) load while the database starts; the seed and the map
+    // index run after the server answers (below).
+    const later = Promise.all([
+        import('./app'),
+        import('./seed'),
+        import('./domain/deviceFiles'),
+        import('./domain/deviceClusters'),
+    ]);
     let handle: DatabaseHandle;
     try {
         handle = await openDatabase(
@@ -61,12 +70,9 @@ async function main(): Promise<void> {
         throw err;
     }
 
+    const [{ createApp }, { seedDatabase }, { startLeftoverSweeper }, { deviceClusterIndex }] = await later;
     const admin = await ensureAdmin(handle.db, config.adminPassword);
-    const seed = await seedDatabase(handle.db, { demo: config.seedDemo });
-
     const app = createApp({ db: handle.db, config });
-    // Files of deleted devices (and interrupted uploads) are removed at start and every few hours.
-    startLeftoverSweeper(handle.db, config.filesDir);
     // Plain HTTP/1.1 (no TLS or HTTP/2 options), so the adaptor returns a node:http Server.
     const server = createAdaptorServer({ fetch: app.fetch }) as Server;
     let port: number;
@@ -92,14 +98,39 @@ async function main(): Promise<void> {
           : '首次启动时显示的密码（忘记时可设置 ADMIN_PASSWORD 后重启以重置）';
     console.log(
         [
-            `${PRODUCT_NAME} 已启动`,
-            `数据库: ${describeDatabase(config)}${seed.seeded ? (seed.demo ? '，已写入演示数据' : '，已写入基础数据') : ''}`,
+            `${PRODUCT_NAME} 已启动（${Math.round(performance.now() - startedAt)} ms）`,
+            `数据库: ${describeDatabase(config)}`,
             `控制台: ${urls[0]}`,
             ...urls.slice(1).map((u) => `        ${u}`),
             `登录: ${ADMIN_USERNAME} / ${password}`,
             '按 Ctrl+C 停止',
         ].join('\n'),
     );
+
+    // The first start's reference and demo data go in while the server already answers, once it has answered its
+    // first request (or after SEED_AFTER_MS without one): seeding takes the main thread for a few hundred ms, and on a
+    // fresh data directory no session exists yet, so that first request cannot need the demo data (the admin is made
+    // above). On PGlite, requests during the seed wait for its transaction, so they see the data. Then the
+    // leftover-file sweep (at start and every few hours) and the device map's cluster index, so the dashboard's first
+    // map is not the one to build it.
+    let seeding = false;
+    const seedNow = () => {
+        if (seeding) return;
+        seeding = true;
+        void seedDatabase(handle.db, { demo: config.seedDemo })
+            .then((seed) => {
+                if (seed.seeded) {
+                    console.log(
+                        `数据库: ${describeDatabase(config)}，${seed.demo ? '已写入演示数据' : '已写入基础数据'}`,
+                    );
+                }
+                startLeftoverSweeper(handle.db, config.filesDir);
+                return deviceClusterIndex(handle.db).snapshot();
+            })
+            .catch((err) => console.error('启动后的初始化失败 / post-start setup failed:', err));
+    };
+    server.once('request', (_req, res) => res.once('finish', () => setImmediate(seedNow)));
+    setTimeout(seedNow, SEED_AFTER_MS);
 
     let stoppingSince = 0;
     const stop = (signal: NodeJS.Signals) => {

@@ -1,7 +1,8 @@
 import { Hono } from 'hono';
 import type { AppEnv, Services } from '../deps';
 import { devicesByCategory, locatedDevicesJson, type Bbox } from '../domain/dashboard';
-import { DeviceMapCache } from '../domain/deviceMapCache';
+import { CLUSTER_MAX_ZOOM, deviceClusterIndex } from '../domain/deviceClusters';
+import { CompressedAnswer, DeviceMapCache, jsonAnswer } from '../domain/deviceMapCache';
 import { ok } from '../http/envelope';
 import { badRequest } from '../http/errors';
 
@@ -20,10 +21,56 @@ export function parseBbox(raw: string | undefined): Bbox | undefined {
     return [w, s, e, n];
 }
 
+const ZOOM_MESSAGE = `zoom 应为 0 到 ${CLUSTER_MAX_ZOOM + 8} 之间的数字`;
+
+function parseZoom(raw: string | undefined): number {
+    const value = raw?.trim();
+    if (!value || !/^\d+(\.\d+)?$/.test(value)) throw badRequest(ZOOM_MESSAGE);
+    const zoom = Number(value);
+    if (zoom > CLUSTER_MAX_ZOOM + 8) throw badRequest(ZOOM_MESSAGE);
+    return zoom;
+}
+
+const LIMIT_MESSAGE = 'limit 应为正整数';
+
+function parseLimit(raw: string | undefined): number | undefined {
+    const value = raw?.trim();
+    if (!value) return undefined;
+    if (!/^\d{1,9}$/.test(value) || Number(value) === 0) throw badRequest(LIMIT_MESSAGE);
+    return Number(value);
+}
+
+const truncatedList = (total: number) => `${ENVELOPE_HEAD}{"list":[],"total":${total},"truncated":true}}`;
+
+const ENVELOPE_HEAD = '{"code":0,"msg":"success","data":';
+
+/** A small LRU of cluster answers, keyed by index generation, zoom and bounding box. */
+class AnswerCache {
+    private readonly entries = new Map<string, CompressedAnswer>();
+
+    constructor(private readonly size = 256) {}
+
+    get(key: string): CompressedAnswer | undefined {
+        const hit = this.entries.get(key);
+        if (hit) {
+            this.entries.delete(key);
+            this.entries.set(key, hit);
+        }
+        return hit;
+    }
+
+    set(key: string, answer: CompressedAnswer) {
+        this.entries.set(key, answer);
+        if (this.entries.size > this.size) this.entries.delete(this.entries.keys().next().value as string);
+    }
+}
+
 /** /api/device: devices per category and the device map (docs/platform-api.md "Dashboard"). */
 export function deviceStatsRoutes({ db }: Services) {
     const app = new Hono<AppEnv>();
     const mapCache = new DeviceMapCache();
+    const clusters = deviceClusterIndex(db);
+    const clusterAnswers = new AnswerCache();
 
     app.get('/getCntGroupByCate', async (c) => ok(c, { records: await devicesByCategory(db) }));
 
@@ -31,10 +78,32 @@ export function deviceStatsRoutes({ db }: Services) {
     // until a device changes (domain/deviceMapCache.ts).
     app.get('/queryLonLatList', async (c) => {
         const bbox = parseBbox(c.req.query('bbox'));
-        const data = bbox ? await locatedDevicesJson(db, bbox) : await mapCache.get(db, () => locatedDevicesJson(db));
-        return c.body(`{"code":0,"msg":"success","data":${data}}`, 200, {
-            'content-type': 'application/json; charset=UTF-8',
-        });
+        const limit = parseLimit(c.req.query('limit'));
+        // A map of more devices than the client wants to cluster itself gets only the count: it asks for clusters.
+        if (limit !== undefined && !bbox) {
+            const { total } = await clusters.snapshot();
+            if (total > limit) return jsonAnswer(c, new CompressedAnswer(truncatedList(total)));
+        }
+        const answer = bbox
+            ? new CompressedAnswer(`${ENVELOPE_HEAD}${await locatedDevicesJson(db, bbox)}}`)
+            : await mapCache.answer(db, async () => `${ENVELOPE_HEAD}${await locatedDevicesJson(db)}}`);
+        return jsonAnswer(c, answer);
+    });
+
+    // What the map shows at a zoom within a bounding box: clusters of 80 px, devices one by one where few remain
+    // (domain/deviceClusters.ts). Answers are cached per index generation, so a map panned back and forth, or opened
+    // by many operators, costs one worker query and one gzip per view.
+    app.get('/queryLonLatClusters', async (c) => {
+        const zoom = parseZoom(c.req.query('zoom'));
+        const bbox = parseBbox(c.req.query('bbox')) ?? [-180, -90, 180, 90];
+        const { generation, rebuilding } = await clusters.snapshot();
+        const key = `${generation}|${rebuilding}|${Math.floor(zoom)}|${bbox.join(',')}`;
+        let answer = clusterAnswers.get(key);
+        if (!answer) {
+            answer = new CompressedAnswer(`${ENVELOPE_HEAD}${JSON.stringify(await clusters.query(zoom, bbox))}}`);
+            clusterAnswers.set(key, answer);
+        }
+        return jsonAnswer(c, answer);
     });
 
     return app;

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../deps';
-import { ok } from '../http/envelope';
+import { CompressedAnswer, jsonAnswer } from '../domain/deviceMapCache';
 
 export interface MenuNode {
     id: string;
@@ -41,6 +41,11 @@ export const MENU: MenuNode = {
 
 export function menuRoutes() {
     const app = new Hono<AppEnv>();
-    app.get('/', (c) => ok(c, { menu: MENU }));
+    // The same for every request: the answer and its gzipped bytes are made once, not per request.
+    let answer: CompressedAnswer | undefined;
+    app.get('/', (c) => {
+        answer ??= new CompressedAnswer(JSON.stringify({ code: 200, msg: 'success', data: { menu: MENU } }));
+        return jsonAnswer(c, answer);
+    });
     return app;
 }

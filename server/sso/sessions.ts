@@ -27,7 +27,41 @@ export async function createSession(db: Db, userId: number, now: Date): Promise<
     return token;
 }
 
+/**
+ * How long a session read from the database is trusted without reading it again (wall-clock ms). Every request
+ * needs its session; reading it cost a query each (about a millisecond, on the one connection PGlite has). Logout
+ * in this process forgets the session at once (deleteSession); a session ended by another process sharing the
+ * database stays usable here at most this long. Expiry is checked on every use against the request's clock.
+ */
+export const SESSION_CACHE_MS = 15_000;
+const SESSION_CACHE_SIZE = 10_000;
+
+interface CachedSession {
+    user: SessionUser;
+    expiresAt: number;
+    readAt: number;
+}
+
+const sessionCaches = new WeakMap<Db, Map<string, CachedSession>>();
+
+function cacheOf(db: Db): Map<string, CachedSession> {
+    let cache = sessionCaches.get(db);
+    if (!cache) {
+        cache = new Map();
+        sessionCaches.set(db, cache);
+    }
+    return cache;
+}
+
 export async function findSessionUser(db: Db, token: string, now: Date): Promise<SessionUser | undefined> {
+    const tokenHash = hashToken(token);
+    const cache = cacheOf(db);
+    const hit = cache.get(tokenHash);
+    if (hit && Date.now() - hit.readAt < SESSION_CACHE_MS) {
+        if (hit.expiresAt > now.getTime()) return hit.user;
+        cache.delete(tokenHash);
+        return undefined;
+    }
     const [row] = await db
         .select({
             id: users.id,
@@ -35,14 +69,32 @@ export async function findSessionUser(db: Db, token: string, now: Date): Promise
             displayName: users.displayName,
             userCode: users.userCode,
             mobile: users.mobile,
+            expiresAt: sessions.expiresAt,
         })
         .from(sessions)
         .innerJoin(users, eq(users.id, sessions.userId))
-        .where(and(eq(sessions.tokenHash, hashToken(token)), gt(sessions.expiresAt, now)))
+        .where(and(eq(sessions.tokenHash, tokenHash), gt(sessions.expiresAt, now)))
         .limit(1);
-    return row;
+    if (!row) {
+        // Unknown or expired tokens are not cached: a forged one must not fill the cache.
+        cache.delete(tokenHash);
+        return undefined;
+    }
+    const { expiresAt, ...user } = row;
+    if (cache.size >= SESSION_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+    cache.set(tokenHash, { user, expiresAt: expiresAt.getTime(), readAt: Date.now() });
+    return user;
+}
+
+/** Forgets the cached sessions of a user, or every cached session (after revoking sessions in the database). */
+export function forgetSessions(db: Db, userId?: number): void {
+    const cache = cacheOf(db);
+    if (userId === undefined) cache.clear();
+    else for (const [key, entry] of cache) if (entry.user.id === userId) cache.delete(key);
 }
 
 export async function deleteSession(db: Db, token: string): Promise<void> {
-    await db.delete(sessions).where(eq(sessions.tokenHash, hashToken(token)));
+    const tokenHash = hashToken(token);
+    cacheOf(db).delete(tokenHash);
+    await db.delete(sessions).where(eq(sessions.tokenHash, tokenHash));
 }

@@ -4,6 +4,28 @@
  */
 
 export interface paths {
+    '/sso/session': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the caller is signed in
+         * @description Answered 200 with or without a session (the console asks it before anything else, so a visitor without a
+         *     session is sent to the sign-on page without a failed request). Without a session, loginUrl is the sign-on
+         *     page coming back to redirect (a path on this origin, else '/').
+         */
+        get: operations['ssoSession'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     '/sso/login': {
         parameters: {
             query?: never;
@@ -1730,9 +1752,35 @@ export interface paths {
         /**
          * @description Every located device (longitude and latitude both set), or those inside bbox, in no particular order.
          *     total = list length. bbox must be `w,s,e,n` in degrees with w ≤ e and s ≤ n, else
-         *     bbox 格式应为 西经,南纬,东经,北纬（如 73,18,135,54）.
+         *     bbox 格式应为 西经,南纬,东经,北纬（如 73,18,135,54）. With limit (a positive integer, else limit 应为正整数)
+         *     and no bbox: when more devices than limit are located, the answer is only their count, list empty and
+         *     truncated = true (the dashboard then asks queryLonLatClusters as the view moves).
          */
         get: operations['locatedDevices'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/queryLonLatClusters': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description What the device map shows at a zoom inside bbox: located devices gathered into clusters of 80 px (maplibre's
+         *     512-px tiles, the zoom floored), devices one by one where they stand apart and past zoom 14. The index behind it
+         *     follows device changes within a few seconds; rebuilding = true says a newer one is being built (ask again).
+         *     total counts every located device, in view or not. Devices at most 5,000 per answer (truncated = true beyond).
+         *     zoom must be a number from 0 to 22, else zoom 应为 0 到 22 之间的数字; bbox as for queryLonLatList
+         *     (absent: the whole world).
+         */
+        get: operations['locatedDeviceClusters'];
         put?: never;
         post?: never;
         delete?: never;
@@ -3071,6 +3119,36 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    ssoSession: {
+        parameters: {
+            query?: {
+                redirect?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed in or not */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        /** @constant */
+                        code: 200;
+                        msg: string;
+                        data: {
+                            signedIn: boolean;
+                            loginUrl?: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
     ssoLoginPage: {
         parameters: {
             query?: {
@@ -5695,6 +5773,8 @@ export interface operations {
             query?: {
                 /** @description west,south,east,north */
                 bbox?: string;
+                /** @description most devices the client takes whole */
+                limit?: string;
             };
             header?: never;
             path?: never;
@@ -5721,6 +5801,57 @@ export interface operations {
                                 status: components['schemas']['DeviceStatus'];
                             }[];
                             total: number;
+                            truncated?: boolean;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    locatedDeviceClusters: {
+        parameters: {
+            query: {
+                zoom: string;
+                /** @description west,south,east,north */
+                bbox?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Clusters and single devices in view */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code0'];
+                        msg: string;
+                        data: {
+                            total: number;
+                            zoom: number;
+                            clusters: {
+                                clusterId: number;
+                                longitude: number;
+                                latitude: number;
+                                count: number;
+                                expansionZoom: number;
+                            }[];
+                            devices: {
+                                deviceId: number;
+                                productId: number;
+                                deviceName: string;
+                                longitude: number;
+                                latitude: number;
+                                status: components['schemas']['DeviceStatus'];
+                            }[];
+                            truncated: boolean;
+                            rebuilding: boolean;
                         };
                     };
                 };

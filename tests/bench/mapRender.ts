@@ -6,16 +6,20 @@ import { serve } from '@hono/node-server';
 import { eq, sql } from 'drizzle-orm';
 import { chromium } from 'playwright-core';
 import { build } from 'vite';
+import type { Browser } from 'playwright-core';
 import { createApp } from '../../server/app';
 import { loadConfig } from '../../server/config';
 import { openDatabase, type Db } from '../../server/db/client';
 import { categories, products, users } from '../../server/db/schema';
+import { deviceClusterIndex } from '../../server/domain/deviceClusters';
 import { seedDatabase } from '../../server/seed';
 import { createSession } from '../../server/sso/sessions';
 import { ensureAdmin } from '../../server/sso/users';
 import type { BenchGroup, Figure } from './run';
 
-const DEVICES = 100_000;
+/** Located devices per round; MAP_BENCH_SIZES=100000 for a shorter run. */
+const SIZES = (process.env.MAP_BENCH_SIZES ?? '100000,1000000').split(',').map(Number);
+const HARNESS = 'src/components/map/harness/map-harness.html';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** [lng, lat, weight]: devices gather around these cities, 0.6° / 0.45° standard spread (as the map harness). */
@@ -42,8 +46,8 @@ const CITIES: Array<[number, number, number]> = [
     [103.83, 36.06, 2],
 ];
 
-/** 100,000 located devices over five products, in one INSERT ... SELECT (deterministic: setseed). */
-async function fill(db: Db): Promise<void> {
+/** `devices` located devices over five products, in one INSERT ... SELECT (deterministic: setseed). */
+async function fill(db: Db, devices: number): Promise<void> {
     const [leaf] = await db.select().from(categories).where(eq(categories.level, 3)).limit(1);
     const rows = await db
         .insert(products)
@@ -73,54 +77,89 @@ async function fill(db: Db): Promise<void> {
         FROM (SELECT g, 1 + floor(random() * (SELECT n FROM picked))::int AS c,
                      CASE WHEN g % 5 < 2 THEN 'ONLINE' WHEN g % 5 = 2 THEN 'OFFLINE'
                           WHEN g % 5 = 3 THEN 'INACTIVE' ELSE 'DISABLE' END AS st
-              FROM generate_series(1, ${DEVICES}) AS g) s, picked p`);
+              FROM generate_series(1, ${devices}) AS g) s, picked p`);
 }
 
 const round = (n: number) => Math.round(n);
-const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 100) / 100;
+const kb = (bytes: number) => Math.round((bytes / 1024) * 10) / 10;
 
-interface Load {
+interface Render {
     firstRender: number;
-    countsAnswered: number;
-    lonLat: { start: number; responseStart: number; end: number; encoded: number; decoded: number };
-    points: number;
+    /** Devices the drawn features stand for (clusters for their counts). */
+    represented: number;
+    /** The map's API calls: bytes over the wire and decoded, and the slowest one's wait for the server. */
+    transfer: number;
+    decoded: number;
+    serverWait: number;
+}
+
+const MAP_CALLS = ['/api/device/queryLonLatList', '/api/device/queryLonLatClusters'];
+
+/** Opens `path` in a fresh context (nothing cached: cold) and waits for DeviceMap's first-render marker. */
+async function firstRender(browser: Browser, url: string, token: string, target: string): Promise<Render> {
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: 'zh-CN' });
+    try {
+        await context.addCookies([{ name: 'Authorization', value: token, url }]);
+        const page = await context.newPage();
+        const errors: string[] = [];
+        page.on('pageerror', (e) => errors.push(String(e)));
+        await page.goto(`${url}${target}`);
+        const marker = page.locator('[data-first-render]');
+        await marker.waitFor({ state: 'attached', timeout: 300_000 });
+        const rendered = Number(await marker.getAttribute('data-first-render'));
+        const represented = Number(await marker.getAttribute('data-points'));
+        // A string, not a function: tsx would wrap a function's inner helpers in __name, unknown to the page.
+        const calls = (await page.evaluate(`performance.getEntriesByType('resource')
+            .filter((e) => ${JSON.stringify(MAP_CALLS)}.some((p) => e.name.includes(p)))
+            .map((e) => ({ encoded: e.encodedBodySize, decoded: e.decodedBodySize, wait: e.responseStart - e.startTime }))`)) as Array<{
+            encoded: number;
+            decoded: number;
+            wait: number;
+        }>;
+        if (errors.length) throw new Error(`page errors: ${errors.join('; ')}`);
+        if (!calls.length) throw new Error(`${target} asked for no map data`);
+        return {
+            firstRender: rendered,
+            represented,
+            transfer: calls.reduce((n, c) => n + c.encoded, 0),
+            decoded: calls.reduce((n, c) => n + c.decoded, 0),
+            serverWait: Math.max(...calls.map((c) => c.wait)),
+        };
+    } finally {
+        await context.close();
+    }
 }
 
 /**
- * The dashboard map's first render with 100,000 located devices in Chromium (WebGL through SwiftShader): the
- * console built into a temporary directory and served by the platform (PGlite) on a free port, /introduce opened
- * with a session, cold and then warm (assets cached). First render = the frame DeviceMap marks with
- * data-first-render: the devices source loaded and the map idle with the clusters drawn.
+ * The device map's first render in Chromium (WebGL through SwiftShader) at each size of SIZES located devices: the
+ * console and the map harness built into a temporary directory and served by the platform (PGlite) on a free port.
+ * Each figure is cold (a fresh browser context, nothing cached), from navigation to the frame DeviceMap marks with
+ * data-first-render (its devices source loaded and the map idle, clusters drawn):
+ *   whole_*      every located device fetched at once and clustered in the browser (the map before server clusters;
+ *                still the dashboard's way up to 10,000 devices), harness page ?view=api&mode=whole
+ *   clusters_*   the server's clusters for the view, harness page ?view=api&mode=server
+ *   dashboard_*  /introduce itself (server clusters at these sizes), with its counts, pies and tables around the map
+ * The cluster index is built as `npm start` does after start-up, before the pages open (its time is a figure).
  */
 const group: BenchGroup = {
     name: 'mapRender',
     async run() {
         const dir = mkdtempSync(path.join(os.tmpdir(), 'iot-bench-map-'));
         const outDir = path.join(dir, 'dist');
-        const handle = await openDatabase({ pgliteDir: path.join(dir, 'pgdata') });
         const figures: Figure[] = [];
         const add = (name: string, value: number, unit: string) => figures.push({ name, value, unit });
-        let http: ReturnType<typeof serve> | undefined;
-        let browser: Awaited<ReturnType<typeof chromium.launch>> | undefined;
+        let browser: Browser | undefined;
         try {
             let t = performance.now();
-            await build({ configFile: path.resolve('vite.config.ts'), logLevel: 'error', build: { outDir } });
+            await build({
+                configFile: path.resolve('vite.config.ts'),
+                logLevel: 'error',
+                build: {
+                    outDir,
+                    rolldownOptions: { input: { main: path.resolve('index.html'), harness: path.resolve(HARNESS) } },
+                },
+            });
             add('console_build', round(performance.now() - t), 'ms');
-
-            await ensureAdmin(handle.db, 'bench_password');
-            await seedDatabase(handle.db, { demo: false });
-            t = performance.now();
-            await fill(handle.db);
-            await handle.db.execute(sql`VACUUM (ANALYZE) devices`);
-            add('insert_100k_located', round(performance.now() - t), 'ms');
-
-            const app = createApp({ db: handle.db, config: { ...loadConfig({}), publicDir: outDir } });
-            const [admin] = await handle.db.select().from(users).limit(1);
-            const token = await createSession(handle.db, admin.id, new Date());
-            http = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
-            await new Promise<void>((resolve) => http!.once('listening', () => resolve()));
-            const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-
             browser = await chromium.launch({
                 executablePath: CHROMIUM,
                 headless: true,
@@ -134,59 +173,58 @@ const group: BenchGroup = {
                     '--ignore-gpu-blocklist',
                 ],
             });
-            const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: 'zh-CN' });
-            await context.addCookies([{ name: 'Authorization', value: token, url }]);
-            const page = await context.newPage();
-            const errors: string[] = [];
-            page.on('pageerror', (e) => errors.push(String(e)));
 
-            const load = async (): Promise<Load> => {
-                await page.goto(`${url}/introduce`);
-                const marker = page.locator('[data-first-render]');
-                await marker.waitFor({ state: 'attached', timeout: 180_000 });
-                const firstRender = Number(await marker.getAttribute('data-first-render'));
-                const points = Number(await marker.getAttribute('data-points'));
-                // A string, not a function: tsx would wrap a function's inner helpers in __name, unknown to the page.
-                const timing = (await page.evaluate(`(() => {
-                    const entries = performance.getEntriesByType('resource');
-                    const find = (part) => entries.find((e) => e.name.includes(part));
-                    const lonLat = find('/api/device/queryLonLatList');
-                    const counts = find('/api/dashboard/count');
-                    return {
-                        counts: counts ? counts.responseEnd : -1,
-                        lonLat: lonLat && {
-                            start: lonLat.startTime,
-                            responseStart: lonLat.responseStart,
-                            end: lonLat.responseEnd,
-                            encoded: lonLat.encodedBodySize,
-                            decoded: lonLat.decodedBodySize,
-                        },
-                    };
-                })()`)) as { counts: number; lonLat?: Load['lonLat'] };
-                if (!timing.lonLat) throw new Error('the page did not ask for /api/device/queryLonLatList');
-                return { firstRender, countsAnswered: timing.counts, lonLat: timing.lonLat, points };
-            };
+            for (const size of SIZES) {
+                const label = size >= 1_000_000 ? `${size / 1_000_000}m` : `${size / 1000}k`;
+                const handle = await openDatabase({});
+                let http: ReturnType<typeof serve> | undefined;
+                try {
+                    await ensureAdmin(handle.db, 'bench_password');
+                    await seedDatabase(handle.db, { demo: false });
+                    t = performance.now();
+                    await fill(handle.db, size);
+                    await handle.db.execute(sql`VACUUM (ANALYZE) devices`);
+                    add(`${label}_insert_located`, round(performance.now() - t), 'ms');
+                    t = performance.now();
+                    await deviceClusterIndex(handle.db).snapshot();
+                    add(`${label}_cluster_index_build`, round(performance.now() - t), 'ms');
 
-            for (const round_ of ['cold', 'warm'] as const) {
-                const r = await load();
-                if (r.points !== DEVICES) throw new Error(`the map holds ${r.points} points, not ${DEVICES}`);
-                add(`${round_}_first_render_since_navigation`, round(r.firstRender), 'ms');
-                add(`${round_}_counts_answered_since_navigation`, round(r.countsAnswered), 'ms');
-                add(`${round_}_lonlat_requested_at`, round(r.lonLat.start), 'ms');
-                add(`${round_}_lonlat_server_wait`, round(r.lonLat.responseStart - r.lonLat.start), 'ms');
-                add(`${round_}_lonlat_total`, round(r.lonLat.end - r.lonLat.start), 'ms');
-                add(`${round_}_render_after_lonlat_answer`, round(r.firstRender - r.lonLat.end), 'ms');
-                if (round_ === 'cold') {
-                    add('lonlat_answer_size', mb(r.lonLat.decoded), 'MB');
-                    add('lonlat_transfer_size', mb(r.lonLat.encoded), 'MB');
+                    const app = createApp({ db: handle.db, config: { ...loadConfig({}), publicDir: outDir } });
+                    const [admin] = await handle.db.select().from(users).limit(1);
+                    const token = await createSession(handle.db, admin.id, new Date());
+                    http = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
+                    await new Promise<void>((resolve) => http!.once('listening', () => resolve()));
+                    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+
+                    const rounds: Array<[string, string]> = [
+                        ['whole', `/${HARNESS}?view=api&mode=whole`],
+                        ['clusters', `/${HARNESS}?view=api&mode=server`],
+                        ['dashboard', '/introduce'],
+                    ];
+                    for (const [name, target] of rounds) {
+                        try {
+                            const r = await firstRender(browser, url, token, target);
+                            if (name === 'whole' && r.represented !== size) {
+                                throw new Error(`the map holds ${r.represented} devices, not ${size}`);
+                            }
+                            if (r.represented <= 0) throw new Error('the map drew nothing');
+                            add(`${label}_${name}_cold_first_render`, round(r.firstRender), 'ms');
+                            add(`${label}_${name}_server_wait`, round(r.serverWait), 'ms');
+                            add(`${label}_${name}_transfer`, kb(r.transfer), 'KB');
+                            add(`${label}_${name}_decoded`, kb(r.decoded), 'KB');
+                        } catch (err) {
+                            console.error(`mapRender ${label} ${name}: ${err instanceof Error ? err.message : err}`);
+                            add(`${label}_${name}_cold_first_render`, -1, 'ms (failed)');
+                        }
+                    }
+                } finally {
+                    if (http) await new Promise((r) => http!.close(r));
+                    await handle.close();
                 }
             }
-            if (errors.length) throw new Error(`page errors: ${errors.join('; ')}`);
             return figures;
         } finally {
             await browser?.close();
-            if (http) await new Promise((r) => http!.close(r));
-            await handle.close();
             rmSync(dir, { recursive: true, force: true });
         }
     },

@@ -25,6 +25,8 @@ const groups: Array<() => Promise<{ default: BenchGroup }>> = [
     () => import('./propertyHistory'),
     () => import('./dashboard'),
     () => import('./mapRender'),
+    () => import('./coldStart'),
+    () => import('./api'),
 ];
 
 interface Results {

@@ -35,6 +35,7 @@ const happy: Record<string, () => Promise<Answer<unknown>>> = {
     'GET /api/geo/reverse': () => call(s, 'GET', '/api/geo/reverse?lng=121.4737&lat=31.2304'),
     'GET /api/geo/search': () => call(s, 'GET', `/api/geo/search?keyword=${encodeURIComponent('浦东')}&city=上海市`),
     'GET /api/geo/outlines': () => call(s, 'GET', '/api/geo/outlines?level=province'),
+    'GET /sso/session': () => call(s, 'GET', '/sso/session?redirect=/product', { anonymous: true }),
     'GET /sso/login': () => call(s, 'GET', '/sso/login?redirect=/product', { anonymous: true }),
     'POST /sso/login': () =>
         call(s, 'POST', '/sso/login', {

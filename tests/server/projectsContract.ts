@@ -88,5 +88,7 @@ export function projectHappyCases(server: () => TestServer): Record<string, () =
         'GET /api/event/list': () => call(s(), 'GET', '/api/event/list?pageNumber=1&pageSize=10'),
         'GET /api/device/getCntGroupByCate': () => call(s(), 'GET', '/api/device/getCntGroupByCate'),
         'GET /api/device/queryLonLatList': () => call(s(), 'GET', '/api/device/queryLonLatList'),
+        'GET /api/device/queryLonLatClusters': () =>
+            call(s(), 'GET', '/api/device/queryLonLatClusters?zoom=4&bbox=73,18,135,54'),
     };
 }

@@ -1,0 +1,300 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { eq, sql } from 'drizzle-orm';
+import { openDatabase, type Db } from '../../server/db/client';
+import { categories, products } from '../../server/db/schema';
+import { seedDatabase } from '../../server/seed';
+import { ensureAdmin } from '../../server/sso/users';
+import type { BenchGroup, Figure } from './run';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+/** The issue measured 800,000; loading that takes minutes here, so 100,000 unless API_BENCH_DEVICES says. */
+const DEVICES = Number(process.env.API_BENCH_DEVICES ?? 100_000);
+const CLIENTS = Number(process.env.API_BENCH_CLIENTS ?? 200);
+const SECONDS = Number(process.env.API_BENCH_SECONDS ?? 20);
+const WARMUP_SECONDS = 3;
+const PRODUCTS = 10;
+const PASSWORD = 'Bench_123456';
+
+function freePort(): Promise<number> {
+    return new Promise((resolve, reject) => {
+        const probe = createServer();
+        probe.once('error', reject);
+        probe.listen(0, '127.0.0.1', () => {
+            const { port } = probe.address() as { port: number };
+            probe.close(() => resolve(port));
+        });
+    });
+}
+
+/** DEVICES devices over ten products in one INSERT ... SELECT, on top of the demo seed (projects and groups). */
+async function fill(db: Db): Promise<string[]> {
+    const [leaf] = await db.select().from(categories).where(eq(categories.level, 3)).limit(1);
+    const rows = await db
+        .insert(products)
+        .values(
+            Array.from({ length: PRODUCTS }, (_, i) => ({
+                productKey: `ApiBench${String(i).padStart(2, '0')}`,
+                productName: `接口压测产品_${i}`,
+                nodeType: 0,
+                categoryId: leaf.id,
+                networkType: 5,
+                dataType: 0,
+            })),
+        )
+        .returning({ id: products.id, productKey: products.productKey });
+    await db.execute(sql`
+        INSERT INTO devices (product_id, device_name, status, enabled, username, client_id, secret, longitude, latitude)
+        SELECT ${rows[0].id} + g % ${PRODUCTS}, 'api' || lpad(g::text, 7, '0'),
+               (ARRAY['ONLINE', 'OFFLINE', 'INACTIVE'])[1 + g % 3], true,
+               'api' || g || '&ApiBench', 'ApiBench.api' || g, md5(g::text),
+               CASE WHEN g % 2 = 0 THEN 100 + (g % 3000) / 100.0 END, CASE WHEN g % 2 = 0 THEN 25 + (g % 2000) / 100.0 END
+        FROM generate_series(1, ${DEVICES}) AS g`);
+    await db.execute(sql`VACUUM (ANALYZE)`);
+    return rows.map((r) => r.productKey);
+}
+
+function spawnServer(args: string[], env: Record<string, string>): { child: ChildProcess; output: () => string } {
+    const { DATABASE_URL: _ignored, ...parent } = process.env;
+    const child = spawn(process.execPath, args, {
+        cwd: ROOT,
+        env: { ...parent, HOST: '127.0.0.1', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let text = '';
+    child.stdout!.on('data', (d) => (text += d));
+    child.stderr!.on('data', (d) => (text += d));
+    return { child, output: () => text };
+}
+
+async function waitFor(url: string, child: ChildProcess, output: () => string) {
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+        if (child.exitCode !== null) throw new Error(`server exited: ${output()}`);
+        if (Date.now() > deadline) throw new Error(`server did not answer: ${output()}`);
+        const ok = await fetch(url)
+            .then((r) => r.ok)
+            .catch(() => false);
+        if (ok) return;
+        await new Promise((r) => setTimeout(r, 50));
+    }
+}
+
+const rssOf = (pid: number) => {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+        .split('\n')
+        .find((l) => l.startsWith('VmRSS:'));
+    return Math.round(Number(line?.split(/\s+/)[1] ?? 0) / 1024);
+};
+
+interface Load {
+    requests: number;
+    errors: number;
+    perSecond: number;
+    p50: number;
+    p99: number;
+    /** The longest time no answer at all came back (every client waiting at once). */
+    stall: number;
+}
+
+/**
+ * CLIENTS clients, each sending its next request as soon as the last is answered, for WARMUP + SECONDS; latencies
+ * and answer times are kept after the warm-up.
+ */
+async function load(next: (client: number) => () => Promise<boolean>): Promise<Load> {
+    const started = performance.now();
+    const measureFrom = started + WARMUP_SECONDS * 1000;
+    const until = measureFrom + SECONDS * 1000;
+    const latencies: number[] = [];
+    const answeredAt: number[] = [];
+    let errors = 0;
+    await Promise.all(
+        Array.from({ length: CLIENTS }, async (_, client) => {
+            while (performance.now() < until) {
+                const t = performance.now();
+                const ok = await next(client)().catch(() => false);
+                const done = performance.now();
+                if (t < measureFrom) continue;
+                latencies.push(done - t);
+                answeredAt.push(done);
+                if (!ok) errors++;
+            }
+        }),
+    );
+    latencies.sort((a, b) => a - b);
+    answeredAt.sort((a, b) => a - b);
+    let stall = 0;
+    for (let i = 1; i < answeredAt.length; i++) stall = Math.max(stall, answeredAt[i] - answeredAt[i - 1]);
+    const at = (p: number) =>
+        Math.round(latencies[Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)]);
+    const seconds = (answeredAt[answeredAt.length - 1] - measureFrom) / 1000;
+    return {
+        requests: latencies.length,
+        errors,
+        perSecond: Math.round(latencies.length / seconds),
+        p50: at(0.5),
+        p99: at(0.99),
+        stall: Math.round(stall),
+    };
+}
+
+/**
+ * `npm run bench -- api`: the issue's mix (90% reads across products, device pages, device detail, dashboard
+ * counts, projects and groups, the menu; 10% device create + delete) from CLIENTS concurrent clients against one
+ * `server/index.ts` process over DEVICES devices, and the same clients against a bare Hono endpoint in its own
+ * process on this machine, in the same run. The load generator shares the machine's cores with the server.
+ */
+const group: BenchGroup = {
+    name: 'api',
+    async run() {
+        const figures: Figure[] = [];
+        const add = (name: string, value: number, unit: string) => figures.push({ name, value, unit });
+        const add4 = (prefix: string, r: Load) => {
+            add(`${prefix}_requests_per_second`, r.perSecond, 'req/s');
+            add(`${prefix}_p50`, r.p50, 'ms');
+            add(`${prefix}_p99`, r.p99, 'ms');
+            add(`${prefix}_largest_stall`, r.stall, 'ms');
+            add(`${prefix}_errors`, r.errors, 'requests');
+        };
+        add('devices', DEVICES, 'devices');
+        add('clients', CLIENTS, 'clients');
+
+        // The anchor: a bare Hono endpoint in a process of its own.
+        const barePort = await freePort();
+        const bare = spawnServer(
+            [
+                '--input-type=module',
+                '-e',
+                `import { Hono } from 'hono'; import { serve } from '@hono/node-server';
+                 const app = new Hono(); app.get('/ping', (c) => c.json({ code: 200, msg: 'success', data: null }));
+                 serve({ fetch: app.fetch, port: ${barePort}, hostname: '127.0.0.1' });`,
+            ],
+            {},
+        );
+        try {
+            const url = `http://127.0.0.1:${barePort}/ping`;
+            await waitFor(url, bare.child, bare.output);
+            add4('bare_hono', await load(() => () => fetch(url).then(async (r) => (await r.text(), r.ok))));
+        } finally {
+            bare.child.kill('SIGTERM');
+        }
+
+        const dataDir = mkdtempSync(path.join(os.tmpdir(), 'iot-bench-api-'));
+        let server: ReturnType<typeof spawnServer> | undefined;
+        try {
+            let t = performance.now();
+            const handle = await openDatabase({ pgliteDir: path.join(dataDir, 'pgdata') });
+            await ensureAdmin(handle.db, PASSWORD);
+            await seedDatabase(handle.db, { demo: true });
+            const productKeys = await fill(handle.db);
+            await handle.close();
+            add('fill', Math.round(performance.now() - t), 'ms');
+
+            const port = await freePort();
+            const base = `http://127.0.0.1:${port}`;
+            server = spawnServer(['--import', 'tsx', 'server/index.ts'], {
+                DATA_DIR: dataDir,
+                PORT: String(port),
+                ADMIN_PASSWORD: PASSWORD,
+                PUBLIC_DIR: path.join(os.tmpdir(), 'no-console-build'),
+            });
+            t = performance.now();
+            await waitFor(`${base}/sso/login`, server.child, server.output);
+            add('start_with_devices', Math.round(performance.now() - t), 'ms');
+            const login = await fetch(`${base}/sso/login`, {
+                method: 'POST',
+                body: new URLSearchParams({ username: 'admin', password: PASSWORD }),
+                redirect: 'manual',
+            });
+            const cookie = login.headers.get('set-cookie')?.split(';')[0];
+            if (!cookie) throw new Error(`sign-in failed: ${login.status}`);
+            const headers = { cookie, origin: base };
+            const get = (target: string) => () =>
+                fetch(`${base}${target}`, { headers }).then(async (r) => {
+                    const body = (await r.json()) as { code?: number; returnCode?: string };
+                    return r.ok && (body.code === 200 || body.code === 0 || body.returnCode === '1111');
+                });
+            const newest = (await (
+                await fetch(`${base}/api/device/list?pageNumber=1&pageSize=1`, { headers })
+            ).json()) as {
+                data: { records: Array<{ deviceId: number }> };
+            };
+            const firstDevice = newest.data.records[0].deviceId;
+            let serial = 0;
+            const createDelete = () => async () => {
+                const body = new URLSearchParams({
+                    productKey: productKeys[serial % PRODUCTS],
+                    deviceName: `ld_${serial++}`,
+                });
+                const saved = (await (
+                    await fetch(`${base}/api/device/save`, { method: 'POST', headers, body })
+                ).json()) as {
+                    code: number;
+                    data?: { deviceId: number };
+                };
+                if (saved.code !== 0 || !saved.data) return false;
+                const removed = await fetch(`${base}/api/device?deviceId=${saved.data.deviceId}`, {
+                    method: 'DELETE',
+                    headers,
+                });
+                return removed.ok && ((await removed.json()) as { code: number }).code === 0;
+            };
+            const reads: Array<(client: number) => () => Promise<boolean>> = [
+                () => get('/api/product?pageNumber=1&pageSize=10'),
+                (c) => get(`/api/device/list?pageNumber=${1 + (c % 50)}&pageSize=10`),
+                (c) =>
+                    get(
+                        `/api/device/list?pageNumber=${1 + (c % 20)}&pageSize=10&productKey=${productKeys[c % PRODUCTS]}`,
+                    ),
+                (c) => get(`/api/device/detail?deviceId=${firstDevice - (c % 1000)}`),
+                () => get('/api/dashboard/count'),
+                () => get('/api/device/total'),
+                () => get('/api/project/list?page=1&size=10'),
+                () => get('/api/group/list?pageNumber=1&pageSize=10'),
+                () => get('/api/menu'),
+            ];
+            // One client alone, each call 20 times (the median): what a request costs without a queue.
+            const names = ['product', 'device_page', 'device_page_product', 'device_detail', 'dashboard_count'];
+            names.push('device_total', 'project_list', 'group_list', 'menu');
+            for (const [i, read] of reads.entries()) {
+                const times: number[] = [];
+                for (let k = 0; k < 20; k++) {
+                    const t0 = performance.now();
+                    if (!(await read(k)())) throw new Error(`${names[i]} failed`);
+                    times.push(performance.now() - t0);
+                }
+                times.sort((a, b) => a - b);
+                add(`single_client_${names[i]}`, Math.round(times[10] * 10) / 10, 'ms');
+            }
+            const times: number[] = [];
+            for (let k = 0; k < 20; k++) {
+                const t0 = performance.now();
+                if (!(await createDelete()())) throw new Error('create+delete failed');
+                times.push(performance.now() - t0);
+            }
+            add('single_client_create_delete', Math.round(times.sort((a, b) => a - b)[10] * 10) / 10, 'ms');
+
+            let n = 0;
+            const mix = (client: number) => {
+                n++;
+                if (n % 10 === 0) return createDelete();
+                return reads[n % reads.length](client);
+            };
+            const rssBefore = rssOf(server.child.pid!);
+            add4('mix', await load(mix));
+            add('server_rss_before', rssBefore, 'MB');
+            add('server_rss_after', rssOf(server.child.pid!), 'MB');
+            add4('menu_only', await load(() => get('/api/menu')));
+            return figures;
+        } finally {
+            server?.child.kill('SIGTERM');
+            if (server) await new Promise((r) => server!.child.once('exit', r));
+            rmSync(dataDir, { recursive: true, force: true });
+        }
+    },
+};
+
+export default group;
