@@ -26,6 +26,8 @@ export default defineResource({
             alertEvents: { get: '/api/event/list', read: 'data' },
             /** { list: [ { deviceId, productId, deviceName, longitude, latitude, status } ], total } */
             deviceLocations: { get: '/api/device/queryLonLatList', read: 'data', success: 'code0' },
+            /** { total, zoom, clusters, devices, truncated, rebuilding }; params zoom, bbox (the map's view) */
+            deviceClusters: { get: '/api/device/queryLonLatClusters', read: 'data', success: 'code0' },
             /** { records, total }: the 我的项目 cards (params page, size) */
             projects: { get: '/api/project/list', read: 'data' },
         },

@@ -48,6 +48,22 @@ function currentPage(): string {
     return loc ? `${loc.pathname}${loc.search}${loc.hash}` : '/';
 }
 
+const SESSION_CONFIRMED_MS = 60_000;
+
+/** Whether the browser holds a session the server accepts (GET /sso/session), for /login. */
+export async function hasSession(options: Pick<AuthProviderOptions, 'prefix' | 'fetch' | 'timeout'> = {}) {
+    const prefix = (options.prefix ?? (import.meta.env?.VITE_API_PREFIX as string | undefined) ?? '').replace(
+        /\/$/,
+        '',
+    );
+    try {
+        const answer = await send(`${prefix}/sso/session`, { method: 'GET' }, options);
+        return readPath(parseEnvelope(answer, 'code200'), 'data.signedIn') === true;
+    } catch {
+        return false;
+    }
+}
+
 /**
  * Single sign-on: the console has no login form. The server enforces the session; the first answer with 401
  * carries the login URL, and checkError sends the browser there with `redirect` set to the current page.
@@ -61,6 +77,35 @@ export function createAuthProvider(options: AuthProviderOptions = {}): AuthProvi
     const redirect = options.redirect ?? ((url: string) => globalThis.location.assign(url));
     const defaultLogin = `${prefix}/sso/login`;
     let identity: Promise<UserIdentity> | undefined;
+    /** When the server last said the session is good (react-admin checks on every page change). */
+    let confirmedAt = -Infinity;
+    /**
+     * The sign-on page a failed checkAuth named. react-admin follows a failed checkAuth with logout(), whose answer
+     * decides where the browser goes: with no session there is nothing to end on the server, so logout answers this.
+     */
+    let signedOutTo: string | undefined;
+
+    /**
+     * GET /sso/session, answered 200 with or without a session: 'unknown' when it cannot be asked (a server
+     * without it, the network), and the console then relies on the first 401 as before.
+     */
+    async function probe(): Promise<{ state: 'in' | 'out' | 'unknown'; loginUrl?: string }> {
+        try {
+            const answer = await send(
+                `${prefix}/sso/session?redirect=${encodeURIComponent(currentPage())}`,
+                { method: 'GET' },
+                http,
+            );
+            const body = parseEnvelope(answer, 'code200');
+            const signedIn = readPath(body, 'data.signedIn');
+            const loginUrl = readPath(body, 'data.loginUrl');
+            if (signedIn === true) return { state: 'in' };
+            if (signedIn === false) return { state: 'out', loginUrl: typeof loginUrl === 'string' ? loginUrl : '' };
+        } catch {
+            // Fall through.
+        }
+        return { state: 'unknown' };
+    }
 
     const get = async (path: string) => {
         const answer = await send(`${prefix}${path}`, { method: 'GET' }, http);
@@ -85,8 +130,11 @@ export function createAuthProvider(options: AuthProviderOptions = {}): AuthProvi
         },
 
         async logout() {
+            confirmedAt = -Infinity;
             identity = undefined;
             clearUser();
+            // Kept, not consumed: StrictMode and route changes can run checkAuth and logout more than once.
+            if (signedOutTo) return signedOutTo;
             try {
                 const body = await get('/api/sso/logout');
                 const loginUrl = readPath(body, 'data.loginUrl');
@@ -98,12 +146,25 @@ export function createAuthProvider(options: AuthProviderOptions = {}): AuthProvi
         },
 
         async checkAuth() {
-            // The server enforces sessions; its first 401 goes through checkError to the sign-on page.
+            // Asked before the layout and its calls: a visitor without a session leaves for the sign-on page
+            // without a failed request. A good answer holds for a minute; a later 401 still goes through checkError.
+            if (Date.now() - confirmedAt < SESSION_CONFIRMED_MS) return;
+            const { state, loginUrl } = await probe();
+            if (state === 'in') {
+                confirmedAt = Date.now();
+                signedOutTo = undefined;
+            }
+            if (state !== 'out') return;
+            identity = undefined;
+            clearUser();
+            signedOutTo = absoluteUrl(loginUrl || defaultLogin, currentPage());
+            throw { redirectTo: signedOutTo, message: false, logoutUser: false };
         },
 
         async checkError(error: { status?: number; body?: unknown } | undefined) {
             const status = error?.status;
             if (status !== 401 && status !== 403) return;
+            confirmedAt = -Infinity;
             identity = undefined;
             clearUser();
             const loginUrl = readPath(error?.body, 'data.loginUrl');

@@ -1,16 +1,25 @@
 import { useEffect, useRef } from 'react';
 import { Box, CircularProgress, Link, Typography } from '@mui/material';
 import { useLogin } from 'react-admin';
+import { useNavigate } from 'react-router-dom';
+import { hasSession } from '../auth/authProvider';
 
-/** /login: the console has no login form; authProvider.login sends the browser to the sign-on page. */
+/**
+ * /login: the console has no login form. Signed in already, the visitor goes to the dashboard; otherwise
+ * authProvider.login sends the browser to the sign-on page.
+ */
 export function Login() {
     const login = useLogin();
+    const navigate = useNavigate();
     // Once, even when StrictMode runs effects twice in development.
     const started = useRef(false);
     useEffect(() => {
         if (started.current) return;
         started.current = true;
-        login({}).catch(() => undefined);
+        void hasSession().then((signedIn) => {
+            if (signedIn) navigate('/', { replace: true });
+            else login({}).catch(() => undefined);
+        });
         // eslint-disable-next-line react-hooks/exhaustive-deps -- once, on arrival
     }, []);
     return (

@@ -116,10 +116,48 @@ describe('identity', () => {
         await expect(auth.getIdentity!()).resolves.toMatchObject({ id: 'u-7' });
     });
 
-    it('checkAuth resolves without a request', async () => {
-        const f = fakeFetch();
+    it('checkAuth asks /sso/session once a minute while signed in, with no request that fails', async () => {
+        const f = fakeFetch(() => ({ body: { code: 200, msg: 'success', data: { signedIn: true } } }));
+        const auth = createAuthProvider({ prefix: '/console', fetch: f.fetch });
+        await expect(auth.checkAuth({})).resolves.toBeUndefined();
+        await expect(auth.checkAuth({})).resolves.toBeUndefined();
+        expect(f.calls).toHaveLength(1);
+        const sent = new URL(f.calls[0].url, 'https://iot.example.com');
+        expect(sent.pathname).toBe('/console/sso/session');
+        expect(sent.searchParams.get('redirect')).toBe('/console/?tab=1#/product');
+        // A 401 later forgets the confirmation: the next check asks again.
+        await auth.checkError(expired).catch(() => undefined);
+        await auth.checkAuth({});
+        expect(f.calls).toHaveLength(2);
+    });
+
+    it('checkAuth sends a visitor without a session to the sign-on page the server names', async () => {
+        store.set('userId', 'u1');
+        const f = fakeFetch(() => ({
+            body: { code: 200, msg: 'success', data: { signedIn: false, loginUrl: '/sso/login?redirect=/' } },
+        }));
+        const rejection = await createAuthProvider({ prefix: '', fetch: f.fetch })
+            .checkAuth({})
+            .then(
+                () => undefined,
+                (e) => e,
+            );
+        expect(rejection.message).toBe(false);
+        const target = new URL(rejection.redirectTo);
+        expect(target.origin + target.pathname).toBe('https://iot.example.com/sso/login');
+        expect(target.searchParams.get('redirect')).toBe('/console/?tab=1#/product');
+        expect(store.has('userId')).toBe(false);
+        // react-admin then calls logout: nothing to end on the server, and the way back is kept.
+        const auth = createAuthProvider({ prefix: '', fetch: f.fetch });
+        const out = await auth.checkAuth({}).catch((e) => e);
+        await expect(auth.logout({})).resolves.toBe(out.redirectTo);
+        expect(f.calls.filter((c) => c.url.includes('/api/sso/logout'))).toHaveLength(0);
+    });
+
+    it('checkAuth lets the console start when /sso/session cannot be asked (the first 401 decides then)', async () => {
+        const f = fakeFetch(() => ({ status: 404, text: 'Not Found' }));
         await expect(createAuthProvider({ prefix: '', fetch: f.fetch }).checkAuth({})).resolves.toBeUndefined();
-        expect(f.calls).toHaveLength(0);
+        expect(f.calls).toHaveLength(1);
     });
 });
 

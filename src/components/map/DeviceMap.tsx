@@ -1,9 +1,11 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { Alert, Box, CircularProgress, Typography } from '@mui/material';
+import { Alert, Box, Button, CircularProgress, Typography } from '@mui/material';
 import type { GeoJSONSource, Map as MapLibreMap, MapLayerMouseEvent, Popup } from 'maplibre-gl';
 import {
     CLUSTER_LAYER,
+    clusterFeatures,
     countFont,
+    covers,
     DEVICE_MAP_CENTER,
     DEVICE_MAP_ZOOM,
     deviceLayers,
@@ -13,6 +15,9 @@ import {
     SOURCE_ID,
     STATUS_TEXT,
     toFeatureCollection,
+    viewQuery,
+    type MapClusterAnswer,
+    type MapViewQuery,
 } from './deviceLayers';
 import { createGeoApi, type GeoApi } from './geoApi';
 import { maplibregl } from './maplibre';
@@ -29,12 +34,23 @@ export interface DeviceMapExtraProps {
      * 暂无数据 would, and the first render is not reported until the points are there.
      */
     loading?: boolean;
+    /**
+     * Clusters computed by the server: the map asks for its view on load and after every move (debounced), draws
+     * what comes back, and `points` is not used. For maps of more devices than a browser clusters comfortably.
+     */
+    fetchView?: (query: MapViewQuery, signal: AbortSignal) => Promise<MapClusterAnswer>;
 }
 
+/** Moves closer together than this share one request (the last one wins). */
+const REFETCH_DEBOUNCE_MS = 150;
+/** How soon to ask again when the server said its index is catching up with device changes. */
+const REBUILD_RETRY_MS = 1500;
+const NO_POINTS: readonly DevicePoint[] = [];
+
 /**
- * SPEC "Dashboard map": located devices clustered over 80 px on the offline basemap. Clustering runs in maplibre's
- * worker, so 100,000 devices stay smooth; a click on a cluster zooms to where it splits, a click on a device
- * reports its id.
+ * SPEC "Dashboard map": located devices clustered over 80 px on the offline basemap. Given `points`, clustering runs
+ * in maplibre's worker; given `fetchView`, the server clusters and the map fetches what each view shows. Either way
+ * a click on a cluster zooms to where it splits, a click on a device reports it.
  *
  * Once the points are drawn for the first time (the devices source loaded and the map idle), the root element
  * gets `data-state="rendered"` and `data-first-render` (performance.now() of that frame, in ms): the marker the
@@ -46,29 +62,47 @@ export default function DeviceMap({
     height = 400,
     onLoad,
     api: givenApi,
-    loading = false,
+    loading: givenLoading = false,
+    fetchView,
 }: DeviceMapProps & DeviceMapExtraProps) {
     const api = useMemo(() => givenApi ?? createGeoApi(), [givenApi]);
     const container = useRef<HTMLDivElement | null>(null);
     const { map, error } = useBaseMap(container, { api, center: DEVICE_MAP_CENTER, zoom: DEVICE_MAP_ZOOM });
-    const data = useMemo(() => toFeatureCollection(points), [points]);
+    const serverMode = fetchView !== undefined;
+    const [served, setServed] = useState<MapClusterAnswer | null>(null);
+    const [fetchError, setFetchError] = useState<string | null>(null);
+    const retryRef = useRef<() => void>(() => undefined);
+    const shownPoints = serverMode ? (served?.devices ?? NO_POINTS) : points;
+    const data = useMemo(
+        () => (serverMode ? clusterFeatures(served) : toFeatureCollection(points)),
+        [serverMode, served, points],
+    );
+    const loading = givenLoading || (serverMode && !served);
     const clickRef = useRef(onPointClick);
     clickRef.current = onPointClick;
     const loadRef = useRef(onLoad);
     loadRef.current = onLoad;
     const dataRef = useRef(data);
     dataRef.current = data;
-    const pointsRef = useRef(points);
-    pointsRef.current = points;
+    const pointsRef = useRef(shownPoints);
+    pointsRef.current = shownPoints;
     /** The collection the source holds, so the first render does not send 100,000 points to the worker twice. */
     const shown = useRef<typeof data | null>(null);
     const [firstRender, setFirstRender] = useState<number | null>(null);
 
+    // The source goes in once the caller knows which way the devices come (givenLoading over); a map that changes
+    // way is a new map (the caller keys it).
+    const sourceAdded = useRef(false);
+    useEffect(() => {
+        if (!map || givenLoading || sourceAdded.current) return;
+        sourceAdded.current = true;
+        shown.current = dataRef.current;
+        map.addSource(SOURCE_ID, deviceSource(dataRef.current, !serverMode));
+        for (const layer of deviceLayers(countFont(map.getStyle()))) map.addLayer(layer);
+    }, [map, givenLoading, serverMode]);
+
     useEffect(() => {
         if (!map) return;
-        shown.current = dataRef.current;
-        map.addSource(SOURCE_ID, deviceSource(dataRef.current));
-        for (const layer of deviceLayers(countFont(map.getStyle()))) map.addLayer(layer);
         let popup: Popup | undefined;
         let byId: { from: readonly DevicePoint[]; map: Map<unknown, DevicePoint> } | undefined;
         const deviceOf = (id: unknown) => {
@@ -81,14 +115,20 @@ export default function DeviceMap({
         const onCluster = async (e: MapLayerMouseEvent) => {
             const feature = e.features?.[0];
             if (!feature || feature.geometry.type !== 'Point') return;
-            const source = map.getSource<GeoJSONSource>(SOURCE_ID);
-            const zoom = await source?.getClusterExpansionZoom(Number(feature.properties.cluster_id));
+            // Server clusters carry the zoom where they split; maplibre's own are asked.
+            const given = feature.properties.expansion_zoom;
+            const zoom =
+                given !== undefined
+                    ? Number(given)
+                    : await map
+                          .getSource<GeoJSONSource>(SOURCE_ID)
+                          ?.getClusterExpansionZoom(Number(feature.properties.cluster_id));
             if (zoom === undefined) return;
             map.easeTo({ center: feature.geometry.coordinates as [number, number], zoom: zoom + 0.01 });
         };
         const onPoint = (e: MapLayerMouseEvent) => {
             const id = e.features?.[0]?.properties.id;
-            if (id !== undefined) clickRef.current?.(id);
+            if (id !== undefined) clickRef.current?.(id, deviceOf(id));
         };
         const enter = (e: MapLayerMouseEvent) => {
             map.getCanvas().style.cursor = 'pointer';
@@ -127,15 +167,69 @@ export default function DeviceMap({
         };
     }, [map]);
 
+    // Server mode: ask for the view on load, after moves (the first move at once, then at most one request per
+    // REFETCH_DEBOUNCE_MS, the last view winning), and again while the server's index catches up.
     useEffect(() => {
-        if (!map || shown.current === data) return;
+        if (!map || !fetchView || givenLoading) return;
+        let controller: AbortController | undefined;
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        let fetched: MapViewQuery | undefined;
+        let lastAt = -Infinity;
+        const run = (force: boolean) => {
+            if (!force && fetched && covers(fetched, map)) return;
+            const query = viewQuery(map);
+            fetched = query;
+            controller?.abort();
+            const own = (controller = new AbortController());
+            fetchView(query, own.signal).then(
+                (answer) => {
+                    if (own.signal.aborted) return;
+                    setFetchError(null);
+                    setServed(answer);
+                    if (answer.rebuilding) timer = setTimeout(() => run(true), REBUILD_RETRY_MS);
+                },
+                (err: unknown) => {
+                    if (own.signal.aborted) return;
+                    fetched = undefined;
+                    setFetchError(err instanceof Error && err.message ? err.message : '网络错误');
+                },
+            );
+        };
+        const onMoveEnd = () => {
+            clearTimeout(timer);
+            const wait = lastAt + REFETCH_DEBOUNCE_MS - performance.now();
+            const go = () => {
+                lastAt = performance.now();
+                run(false);
+            };
+            if (wait <= 0) go();
+            else timer = setTimeout(go, wait);
+        };
+        retryRef.current = () => run(true);
+        run(true);
+        map.on('moveend', onMoveEnd);
+        return () => {
+            map.off('moveend', onMoveEnd);
+            clearTimeout(timer);
+            controller?.abort();
+        };
+    }, [map, fetchView, givenLoading]);
+
+    useEffect(() => {
+        if (!map || !sourceAdded.current || shown.current === data) return;
         shown.current = data;
         map.getSource<GeoJSONSource>(SOURCE_ID)?.setData(data);
-    }, [map, data]);
+    }, [map, data, givenLoading]);
 
     const rendered = firstRender !== null;
+    /** Devices the features stand for (a cluster for its count). */
+    const represented = useMemo(
+        () => data.features.reduce((n, f) => n + (Number(f.properties?.point_count) || 1), 0),
+        [data],
+    );
+    const empty = serverMode ? served?.total === 0 : data.features.length === 0;
     useEffect(() => {
-        if (!map || loading || rendered) return;
+        if (!map || loading || rendered || !sourceAdded.current) return;
         const mark = () => {
             if (!map.isSourceLoaded(SOURCE_ID)) return;
             map.off('idle', mark);
@@ -153,7 +247,7 @@ export default function DeviceMap({
             sx={{ position: 'relative', height, borderRadius: 1, overflow: 'hidden', bgcolor: '#e6edf4' }}
             data-state={rendered ? 'rendered' : 'loading'}
             data-first-render={firstRender ?? undefined}
-            data-points={data.features.length}
+            data-points={represented}
         >
             {/* maplibre's own stylesheet makes its container position: relative, so the size is given, not inset. */}
             <Box ref={container} data-testid="device-map" sx={{ width: '100%', height: '100%' }} />
@@ -171,7 +265,7 @@ export default function DeviceMap({
                     <CircularProgress size={32} aria-label="设备位置加载中" />
                 </Box>
             )}
-            {!loading && data.features.length === 0 && !error && (
+            {!loading && empty && !error && (
                 <Box
                     role="status"
                     sx={{
@@ -191,6 +285,19 @@ export default function DeviceMap({
             {error && (
                 <Alert severity="warning" sx={{ position: 'absolute', left: 8, right: 8, top: 8 }}>
                     {error}
+                </Alert>
+            )}
+            {fetchError && !error && (
+                <Alert
+                    severity="error"
+                    sx={{ position: 'absolute', left: 8, right: 8, top: 8 }}
+                    action={
+                        <Button color="inherit" size="small" onClick={() => retryRef.current()}>
+                            重试
+                        </Button>
+                    }
+                >
+                    设备位置加载失败：{fetchError}
                 </Alert>
             )}
         </Box>

@@ -55,9 +55,100 @@ export function toFeatureCollection(points: readonly DevicePoint[]): FeatureColl
     return { type: 'FeatureCollection', features };
 }
 
-export function deviceSource(data: FeatureCollection): GeoJSONSourceSpecification {
+/**
+ * The devices source. Clustered in maplibre's worker when the browser holds every device; as given when the server
+ * clustered them already (serverClusters).
+ */
+export function deviceSource(data: FeatureCollection, clustered = true): GeoJSONSourceSpecification {
+    if (!clustered) return { type: 'geojson', data };
     // Past zoom 14 (a cluster radius of about 400 m) devices show one by one; fewer levels index faster.
     return { type: 'geojson', data, cluster: true, clusterRadius: CLUSTER_RADIUS, clusterMaxZoom: 14 };
+}
+
+/** What the map asks the server for: the floored zoom and a bounding box around the view. */
+export interface MapViewQuery {
+    zoom: number;
+    bbox: [west: number, south: number, east: number, north: number];
+}
+
+/** The server's answer for a view (GET /api/device/queryLonLatClusters). */
+export interface MapClusterAnswer {
+    /** Every located device, in view or not. */
+    total: number;
+    clusters: Array<{ clusterId: number; longitude: number; latitude: number; count: number; expansionZoom: number }>;
+    devices: DevicePoint[];
+    /** The server's index is catching up with device changes: ask again shortly. */
+    rebuilding?: boolean;
+}
+
+type Bounds = { getWest(): number; getSouth(): number; getEast(): number; getNorth(): number };
+const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
+const round6 = (v: number) => Math.round(v * 1e6) / 1e6;
+
+/**
+ * The view padded by half its size on every side and snapped outward to half-tile steps: small pans stay inside
+ * what was fetched, and neighbouring views ask the same box (the server caches answers by it).
+ */
+export function viewQuery(map: { getZoom(): number; getBounds(): Bounds }): MapViewQuery {
+    const zoom = clamp(Math.floor(map.getZoom()), 0, 22);
+    const b = map.getBounds();
+    const [w, s, e, n] = [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()];
+    const step = 180 / 2 ** zoom;
+    const down = (v: number) => Math.floor(v / step) * step;
+    const up = (v: number) => Math.ceil(v / step) * step;
+    const padX = (e - w) / 2;
+    const padY = (n - s) / 2;
+    return {
+        zoom,
+        bbox: [
+            round6(clamp(down(w - padX), -180, 180)),
+            round6(clamp(down(s - padY), -85, 85)),
+            round6(clamp(up(e + padX), -180, 180)),
+            round6(clamp(up(n + padY), -85, 85)),
+        ],
+    };
+}
+
+/** The view is inside what `query` fetched, at the same zoom: nothing new to ask. */
+export function covers(query: MapViewQuery, map: { getZoom(): number; getBounds(): Bounds }): boolean {
+    const b = map.getBounds();
+    const [w, s, e, n] = query.bbox;
+    return (
+        clamp(Math.floor(map.getZoom()), 0, 22) === query.zoom &&
+        Math.max(b.getWest(), -180) >= w &&
+        Math.max(b.getSouth(), -85) >= s &&
+        Math.min(b.getEast(), 180) <= e &&
+        Math.min(b.getNorth(), 85) <= n
+    );
+}
+
+/** As supercluster labels a cluster in the browser, so both modes read the same. */
+export const abbreviateCount = (count: number): string | number =>
+    count >= 10000 ? `${Math.round(count / 1000)}k` : count >= 1000 ? `${Math.round(count / 100) / 10}k` : count;
+
+/**
+ * The server's clusters and devices as the features the layers draw: clusters carry point_count (and its label)
+ * as maplibre's own clusters do, plus the zoom where they split.
+ */
+export function clusterFeatures(answer: MapClusterAnswer | null): FeatureCollection<Point> {
+    const features: Array<Feature<Point>> = [];
+    for (const c of answer?.clusters ?? []) {
+        features.push({
+            type: 'Feature',
+            geometry: { type: 'Point', coordinates: [c.longitude, c.latitude] },
+            properties: {
+                cluster: true,
+                cluster_id: c.clusterId,
+                point_count: c.count,
+                point_count_abbreviated: abbreviateCount(c.count),
+                expansion_zoom: c.expansionZoom,
+            },
+        });
+    }
+    return {
+        type: 'FeatureCollection',
+        features: features.concat(toFeatureCollection(answer?.devices ?? []).features),
+    };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { lazy, Suspense } from 'react';
 import { Box, CircularProgress, Dialog, DialogContent } from '@mui/material';
 import type { GeoApi } from './geoApi';
+import type { DeviceMapExtraProps } from './DeviceMap';
 import type { DeviceMapProps, MapPickerDialogProps } from './types';
 
 /**
@@ -27,7 +28,7 @@ export function MapPickerDialog(props: MapPickerDialogProps & { api?: GeoApi }) 
     );
 }
 
-export function DeviceMap(props: DeviceMapProps & { api?: GeoApi }) {
+export function DeviceMap(props: DeviceMapProps & DeviceMapExtraProps) {
     return (
         <Suspense fallback={<Box sx={{ height: props.height ?? 400, bgcolor: '#e6edf4', borderRadius: 1 }} />}>
             <LazyDeviceMap {...props} />

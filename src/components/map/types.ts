@@ -35,6 +35,8 @@ export interface DevicePoint {
     lat: number | null | undefined;
     name: string;
     status?: DeviceStatus | string;
+    /** The device's product (a device's detail page is addressed by both). */
+    productId?: number | string;
 }
 
 export interface MapPickerDialogProps {
@@ -50,7 +52,8 @@ export interface MapPickerDialogProps {
 
 export interface DeviceMapProps {
     points: readonly DevicePoint[];
-    onPointClick?: (id: DevicePoint['id']) => void;
+    /** A click on a device: its id, and the device as the map holds it. */
+    onPointClick?: (id: DevicePoint['id'], point?: DevicePoint) => void;
     /** CSS height of the map (default 400). */
     height?: number | string;
     /** The maplibre map once its style has loaded (tests and benchmarks read it). */

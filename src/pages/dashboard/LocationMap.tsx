@@ -1,8 +1,11 @@
-import { lazy, Suspense, useCallback, useMemo } from 'react';
+import { lazy, Suspense, useCallback, useMemo, useState } from 'react';
 import { Alert, Box, Button, Card, Typography } from '@mui/material';
+import { useDataProvider } from 'react-admin';
 import { useNavigate } from 'react-router-dom';
+import type { PlatformDataProvider } from '../../engine/choices';
+import type { MapClusterAnswer, MapViewQuery } from '../../components/map/deviceLayers';
 import type { DevicePoint } from '../../components/map/types';
-import { errorText, useDeviceLocations, type DeviceLocation } from './api';
+import { DASHBOARD, errorText, useDeviceLocations, type DeviceLocation } from './api';
 
 /** maplibre-gl and the map code: their own chunk, fetched as soon as the dashboard mounts (Introduce.tsx). */
 export const loadDeviceMap = () => import('../../components/map/DeviceMap');
@@ -10,30 +13,56 @@ const DeviceMap = lazy(loadDeviceMap);
 
 export const MAP_HEIGHT = 460;
 
-const toPoints = (list: readonly DeviceLocation[]): DevicePoint[] =>
-    list.map((d) => ({
-        id: d.deviceId,
-        lng: d.longitude,
-        lat: d.latitude,
-        name: d.deviceName,
-        status: d.status,
-    }));
+const toPoint = (d: DeviceLocation): DevicePoint => ({
+    id: d.deviceId,
+    lng: d.longitude,
+    lat: d.latitude,
+    name: d.deviceName,
+    status: d.status,
+    productId: d.productId,
+});
 
 const EMPTY: DevicePoint[] = [];
 
-/** 设备分布: every located device on the map (GET /api/device/queryLonLatList); a device opens its detail. */
+interface ClusterAnswer extends Omit<MapClusterAnswer, 'devices'> {
+    devices: DeviceLocation[];
+}
+
+/**
+ * 设备分布: the located devices on the map; a device opens its detail. Up to WHOLE_MAP_LIMIT devices come whole
+ * (GET /api/device/queryLonLatList) and the browser clusters them; beyond, the server clusters what each view shows
+ * (GET /api/device/queryLonLatClusters) and the map asks again as it moves.
+ */
 export function LocationMap() {
     const navigate = useNavigate();
+    const dataProvider = useDataProvider<PlatformDataProvider>();
     const { data, error, isFetching, refetch } = useDeviceLocations();
+    const [serverTotal, setServerTotal] = useState<number | null>(null);
     const list = data?.list;
-    const points = useMemo(() => (list ? toPoints(list) : EMPTY), [list]);
+    const byServer = data?.truncated === true;
+    const points = useMemo(() => (list ? list.map(toPoint) : EMPTY), [list]);
+    const fetchView = useCallback(
+        async ({ zoom, bbox }: MapViewQuery, signal: AbortSignal): Promise<MapClusterAnswer> => {
+            const { data: answer } = await dataProvider.invoke<ClusterAnswer>(
+                DASHBOARD,
+                'deviceClusters',
+                { zoom, bbox: bbox.join(',') },
+                { signal },
+            );
+            setServerTotal(answer.total);
+            return { ...answer, devices: answer.devices.map(toPoint) };
+        },
+        [dataProvider],
+    );
     const openDevice = useCallback(
-        (id: DevicePoint['id']) => {
-            const device = list?.find((d) => String(d.deviceId) === String(id));
-            if (device) navigate(`/devInstanceDetail/${device.productId}/${device.deviceId}`);
+        (id: DevicePoint['id'], point?: DevicePoint) => {
+            const productId =
+                point?.productId ?? list?.find((d) => String(d.deviceId) === String(id))?.productId ?? undefined;
+            if (productId !== undefined) navigate(`/devInstanceDetail/${productId}/${id}`);
         },
         [list, navigate],
     );
+    const total = byServer ? (serverTotal ?? data?.total) : (data?.total ?? list?.length);
 
     return (
         <Card variant="outlined" component="section" aria-labelledby="dashboard-map" sx={{ p: 2 }}>
@@ -43,7 +72,7 @@ export function LocationMap() {
                 </Typography>
                 {data ? (
                     <Typography variant="body2" color="text.secondary" data-testid="located-count">
-                        已定位设备 {data.total ?? list?.length ?? 0} 台
+                        已定位设备 {total ?? 0} 台
                     </Typography>
                 ) : null}
                 <Typography variant="caption" color="text.secondary" sx={{ ml: 'auto' }}>
@@ -63,7 +92,15 @@ export function LocationMap() {
                 </Alert>
             ) : (
                 <Suspense fallback={<Box sx={{ height: MAP_HEIGHT, bgcolor: '#e6edf4', borderRadius: 1 }} aria-busy />}>
-                    <DeviceMap points={points} loading={!data} height={MAP_HEIGHT} onPointClick={openDevice} />
+                    {/* A map that switches between browser and server clustering starts afresh. */}
+                    <DeviceMap
+                        key={byServer ? 'server' : 'browser'}
+                        points={points}
+                        loading={!data}
+                        height={MAP_HEIGHT}
+                        onPointClick={openDevice}
+                        fetchView={byServer ? fetchView : undefined}
+                    />
                 </Suspense>
             )}
         </Card>

@@ -73,7 +73,12 @@ export interface DeviceLocation {
 export interface DeviceLocations {
     list: DeviceLocation[];
     total: number;
+    /** More devices are located than WHOLE_MAP_LIMIT: the list is empty and the map asks the server for clusters. */
+    truncated?: boolean;
 }
+
+/** Up to this many located devices travel whole and are clustered in the browser (about 1 MB, no refetch on pans). */
+export const WHOLE_MAP_LIMIT = 10_000;
 
 type Call = 'counts' | 'deviceTotal' | 'devicesByCategory' | 'alertsByLevel' | 'alertEvents' | 'deviceLocations';
 
@@ -97,7 +102,8 @@ export const useCounts = () => useQuery(options<DashboardCounts>(usePlatform(), 
 export const useDeviceTotals = () => useQuery(options<DeviceTotals>(usePlatform(), 'deviceTotal'));
 export const useDevicesByCategory = () => useQuery(options<CategoryCount[]>(usePlatform(), 'devicesByCategory'));
 export const useAlertsByLevel = () => useQuery(options<LevelCount[]>(usePlatform(), 'alertsByLevel'));
-export const useDeviceLocations = () => useQuery(options<DeviceLocations>(usePlatform(), 'deviceLocations'));
+export const useDeviceLocations = () =>
+    useQuery(options<DeviceLocations>(usePlatform(), 'deviceLocations', { limit: WHOLE_MAP_LIMIT }));
 
 /** The query param that keeps the alert table's page, so a page of alerts can be bookmarked. */
 export const ALERT_PAGE_PARAM = 'alertPage';
@@ -132,7 +138,7 @@ export function prefetchDashboard(queryClient: QueryClient, dataProvider: Platfo
         ['alertsByLevel'],
         ['projects', projectParams],
         ['alertEvents', alertPageParams(alertPage)],
-        ['deviceLocations'],
+        ['deviceLocations', { limit: WHOLE_MAP_LIMIT }],
     ];
     for (const [call, params] of calls) void queryClient.prefetchQuery(options(dataProvider, call, params));
 }

@@ -3,12 +3,14 @@
  * /src/components/map/harness/map-harness.html) and for tests/e2e/map.test.ts. Not part of the console build.
  *   ?view=picker               the map picker dialog (button 打开地图选点)
  *   ?view=devices&n=100000     the device map with n generated devices (n=0: the empty state)
+ *   ?view=api&mode=whole       the platform's located devices fetched whole (mode=server: server clusters)
  * window.__harness exposes the maplibre map, the confirmed address and the first-render time.
  */
-import { useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { Box, Button, Typography } from '@mui/material';
 import type { Map as MapLibreMap } from 'maplibre-gl';
+import type { MapClusterAnswer, MapViewQuery } from '../deviceLayers';
 import { DeviceMap, MapPickerDialog, type DevicePoint, type MapAddress } from '../index';
 
 interface Harness {
@@ -147,7 +149,85 @@ function DevicesView({ n }: { n: number }) {
     );
 }
 
+interface Located {
+    deviceId: number;
+    productId: number;
+    deviceName: string;
+    longitude: number;
+    latitude: number;
+    status: string;
+}
+
+const toPoint = (d: Located): DevicePoint => ({
+    id: d.deviceId,
+    productId: d.productId,
+    name: d.deviceName,
+    lng: d.longitude,
+    lat: d.latitude,
+    status: d.status,
+});
+
+/** The platform's answer's data, or an error naming the status. */
+async function platformData<T>(url: string, signal?: AbortSignal): Promise<T> {
+    const res = await fetch(url, { signal, credentials: 'same-origin' });
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    return ((await res.json()) as { data: T }).data;
+}
+
+/**
+ * The device map over the platform's devices (tests/bench/mapRender.ts): `whole` fetches every located device at
+ * once and clusters them in the browser (the dashboard's way up to 10,000 devices, and its only way before server
+ * clusters); `server` asks the server for the clusters of each view.
+ */
+function ApiView({ mode }: { mode: 'whole' | 'server' }) {
+    const [points, setPoints] = useState<DevicePoint[] | null>(mode === 'whole' ? null : []);
+    const [error, setError] = useState<string | null>(null);
+    const [clicked, setClicked] = useState<DevicePoint | null>(null);
+    useEffect(() => {
+        if (mode !== 'whole') return;
+        platformData<{ list: Located[] }>('/api/device/queryLonLatList').then(
+            (data) => setPoints(data.list.map(toPoint)),
+            (err: Error) => setError(err.message),
+        );
+    }, [mode]);
+    const fetchView = useCallback(async ({ zoom, bbox }: MapViewQuery, signal: AbortSignal) => {
+        const data = await platformData<Omit<MapClusterAnswer, 'devices'> & { devices: Located[] }>(
+            `/api/device/queryLonLatClusters?zoom=${zoom}&bbox=${bbox.join(',')}`,
+            signal,
+        );
+        return { ...data, devices: data.devices.map(toPoint) };
+    }, []);
+    return (
+        <Box sx={{ p: 3 }}>
+            <Typography sx={{ mb: 1 }}>
+                设备分布（{mode === 'whole' ? '整图' : '服务端聚合'}）
+                {clicked && (
+                    <span data-testid="clicked">
+                        已点击设备 {String(clicked.id)}（产品 {String(clicked.productId)}）
+                    </span>
+                )}
+            </Typography>
+            {error && <Typography color="error">{error}</Typography>}
+            <DeviceMap
+                points={points ?? []}
+                loading={points === null}
+                height={640}
+                onLoad={(map) => (harness.map = map)}
+                onPointClick={(_, point) => setClicked(point ?? null)}
+                fetchView={mode === 'server' ? fetchView : undefined}
+            />
+        </Box>
+    );
+}
+
 const params = new URLSearchParams(location.search);
+const view = params.get('view');
 createRoot(document.getElementById('root')!).render(
-    params.get('view') === 'devices' ? <DevicesView n={Number(params.get('n') ?? 2000)} /> : <PickerView />,
+    view === 'devices' ? (
+        <DevicesView n={Number(params.get('n') ?? 2000)} />
+    ) : view === 'api' ? (
+        <ApiView mode={params.get('mode') === 'server' ? 'server' : 'whole'} />
+    ) : (
+        <PickerView />
+    ),
 );
