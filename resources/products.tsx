@@ -102,9 +102,17 @@ export default defineResource({
         perPageOptions: [5, 10, 20],
         filters: [{ source: 'q', label: '产品名称', alwaysOn: true }],
         rowActions: [
-            { label: '查看', to: (r) => `/productDetail/view?productId=${r.productId}` },
-            { label: '管理设备', to: (r) => `/devices?pk=${encodeURIComponent(String(r.productKey))}` },
-            { label: '物模型定义', to: (r) => `/productDetail/function?productId=${r.productId}` },
+            { kind: 'link', label: '查看', to: ({ record: r }) => `/productDetail/view?productId=${r.productId}` },
+            {
+                kind: 'link',
+                label: '管理设备',
+                to: ({ record: r }) => `/devices?pk=${encodeURIComponent(String(r.productKey))}`,
+            },
+            {
+                kind: 'link',
+                label: '物模型定义',
+                to: ({ record: r }) => `/productDetail/function?productId=${r.productId}`,
+            },
         ],
         show: false,
         edit: false,

@@ -1,12 +1,14 @@
 import { useMemo, type ReactElement } from 'react';
 import { yupResolver } from '@hookform/resolvers/yup';
-import { Button, Dialog, DialogContent, DialogTitle } from '@mui/material';
+import { Box, Button } from '@mui/material';
 import type { Resolver } from 'react-hook-form';
 import { useFormState } from 'react-hook-form';
 import {
     Create,
     CreateBase,
     Edit,
+    EditBase,
+    Form,
     SaveButton,
     SimpleForm,
     Toolbar,
@@ -14,9 +16,11 @@ import {
     useRedirect,
     useSaveContext,
 } from 'react-admin';
+import { EngineDialog } from './actions/EngineDialog';
 import { fieldsFor, resourcePath, useDefinition } from './context';
 import { FormInput } from './inputs';
-import type { ResourceDefinition } from './types';
+import type { FormValues, ResourceDefinition } from './types';
+import type { Row } from './vocabulary';
 
 type Verb = 'create' | 'update';
 
@@ -57,13 +61,14 @@ function FormToolbar({ onCancel }: { onCancel?: () => void }) {
     );
 }
 
-/** The generated form: one input per field shown in the view, validated by the definition's yup schema. */
-export function ResourceForm({ view, toolbar }: { view: 'create' | 'edit'; toolbar?: ReactElement }) {
-    const definition = useDefinition();
+type View = 'create' | 'edit';
+
+/** The schema, resolver and starting values of the generated form for a view. */
+function useFormSetup(definition: ResourceDefinition, view: View) {
     const schema = view === 'edit' ? (definition.editSchema ?? definition.schema) : definition.schema;
     const resolver = useMemo(() => (schema ? (yupResolver(schema) as Resolver) : undefined), [schema]);
     const defaultValues = useMemo(
-        () =>
+        (): FormValues | undefined =>
             view === 'create'
                 ? Object.fromEntries(
                       Object.entries(definition.fields)
@@ -73,13 +78,74 @@ export function ResourceForm({ view, toolbar }: { view: 'create' | 'edit'; toolb
                 : undefined,
         [definition, view],
     );
+    return { resolver, defaultValues };
+}
+
+/** One input per field the view shows, each seeing its `perView[view]` (locked in edit, another limit). */
+function ViewInputs({ definition, view }: { definition: ResourceDefinition; view: View }) {
+    return (
+        <>
+            {fieldsFor(definition, view).map(([source, field]) => (
+                <FormInput key={source} source={source} field={field} mode={view} />
+            ))}
+        </>
+    );
+}
+
+/** The generated form: one input per field shown in the view, validated by the definition's yup schema. */
+export function ResourceForm({ view, toolbar }: { view: View; toolbar?: ReactElement }) {
+    const definition = useDefinition();
+    const { resolver, defaultValues } = useFormSetup(definition, view);
     return (
         // noValidate: the schema's Chinese messages speak, not the browser's own bubbles for `required` inputs.
         <SimpleForm resolver={resolver} defaultValues={defaultValues} toolbar={toolbar ?? <FormToolbar />} noValidate>
-            {fieldsFor(definition, view).map(([source, field]) => (
-                <FormInput key={source} source={source} field={field} />
-            ))}
+            <ViewInputs definition={definition} view={view} />
         </SimpleForm>
+    );
+}
+
+/**
+ * The generated form inside the engine's dialog, saved by the CreateBase / EditBase around it: the content
+ * scrolls and 取消 / 确定 stay on screen.
+ */
+function ResourceFormDialog({
+    view,
+    open,
+    onClose,
+    title,
+    base,
+}: {
+    view: View;
+    open: boolean;
+    onClose: () => void;
+    title: string;
+    base: (form: ReactElement) => ReactElement;
+}) {
+    const definition = useDefinition();
+    const { resolver, defaultValues } = useFormSetup(definition, view);
+    return (
+        <EngineDialog
+            open={open}
+            onClose={onClose}
+            title={title}
+            actions={
+                <>
+                    <Button onClick={onClose}>取消</Button>
+                    <FormSaveButton label="确定" />
+                </>
+            }
+            wrap={(inner) =>
+                base(
+                    <Form resolver={resolver} defaultValues={defaultValues} noValidate>
+                        {inner}
+                    </Form>,
+                )
+            }
+        >
+            <Box sx={{ display: 'flex', flexDirection: 'column' }}>
+                <ViewInputs definition={definition} view={view} />
+            </Box>
+        </EngineDialog>
     );
 }
 
@@ -114,15 +180,47 @@ export function CreateDialog({ open, onClose }: { open: boolean; onClose: () => 
     const mutationOptions = useSaveNotifications(definition, 'create', onClose);
     const title = definition.list?.createTitle ?? definition.list?.createLabel ?? `新建${definition.label}`;
     return (
-        <Dialog open={open} onClose={onClose} fullWidth maxWidth="sm" aria-labelledby="engine-create-dialog-title">
-            <DialogTitle id="engine-create-dialog-title">{title}</DialogTitle>
-            <DialogContent sx={{ p: 0 }}>
-                {open ? (
-                    <CreateBase resource={resourcePath(definition)} redirect={false} mutationOptions={mutationOptions}>
-                        <ResourceForm view="create" toolbar={<FormToolbar onCancel={onClose} />} />
-                    </CreateBase>
-                ) : null}
-            </DialogContent>
-        </Dialog>
+        <ResourceFormDialog
+            view="create"
+            open={open}
+            onClose={onClose}
+            title={title}
+            base={(form) => (
+                <CreateBase resource={resourcePath(definition)} redirect={false} mutationOptions={mutationOptions}>
+                    {form}
+                </CreateBase>
+            )}
+        />
+    );
+}
+
+/**
+ * Edit a record in a dialog over the list (list.editInDialog): the fields shown in 'edit' with their
+ * `perView.edit`, editSchema (else schema), saved by dataProvider.update. Pessimistic, so the server's refusal
+ * keeps the dialog open with its message. The row shows at once while the record is read again.
+ */
+export function EditDialog({ open, onClose, record }: { open: boolean; onClose: () => void; record: Row }) {
+    const definition = useDefinition();
+    const mutationOptions = useSaveNotifications(definition, 'update', onClose);
+    const id = (record[definition.idField ?? 'id'] ?? record.id) as string | number;
+    return (
+        <ResourceFormDialog
+            view="edit"
+            open={open}
+            onClose={onClose}
+            title={`编辑${definition.label}`}
+            base={(form) => (
+                <EditBase
+                    resource={resourcePath(definition)}
+                    id={id}
+                    redirect={false}
+                    mutationMode="pessimistic"
+                    mutationOptions={mutationOptions}
+                    queryOptions={{ placeholderData: { ...record, id } }}
+                >
+                    {form}
+                </EditBase>
+            )}
+        />
     );
 }

@@ -1,11 +1,7 @@
-import { useMemo, type ReactNode } from 'react';
-import { yupResolver } from '@hookform/resolvers/yup';
-import { Box, Button, Dialog, DialogActions, DialogContent, DialogTitle } from '@mui/material';
-import { useFormState, type Resolver } from 'react-hook-form';
-import { Form, useNotify } from 'react-admin';
+import type { ReactNode } from 'react';
 import type { AnyObjectSchema } from 'yup';
-import { useOptionalDefinition } from './context';
-import { FormInput } from './inputs';
+import { ActionForm } from './actions/FormAction';
+import { useToast } from './actions/shared';
 import type { FieldDefinition, FormValues } from './types';
 
 export interface FormDialogProps<T = unknown> {
@@ -31,93 +27,34 @@ export interface FormDialogProps<T = unknown> {
     children?: ReactNode;
     /** Fallback failure text when the call fails without a message. */
     failure?: string;
-}
-
-function SubmitButtons({ onClose, label }: { onClose: () => void; label: string }) {
-    const { isSubmitting } = useFormState();
-    return (
-        <DialogActions sx={{ px: 3, pb: 2 }}>
-            <Button onClick={onClose} disabled={isSubmitting}>
-                取消
-            </Button>
-            <Button type="submit" variant="contained" disabled={isSubmitting}>
-                {isSubmitting ? '提交中…' : label}
-            </Button>
-        </DialogActions>
-    );
+    /** 'edit' applies the fields' `perView.edit`. */
+    mode?: 'create' | 'edit';
 }
 
 /**
- * A form for one of a resource's calls that is not react-admin's create or update (batch registration, a
- * create through another path, ...): the definition's inputs, a yup schema, and the call. The buttons stay
- * disabled while the call runs.
+ * A form for a call given as a function (the form action's dialog, for screens that are not definitions yet):
+ * the definition's inputs, a yup schema, and the call. The buttons stay disabled while the call runs.
  */
 export function FormDialog<T>({
-    open,
-    onClose,
-    title,
-    fields,
-    schema,
-    defaultValues,
-    locked = [],
     submit,
     success,
     onSuccess,
-    submitLabel = '确定',
-    children,
+    locked,
     failure = '系统错误',
+    ...rest
 }: FormDialogProps<T>) {
-    const definition = useOptionalDefinition();
-    const notify = useNotify();
-    const resolver = useMemo(() => (schema ? (yupResolver(schema) as Resolver) : undefined), [schema]);
-    const inputs = fields.map((f): [string, FieldDefinition] => {
-        if (typeof f !== 'string') return f;
-        const field = definition?.fields[f];
-        if (!field) throw new Error(`FormDialog: 字段 ${f} 未在资源定义中声明`);
-        return [f, field];
-    });
-    const titleId = `form-dialog-${title}`;
-
-    const onSubmit = async (submitted: FormValues) => {
-        // react-hook-form leaves disabled inputs out of what it submits; a locked value is still part of the call.
-        const values = { ...submitted };
-        for (const source of locked) values[source] = defaultValues?.[source];
+    const toast = useToast();
+    const onSubmit = async (values: FormValues) => {
         let answer: T;
         try {
             answer = await submit(values);
         } catch (error) {
-            const text = (error instanceof Error && error.message) || failure;
-            notify(text, { type: 'error', messageArgs: { _: text } });
-            return;
+            // The caller's call already chose its words (the provider's per-call failure): keep them.
+            throw new Error((error instanceof Error && error.message) || failure);
         }
         const text = typeof success === 'function' ? success(answer) : success;
-        if (text) notify(text, { type: 'success', messageArgs: { _: text } });
+        if (text) toast(text);
         onSuccess?.(answer, values);
-        onClose();
     };
-
-    return (
-        <Dialog open={open} onClose={onClose} fullWidth maxWidth="sm" aria-labelledby={titleId}>
-            <DialogTitle id={titleId}>{title}</DialogTitle>
-            {open ? (
-                // noValidate: the schema's Chinese messages speak, not the browser's bubbles.
-                <Form resolver={resolver} defaultValues={defaultValues} onSubmit={onSubmit} noValidate>
-                    <DialogContent sx={{ pt: 0 }}>
-                        <Box sx={{ display: 'flex', flexDirection: 'column' }}>
-                            {inputs.map(([source, field]) => (
-                                <FormInput
-                                    key={source}
-                                    source={source}
-                                    field={field}
-                                    disabled={locked.includes(source)}
-                                />
-                            ))}
-                        </Box>
-                        {children}
-                    </DialogContent>
-                    <SubmitButtons onClose={onClose} label={submitLabel} />
-                </Form>
-            ) : null}
-        </Dialog>
-    );
+    return <ActionForm {...rest} disabled={locked} failure={failure} onSubmit={onSubmit} />;
 }

@@ -111,12 +111,7 @@ export function GeneratedList() {
     const hasFilterButton = (options.filters ?? []).some((f, i) => i > 0 && !f.alwaysOn);
     const bulk =
         options.bulkDelete || options.bulkActions?.length ? (
-            <>
-                {options.bulkActions?.map((Action, i) => (
-                    <Action key={i} />
-                ))}
-                {options.bulkDelete ? <BulkDeleteButton mutationMode="pessimistic" /> : null}
-            </>
+            <>{options.bulkDelete ? <BulkDeleteButton mutationMode="pessimistic" /> : null}</>
         ) : (
             false
         );

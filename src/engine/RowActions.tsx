@@ -129,9 +129,16 @@ export function RowActions(_props: { label?: string }) {
     return (
         <Box sx={{ display: 'flex', flexWrap: 'nowrap', gap: 0.25, alignItems: 'center' }}>
             {list?.rowActions
-                ?.filter((a) => !a.when || a.when(record))
+                ?.filter((a) => a.kind === 'link' && (!a.when || a.when({ record, route: {}, query: {} })))
                 .map((a) => (
-                    <RowLink key={a.label} action={a} record={record} />
+                    <RowLink
+                        key={String(a.label)}
+                        action={{
+                            label: String(a.label),
+                            to: (r) => (a as { to: (s: object) => string }).to({ record: r, route: {}, query: {} }),
+                        }}
+                        record={record}
+                    />
                 ))}
             {showButton ? (
                 <RowLink

@@ -1,5 +1,5 @@
-import type { ComponentType, MouseEvent, ReactElement } from 'react';
-import { Chip, Typography } from '@mui/material';
+import { useState, type ComponentType, type MouseEvent, type ReactElement } from 'react';
+import { Button, Chip, Typography } from '@mui/material';
 import dayjs from 'dayjs';
 import { BooleanField, Link, NumberField, ReferenceField, TextField, useRecordContext } from 'react-admin';
 import { referencePath } from './context';
@@ -23,10 +23,16 @@ const Blank = () => (
     </Typography>
 );
 
-const TextDisplay = ({ source }: DisplayProps) => <TextField source={source} emptyText="-" />;
+/**
+ * Long names (deviceName, productName) wrap between words, and inside a word only when it cannot fit a line
+ * of its own: a column grows to the longest word instead of cutting names in two.
+ */
+const WRAP = { overflowWrap: 'break-word', wordBreak: 'normal' } as const;
+
+const TextDisplay = ({ source }: DisplayProps) => <TextField source={source} emptyText="-" sx={WRAP} />;
 
 const LongTextDisplay = ({ source }: DisplayProps) => (
-    <TextField source={source} emptyText="-" sx={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }} />
+    <TextField source={source} emptyText="-" sx={{ ...WRAP, whiteSpace: 'pre-wrap' }} />
 );
 
 const NumberDisplay = ({ source }: DisplayProps) => <NumberField source={source} emptyText="-" />;
@@ -79,9 +85,14 @@ const LinkDisplay = ({ source, field }: DisplayProps) => {
     const record = useRecordContext<Row>();
     const value = record?.[source];
     if (!record || isBlank(value)) return <Blank />;
-    if (!field.linkTo) return <span>{String(value)}</span>;
+    if (!field.linkTo)
+        return (
+            <Typography component="span" variant="body2" sx={WRAP}>
+                {String(value)}
+            </Typography>
+        );
     return (
-        <Link to={field.linkTo(record)} onClick={(e: MouseEvent) => e.stopPropagation()}>
+        <Link to={field.linkTo(record)} onClick={(e: MouseEvent) => e.stopPropagation()} sx={WRAP}>
             {String(value)}
         </Link>
     );
@@ -90,6 +101,57 @@ const LinkDisplay = ({ source, field }: DisplayProps) => {
 const PasswordDisplay = ({ source }: DisplayProps) => {
     const value = useRecordContext<Row>()?.[source];
     return isBlank(value) ? <Blank /> : <span>******</span>;
+};
+
+/** A secret shown as ****** until 显示 is clicked (descriptions of a device secret). */
+const MaskedDisplay = ({ source, field }: DisplayProps) => {
+    const value = useRecordContext<Row>()?.[source];
+    const [shown, setShown] = useState(false);
+    if (isBlank(value)) return <Blank />;
+    const Display = fieldKind(fieldTypeOf({ ...field, masked: false })).Display;
+    return (
+        <Typography component="span" variant="body2" sx={{ display: 'inline-flex', alignItems: 'center', gap: 1 }}>
+            {shown ? (
+                <Display source={source} field={field} />
+            ) : (
+                <span aria-label={`${field.label}已隐藏`}>******</span>
+            )}
+            <Button
+                size="small"
+                sx={{ minWidth: 0, p: 0, lineHeight: 1.2 }}
+                onClick={(e: MouseEvent) => {
+                    e.stopPropagation();
+                    setShown(!shown);
+                }}
+            >
+                {shown ? '隐藏' : '显示'}
+            </Button>
+        </Typography>
+    );
+};
+
+/** A point: its address when the record has one, else "lng, lat" (from `position`'s fields or the value 'lng,lat'). */
+const PositionDisplay = ({ source, field }: DisplayProps) => {
+    const record = useRecordContext<Row>();
+    if (!record) return null;
+    const spec = field.position;
+    const address = spec?.address ? record[spec.address] : undefined;
+    const lng = spec ? record[spec.longitude] : undefined;
+    const lat = spec ? record[spec.latitude] : undefined;
+    const own = record[source];
+    const text = !isBlank(address)
+        ? String(address)
+        : !isBlank(lng) && !isBlank(lat)
+          ? `${String(lng)}, ${String(lat)}`
+          : !isBlank(own)
+            ? String(own).replace(/\s*,\s*/, ', ')
+            : '';
+    if (!text) return <Blank />;
+    return (
+        <Typography component="span" variant="body2" sx={WRAP}>
+            {text}
+        </Typography>
+    );
 };
 
 const RenderDisplay = ({ field }: DisplayProps) => {
@@ -111,6 +173,8 @@ export function fieldKind(type: FieldType): { Display: ComponentType<DisplayProp
             return { Display: TextDisplay, input: 'text' };
         case 'longText':
             return { Display: LongTextDisplay, input: 'textarea' };
+        case 'position':
+            return { Display: PositionDisplay, input: 'widget' };
         case 'number':
             return { Display: NumberDisplay, input: 'number' };
         case 'datetime':
@@ -139,7 +203,7 @@ export function inputKindOf(field: FieldDefinition): InputKind {
 
 /** The display element for one field; Datagrid reads `label`, `source` and `sortable` from it for the header. */
 export function renderField(source: string, field: FieldDefinition): ReactElement {
-    const Display = field.render ? RenderDisplay : fieldKind(fieldTypeOf(field)).Display;
+    const Display = field.render ? RenderDisplay : field.masked ? MaskedDisplay : fieldKind(fieldTypeOf(field)).Display;
     return (
         <Display key={source} source={source} field={field} label={field.label} sortable={field.sortable ?? false} />
     );

@@ -8,6 +8,7 @@ export { CascaderInput } from './Cascader';
 export { useFieldChoices, type PlatformDataProvider } from './choices';
 export {
     CreateDialog,
+    EditDialog,
     FormSaveButton,
     GeneratedCreate,
     GeneratedEdit,

@@ -12,21 +12,33 @@ import {
 import { CascaderInput } from './Cascader';
 import { useFieldChoices } from './choices';
 import { referencePath } from './context';
-import { inputKindOf } from './fields';
+import { fieldTypeOf, inputKindOf } from './fields';
+import { fieldForMode, filteringParse, inputFilterOf, type FormMode } from './inputs/fieldView';
+import { FileInput } from './inputs/FileInput';
+import { KeyValueInput } from './inputs/KeyValueInput';
+import { PickerInput } from './inputs/PickerInput';
+import { TreeInput } from './inputs/TreeInput';
+import { PositionInput, WidgetInput } from './inputs/WidgetInput';
 import type { Choice, FieldDefinition, FormValues, InputKind } from './types';
+
+export { fieldForMode, type FormMode } from './inputs/fieldView';
 
 export interface FormInputProps {
     source: string;
     field: FieldDefinition;
     /**
      * Shown with its value but not editable (e.g. the product a scoped list already chose). react-hook-form leaves a
-     * disabled input out of what it submits, so the caller supplies the value (FormDialog's `locked` does).
+     * disabled input out of what it submits, so the caller supplies the value (FormDialog's `locked` does). A field
+     * `locked` by its definition is read-only instead, and its value is submitted.
      */
     disabled?: boolean;
+    /** The form's view: the field's `perView[mode]` applies (locked in edit, another maxLength, ...). */
+    mode?: FormMode;
 }
 
 /** One form input for a field: its input kind, plus the definition's visibility, label, choices and resets. */
-export function FormInput({ source, field, disabled }: FormInputProps) {
+export function FormInput({ source, field: declared, disabled, mode }: FormInputProps) {
+    const field = fieldForMode(declared, mode);
     const kind = inputKindOf(field);
     if (kind === 'none') return null;
     if (field.visibleWhen || field.formLabel || field.choicesFrom?.params) {
@@ -50,6 +62,8 @@ interface FieldInputProps extends FormInputProps {
 function FieldInput({ source, field, kind, values, disabled }: FieldInputProps) {
     const form = useFormContext();
     const label = field.formLabel && values ? field.formLabel(values) : field.label;
+    // Locked: read-only, not disabled, so react-hook-form still submits the value.
+    const readOnly = field.locked || undefined;
 
     // Runs after react-hook-form took the new value, so only a person's change resets the others (not a form reset).
     const onChange = field.resets
@@ -69,13 +83,19 @@ function FieldInput({ source, field, kind, values, disabled }: FieldInputProps) 
         helperText: field.helperText,
         onChange,
         disabled,
+        readOnly,
     };
+    const filter = inputFilterOf(field);
     const text = {
         ...common,
         fullWidth: true,
         inputProps: field.maxLength ? { maxLength: field.maxLength } : undefined,
+        ...(filter ? { parse: filteringParse(filter) } : {}),
     };
+    // The engine's own inputs keep their value in the form whatever their state; they only grey out.
+    const own = { ...common, disabled: disabled || field.locked, field };
 
+    if (fieldTypeOf(field) === 'position' && kind === 'widget' && !field.widget) return <PositionInput {...own} />;
     switch (kind) {
         case 'text':
             return <TextInput {...text} />;
@@ -103,6 +123,16 @@ function FieldInput({ source, field, kind, values, disabled }: FieldInputProps) 
             );
         case 'cascader':
             return <CascaderInput {...common} field={field} values={values} />;
+        case 'tree':
+            return <TreeInput {...own} />;
+        case 'picker':
+            return <PickerInput {...own} />;
+        case 'keyValue':
+            return <KeyValueInput {...own} />;
+        case 'file':
+            return <FileInput {...own} />;
+        case 'widget':
+            return <WidgetInput {...own} />;
         case 'none':
             return null;
     }
@@ -118,12 +148,13 @@ interface ChoicesInputProps {
     helperText?: string;
     onChange?: () => void;
     disabled?: boolean;
+    readOnly?: boolean;
 }
 
 const hasValue = (v: unknown) => v !== undefined && v !== null && v !== '';
 const contains = (choices: Choice[], v: unknown) => choices.some((c) => String(c.id) === String(v));
 
-function ChoicesInput({ kind, field, values, ...common }: ChoicesInputProps) {
+function ChoicesInput({ kind, field, values, onChange, ...common }: ChoicesInputProps) {
     const { choices, isPending, key } = useFieldChoices(field, values);
     const form = useFormContext();
     const loadedKey = useRef<string | undefined>(undefined);
@@ -137,15 +168,28 @@ function ChoicesInput({ kind, field, values, ...common }: ChoicesInputProps) {
         if (!reloaded || !hasValue(value) || contains(choices, value)) return;
         const fallback = contains(choices, field.defaultValue) ? field.defaultValue : '';
         form.setValue(common.source, fallback, { shouldDirty: true });
-    }, [choices, isPending, key, form, common.source, field.defaultValue]);
+        if (field.nameField) form.setValue(field.nameField, fallback === '' ? '' : nameOf(choices, fallback));
+    }, [choices, isPending, key, form, common.source, field.defaultValue, field.nameField]);
 
     // Radios hand back strings; keep the choice's own id type (numbers stay numbers).
     const parse = (v: unknown) => choices?.find((c) => String(c.id) === String(v))?.id ?? v;
+
+    // The name beside the code: the chosen option's text goes into `nameField` with the code.
+    const changed = field.nameField
+        ? () => {
+              const value = form.getValues(common.source);
+              form.setValue(field.nameField!, hasValue(value) ? nameOf(choices ?? [], value) : '', {
+                  shouldDirty: true,
+              });
+              onChange?.();
+          }
+        : onChange;
 
     if (kind === 'radio') {
         return (
             <RadioButtonGroupInput
                 {...common}
+                onChange={changed}
                 choices={choices ?? []}
                 isPending={isPending}
                 parse={parse}
@@ -157,6 +201,7 @@ function ChoicesInput({ kind, field, values, ...common }: ChoicesInputProps) {
     return (
         <SelectInput
             {...common}
+            onChange={changed}
             fullWidth
             choices={choices ?? []}
             isPending={isPending}
@@ -166,3 +211,5 @@ function ChoicesInput({ kind, field, values, ...common }: ChoicesInputProps) {
         />
     );
 }
+
+const nameOf = (choices: Choice[], value: unknown) => choices.find((c) => String(c.id) === String(value))?.name ?? '';

@@ -1,6 +1,9 @@
 import type { ComponentType, ReactNode } from 'react';
 import type { AnyObjectSchema } from 'yup';
 import type { ApiMapping } from '../../dataProvider/types';
+import type { Action, CallRef, FilterSpec, ListSpec, MenuSpec, PageSpec, Row } from './vocabulary';
+
+export type * from './vocabulary';
 
 export type ViewName = 'list' | 'show' | 'edit' | 'create';
 
@@ -17,10 +20,31 @@ export type FieldType =
     | 'cascader'
     | 'status'
     | 'link'
-    | 'password';
+    | 'password'
+    /** A point on the map: fills `position`'s longitude / latitude / address / province / city / area fields. */
+    | 'position';
 
 export type InputKind =
-    'text' | 'textarea' | 'number' | 'select' | 'radio' | 'reference' | 'cascader' | 'boolean' | 'password' | 'none';
+    | 'text'
+    | 'textarea'
+    | 'number'
+    | 'select'
+    | 'radio'
+    | 'reference'
+    | 'cascader'
+    | 'boolean'
+    | 'password'
+    /** A tree select whose children load lazily (`tree`). */
+    | 'tree'
+    /** Rows chosen from a paged call, kept across pages (`picker`); the value is an array of row ids. */
+    | 'picker'
+    /** Key / value rows (`keyValue`); the value is an array of { key, value }. */
+    | 'keyValue'
+    /** A file (the value is a File). */
+    | 'file'
+    /** A named input widget (`widget`): it gets value and onChange. */
+    | 'widget'
+    | 'none';
 
 export interface Choice {
     id: string | number;
@@ -94,8 +118,65 @@ export interface FieldDefinition {
     resets?: FormValues | ((value: unknown, values: FormValues) => FormValues | undefined);
     /** Radio buttons in a row (default) or a column. */
     row?: boolean;
+
+    /** Descriptions show a copy button beside the value (复制成功). */
+    copy?: boolean;
+    /** Descriptions show ****** until 显示 is clicked. */
+    masked?: boolean;
+    /** Shown in the form with its value, but not editable. */
+    locked?: boolean;
+    /** What differs in one view: `{ edit: { locked: true, maxLength: 100 } }`. */
+    perView?: Partial<Record<ViewName, Partial<FieldDefinition>>>;
+    /** Characters removed as the person types: 'ascii' keeps printable ASCII, 'digits' digits only. */
+    inputFilter?: 'ascii' | 'digits' | ((value: string) => string);
+    /** A select also writes the chosen option's text into this field (the name beside the code). */
+    nameField?: string;
+    /** Tree select (input 'tree'): roots and children from one call, the parent's value in `parentParam`. */
+    tree?: {
+        source: CallRef;
+        parentParam: string;
+        /** Parent value asked for the roots (default 0). */
+        rootValue?: string | number;
+        optionValue?: string;
+        optionText?: string;
+        /** Whether a node has children to load (default: always, until loaded empty). */
+        hasChildren?: (node: Row, level: number) => boolean;
+        /** A node shown but not choosable (level is 1-based). */
+        disabled?: (node: Row, level: number) => boolean;
+        /** A first choice that is not a node, e.g. { id: 0, name: '无（作为一级分组）' }. */
+        emptyOption?: Choice;
+        /** Wait before loading children (ms), so a fast scroll does not ask for every node. */
+        delay?: number;
+    };
+    /** Picker (input 'picker'): rows of a paged call with checkboxes; the selection survives paging and search. */
+    picker?: {
+        source: CallRef;
+        columns: Array<string | [string, FieldDefinition]>;
+        rowId: string;
+        perPage?: number;
+        filters?: FilterSpec[];
+        /** Only one row may be chosen. */
+        single?: boolean;
+    };
+    /** Key / value rows (input 'keyValue'). */
+    keyValue?: { keyLabel: string; valueLabel: string; addLabel?: string; max?: number };
+    /** File input: accepted extensions without the dot, and the largest size in bytes. */
+    file?: { accept?: string[]; maxSize?: number };
+    /** Named input widget (input 'widget'), from the widget registry. */
+    widget?: string;
+    /** Type 'position': the form fields the picked point fills. */
+    position?: {
+        longitude: string;
+        latitude: string;
+        address?: string;
+        province?: string;
+        city?: string;
+        area?: string;
+        adcode?: string;
+    };
 }
 
+/** @deprecated A link row action of the first vocabulary; say `{ kind: 'link', ... }` (Action) instead. */
 export interface RowAction {
     label: string;
     /** Icon shown before the label. */
@@ -111,7 +192,21 @@ export interface ListOptions {
     perPageOptions: number[];
     /** Fields offered as filters; the first 'text' filter is the search box. */
     filters?: Array<{ source: string; label: string; input?: InputKind; alwaysOn?: boolean; choices?: Choice[] }>;
-    rowActions?: RowAction[];
+    rowActions?: Action[];
+    /** Buttons above the table beside create (refresh, import, export, ...). */
+    toolbar?: Action[];
+    /** Figures above the table. */
+    counters?: ListSpec['counters'];
+    /** A 跳至 N 页 box beside the pager. */
+    jumper?: boolean;
+    /** Prefix of the list's URL state. */
+    urlPrefix?: string;
+    /** Edit opens in a dialog over the list (the create form's fields, `perView.edit` applied, editSchema). */
+    editInDialog?: boolean;
+    /** The call the list reads (default: the resource's getList). */
+    source?: CallRef;
+    /** The columns, when not every field shown in 'list'. */
+    columns?: ListSpec['columns'];
     /**
      * 查看 / 编辑 buttons on each row. Defaults: 查看 when the show view exists and no rowActions are given, 编辑 when
      * the edit view exists. 删除 shows when the api has a delete call, unless deleteConfirm is false.
@@ -131,8 +226,10 @@ export interface ListOptions {
     createLabel?: string;
     /** Title of the create dialog (default: the create button's label). */
     createTitle?: string;
-    /** Buttons shown when rows are selected (each gets react-admin's bulk-action context). */
-    bulkActions?: ComponentType[];
+    /** Actions over the selected rows (their scope's `selected`). */
+    bulkActions?: Action[];
+    /** The delete confirmation as a function of the row. */
+    deleteConfirmOf?: (record: Row) => string;
 }
 
 export interface Messages {
@@ -169,6 +266,10 @@ export interface ResourceDefinition {
     recordRepresentation?: string | ((record: Record<string, unknown>) => string);
     /** Hidden from the menu (reached through links only). */
     hidden?: boolean;
+    /** The resource's menu entry (label, icon, section, order); false: none. */
+    menu?: MenuSpec | false;
+    /** Screens of the resource at routes of their own: detail pages, the dashboard, overviews. */
+    pages?: PageSpec[];
 }
 
 export function defineResource(definition: ResourceDefinition): ResourceDefinition {

@@ -41,6 +41,8 @@ export function shellHandlers(menu: MenuNode = TEST_MENU): HttpHandler[] {
             ok({ userInfo: { userId: 1, userName: '测试管理员', loginName: 'admin' }, mobilePhone: '', code: 'u1' }),
         ),
         http.get('*/api/menu', () => ok({ menu })),
+        // authProvider.checkAuth asks it first (signed in here).
+        http.get('*/sso/session', () => ok({ signedIn: true })),
     ];
 }
 

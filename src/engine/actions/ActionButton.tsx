@@ -1,0 +1,240 @@
+import { lazy, Suspense, useContext, useState, type MouseEvent, type ReactNode } from 'react';
+import { Box, Button, Tooltip, type ButtonProps } from '@mui/material';
+import { Confirm, DataProviderContext, useDataProvider } from 'react-admin';
+import { Link } from 'react-router-dom';
+import { runCall } from '../calls';
+import type { PlatformDataProvider } from '../choices';
+import { callParams, callResource } from '../calls';
+import type { Action, CallAction, CopyAction, DownloadAction, LinkAction, Scope } from '../vocabulary';
+import { copyText } from './copy';
+import FormActionDialog from './FormAction';
+import { failureText, of, ROW_SX, useActionResource, useAfterSuccess, useToast } from './shared';
+
+// Upload and widget dialogs load on first use. The form dialog is in FormDialog's static graph already, so
+// a lazy import of it would move nothing (Vite's INEFFECTIVE_DYNAMIC_IMPORT).
+const UploadActionDialog = lazy(() => import('./UploadAction'));
+const WidgetActionDialog = lazy(() => import('./WidgetAction'));
+
+export interface ActionButtonProps {
+    action: Action;
+    scope: Scope;
+    /** Resource whose calls the action runs by default (default: the definition in context). */
+    resource?: string;
+    /** Row buttons are small text buttons; toolbar buttons follow the action's variant. */
+    size?: 'small' | 'medium';
+}
+
+// Rows are often clickable themselves: a button's click is the button's alone.
+const stop = (e: MouseEvent) => e.stopPropagation();
+
+interface FaceProps {
+    action: Action;
+    scope: Scope;
+    size: 'small' | 'medium';
+    onClick?: () => void;
+    busy?: boolean;
+    /** Extra props of the MUI Button (a link's component and route). */
+    button?: Partial<ButtonProps> & { to?: string };
+}
+
+/** The button itself: label and icon from the action, disabled (with the reason as tooltip) from the scope. */
+function ActionFace({ action, scope, size, onClick, busy, button }: FaceProps) {
+    const why = action.disabled?.(scope) ?? false;
+    const disabled = !!why || !!busy;
+    const Icon = action.icon;
+    const row = size === 'small';
+    const face = (
+        <Button
+            size={size}
+            variant={row ? 'text' : action.variant}
+            color={action.color ?? 'primary'}
+            startIcon={Icon ? <Icon /> : undefined}
+            disabled={disabled}
+            sx={row ? ROW_SX : { whiteSpace: 'nowrap' }}
+            {...(disabled ? {} : button)}
+            onClick={(e: MouseEvent) => {
+                stop(e);
+                onClick?.();
+            }}
+        >
+            {of(action.label, scope)}
+        </Button>
+    );
+    if (typeof why !== 'string' || !why) return face;
+    // A disabled button sends no pointer events; the span lets the tooltip say why.
+    return (
+        <Tooltip title={why}>
+            <span>{face}</span>
+        </Tooltip>
+    );
+}
+
+function LinkButton({ action, scope, size }: { action: LinkAction; scope: Scope; size: 'small' | 'medium' }) {
+    return <ActionFace action={action} scope={scope} size={size} button={{ component: Link, to: action.to(scope) }} />;
+}
+
+function CopyButton({ action, scope, size }: { action: CopyAction; scope: Scope; size: 'small' | 'medium' }) {
+    const toast = useToast();
+    const copy = async () => {
+        const done = await copyText(action.value(scope));
+        toast(done ? '复制成功' : '复制失败', done ? 'success' : 'error');
+    };
+    return <ActionFace action={action} scope={scope} size={size} onClick={() => void copy()} />;
+}
+
+function DownloadButton(props: { action: DownloadAction; scope: Scope; size: 'small' | 'medium'; resource?: string }) {
+    const { action, scope, size, resource } = props;
+    // url() answers synchronously, so it is asked of the provider itself (useDataProvider's proxy wants promises).
+    const dataProvider = useContext(DataProviderContext) as unknown as PlatformDataProvider;
+    const download = () => {
+        const url = dataProvider.url(
+            callResource(action.call, resource),
+            action.call.call,
+            callParams(action.call, scope),
+        );
+        // An <a download> lets the browser keep the page and save the answer under the server's file name.
+        const a = document.createElement('a');
+        a.href = url;
+        a.download = '';
+        a.rel = 'noopener';
+        document.body.appendChild(a);
+        a.click();
+        a.remove();
+    };
+    return <ActionFace action={action} scope={scope} size={size} onClick={download} />;
+}
+
+function CallButton(props: { action: CallAction; scope: Scope; size: 'small' | 'medium'; resource?: string }) {
+    const { action, scope, size, resource } = props;
+    const dataProvider = useDataProvider<PlatformDataProvider>();
+    const after = useAfterSuccess(resource);
+    const toast = useToast();
+    const [asking, setAsking] = useState(false);
+    const [running, setRunning] = useState(false);
+
+    const run = async () => {
+        setRunning(true);
+        try {
+            const answer = await runCall(dataProvider, action.call, scope, resource);
+            await after({ ...action, callResource: action.call.resource }, answer, scope);
+        } catch (error) {
+            toast(failureText(error, action.failure), 'error');
+        } finally {
+            setRunning(false);
+            setAsking(false);
+        }
+    };
+
+    return (
+        <>
+            <ActionFace
+                action={action}
+                scope={scope}
+                size={size}
+                busy={running}
+                onClick={() => (action.confirm ? setAsking(true) : void run())}
+            />
+            {action.confirm ? (
+                <Confirm
+                    isOpen={asking}
+                    loading={running}
+                    title={action.confirmTitle ?? '提示'}
+                    content={of(action.confirm, scope)}
+                    confirm="确定"
+                    cancel="取消"
+                    onConfirm={() => void run()}
+                    onClose={() => setAsking(false)}
+                />
+            ) : null}
+        </>
+    );
+}
+
+/** Form, upload and widget actions: the button opens the action's dialog (loaded on the first click). */
+function DialogButton(props: {
+    action: Extract<Action, { kind: 'form' | 'upload' | 'widget' }>;
+    scope: Scope;
+    size: 'small' | 'medium';
+    resource?: string;
+}) {
+    const { action, scope, size, resource } = props;
+    const [open, setOpen] = useState(false);
+    // Stays mounted after closing, so the dialog's exit transition plays.
+    const [used, setUsed] = useState(false);
+    const close = () => setOpen(false);
+    let dialog: ReactNode = null;
+    if (used) {
+        const common = { scope, resource, open, onClose: close };
+        if (action.kind === 'form') dialog = <FormActionDialog action={action} {...common} />;
+        else if (action.kind === 'upload') {
+            const extra = action.extra?.length ? (
+                <ActionBar actions={action.extra} scope={scope} resource={resource} size="small" />
+            ) : undefined;
+            dialog = <UploadActionDialog action={action} extra={extra} {...common} />;
+        } else dialog = <WidgetActionDialog action={action} {...common} />;
+    }
+    return (
+        <>
+            <ActionFace
+                action={action}
+                scope={scope}
+                size={size}
+                onClick={() => {
+                    setUsed(true);
+                    setOpen(true);
+                }}
+            />
+            <Suspense fallback={null}>{dialog}</Suspense>
+        </>
+    );
+}
+
+/** One action as a button; it hides itself when `when` fails. */
+export function ActionButton({ action, scope, resource: given, size = 'medium' }: ActionButtonProps) {
+    const resource = useActionResource(given);
+    if (action.when && !action.when(scope)) return null;
+    switch (action.kind) {
+        case 'link':
+            return <LinkButton action={action} scope={scope} size={size} />;
+        case 'copy':
+            return <CopyButton action={action} scope={scope} size={size} />;
+        case 'download':
+            return <DownloadButton action={action} scope={scope} size={size} resource={resource} />;
+        case 'call':
+            return <CallButton action={action} scope={scope} size={size} resource={resource} />;
+        case 'form':
+        case 'upload':
+        case 'widget':
+            return <DialogButton action={action} scope={scope} size={size} resource={resource} />;
+    }
+}
+
+const keyOf = (action: Action, i: number) => action.key ?? (typeof action.label === 'string' ? action.label : i);
+
+/** Several actions side by side (a toolbar, a row's 操作 column, a detail header). */
+export function ActionBar({
+    actions,
+    scope,
+    resource,
+    size = 'medium',
+}: {
+    actions: Action[];
+    scope: Scope;
+    resource?: string;
+    size?: 'small' | 'medium';
+}) {
+    return (
+        <Box
+            sx={{
+                display: 'flex',
+                alignItems: 'center',
+                flexWrap: size === 'small' ? 'nowrap' : 'wrap',
+                gap: size === 'small' ? 0.25 : 1,
+            }}
+        >
+            {actions.map((action, i) => (
+                <ActionButton key={keyOf(action, i)} action={action} scope={scope} resource={resource} size={size} />
+            ))}
+        </Box>
+    );
+}

@@ -1,0 +1,167 @@
+import { useMemo, type ReactNode } from 'react';
+import { yupResolver } from '@hookform/resolvers/yup';
+import { Box, Button, Typography } from '@mui/material';
+import { useFormState, type Resolver } from 'react-hook-form';
+import { Form, useDataProvider } from 'react-admin';
+import type { AnyObjectSchema } from 'yup';
+import { runCall } from '../calls';
+import type { PlatformDataProvider } from '../choices';
+import { useOptionalDefinition } from '../context';
+import { FormInput } from '../inputs';
+import { fieldForMode, type FormMode } from '../inputs/fieldView';
+import type { FieldDefinition, FormValues } from '../types';
+import type { FormAction, Scope } from '../vocabulary';
+import { EngineDialog } from './EngineDialog';
+import { failureText, of, resolveInputs, useAfterSuccess, useToast } from './shared';
+
+export interface ActionFormProps {
+    open: boolean;
+    onClose: () => void;
+    title: ReactNode;
+    fields: Array<string | [string, FieldDefinition]>;
+    schema?: AnyObjectSchema;
+    defaultValues?: FormValues;
+    /** 'edit' lays each field's `perView.edit` over it (locked fields, other limits). */
+    mode?: FormMode;
+    /** Inputs disabled by the caller (not by their definition); their starting values are still submitted. */
+    disabled?: string[];
+    /**
+     * The call behind the form. A rejection shows its message (the server's own, else `failure`) and the dialog
+     * stays open; otherwise the dialog closes.
+     */
+    onSubmit: (values: FormValues) => Promise<unknown>;
+    failure?: string;
+    submitLabel?: string;
+    width?: 'xs' | 'sm' | 'md' | 'lg';
+    /** Under the inputs (notes, limits). */
+    children?: ReactNode;
+}
+
+function SubmitButtons({ onClose, label }: { onClose: () => void; label: string }) {
+    const { isSubmitting } = useFormState();
+    return (
+        <>
+            <Button onClick={onClose} disabled={isSubmitting}>
+                取消
+            </Button>
+            <Button type="submit" variant="contained" disabled={isSubmitting}>
+                {isSubmitting ? '提交中…' : label}
+            </Button>
+        </>
+    );
+}
+
+/** A form in the engine's dialog: the inputs, a yup schema, and the call it submits to. */
+export function ActionForm({
+    open,
+    onClose,
+    title,
+    fields,
+    schema,
+    defaultValues,
+    mode = 'create',
+    disabled = [],
+    onSubmit,
+    failure,
+    submitLabel = '确定',
+    width = 'sm',
+    children,
+}: ActionFormProps) {
+    const definition = useOptionalDefinition();
+    const toast = useToast();
+    const resolver = useMemo(() => (schema ? (yupResolver(schema) as Resolver) : undefined), [schema]);
+    const inputs = useMemo(
+        () => resolveInputs(fields, definition).map(([s, f]): [string, FieldDefinition] => [s, fieldForMode(f, mode)]),
+        [fields, definition, mode],
+    );
+
+    const submit = async (submitted: FormValues) => {
+        // react-hook-form leaves disabled inputs out of what it submits; their values still belong to the call.
+        const values = { ...submitted };
+        for (const source of disabled) values[source] = defaultValues?.[source];
+        try {
+            await onSubmit(values);
+        } catch (error) {
+            toast(failureText(error, failure), 'error');
+            return;
+        }
+        onClose();
+    };
+
+    return (
+        <EngineDialog
+            open={open}
+            onClose={onClose}
+            title={title}
+            width={width}
+            actions={<SubmitButtons onClose={onClose} label={submitLabel} />}
+            // noValidate: the schema's Chinese messages speak, not the browser's bubbles.
+            wrap={(inner) => (
+                <Form resolver={resolver} defaultValues={defaultValues} onSubmit={submit} noValidate>
+                    {inner}
+                </Form>
+            )}
+        >
+            <Box sx={{ display: 'flex', flexDirection: 'column' }}>
+                {inputs.map(([source, field]) => (
+                    <FormInput
+                        key={source}
+                        source={source}
+                        field={field}
+                        mode={mode}
+                        disabled={disabled.includes(source)}
+                    />
+                ))}
+            </Box>
+            {children}
+        </EngineDialog>
+    );
+}
+
+/** A form action's dialog: defaults from the scope, the values submitted to its call as `scope.values`. */
+export default function FormActionDialog({
+    action,
+    scope,
+    resource,
+    open,
+    onClose,
+}: {
+    action: FormAction;
+    scope: Scope;
+    resource?: string;
+    open: boolean;
+    onClose: () => void;
+}) {
+    const dataProvider = useDataProvider<PlatformDataProvider>();
+    const after = useAfterSuccess(resource);
+    const defaultValues = useMemo(() => action.defaults?.(scope), [action, scope]);
+    const note = action.note ? of(action.note, scope) : undefined;
+
+    const onSubmit = async (values: FormValues) => {
+        const submitScope = { ...scope, values };
+        const answer = await runCall(dataProvider, action.submit, submitScope, resource);
+        await after({ ...action, callResource: action.submit.resource }, answer, submitScope);
+    };
+
+    return (
+        <ActionForm
+            open={open}
+            onClose={onClose}
+            title={of(action.title ?? action.label, scope)}
+            fields={action.fields}
+            schema={action.schema}
+            defaultValues={defaultValues}
+            mode={action.mode ?? 'create'}
+            onSubmit={onSubmit}
+            failure={action.failure}
+            submitLabel={action.submitLabel}
+            width={action.width}
+        >
+            {note ? (
+                <Typography variant="body2" color="text.secondary" sx={{ mt: 1 }}>
+                    {note}
+                </Typography>
+            ) : null}
+        </ActionForm>
+    );
+}

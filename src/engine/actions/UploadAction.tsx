@@ -1,0 +1,190 @@
+import { Suspense, useMemo, useState, type ChangeEvent, type ReactNode } from 'react';
+import { yupResolver } from '@hookform/resolvers/yup';
+import { Box, Button, FormHelperText, LinearProgress, Typography } from '@mui/material';
+import UploadFileIcon from '@mui/icons-material/UploadFile';
+import type { Resolver } from 'react-hook-form';
+import { Form, useDataProvider } from 'react-admin';
+import { widgets } from '../../widgets/registry';
+import { runCall } from '../calls';
+import type { PlatformDataProvider } from '../choices';
+import { useOptionalDefinition } from '../context';
+import { FormInput } from '../inputs';
+import type { FormValues } from '../types';
+import type { Scope, UploadAction } from '../vocabulary';
+import { EngineDialog } from './EngineDialog';
+import { failureText, of, resolveInputs, useAfterSuccess, useToast } from './shared';
+import { widgetFallback } from './fallback';
+
+function sizeText(bytes: number): string {
+    if (bytes >= 1024 * 1024) return `${+(bytes / 1024 / 1024).toFixed(1)}MB`;
+    if (bytes >= 1024) return `${+(bytes / 1024).toFixed(1)}KB`;
+    return `${bytes}B`;
+}
+
+/** Why a chosen file cannot be sent, checked before any byte travels; undefined when it can. */
+export function fileProblem(file: File, accept?: string[], maxSize?: number): string | undefined {
+    const ext = file.name.includes('.') ? file.name.split('.').pop()!.toLowerCase() : '';
+    if (accept?.length && !accept.map((a) => a.toLowerCase()).includes(ext)) {
+        return `只能上传 ${accept.map((a) => `.${a}`).join('、')} 格式的文件`;
+    }
+    if (maxSize !== undefined && file.size > maxSize) return `文件大小不能超过 ${sizeText(maxSize)}`;
+    if (file.size === 0) return '文件内容为空';
+    return undefined;
+}
+
+/**
+ * The upload dialog: further inputs, a file chooser checked on choice, a progress bar while the file travels,
+ * then either closing or the answer shown by the named result widget.
+ */
+export default function UploadActionDialog({
+    action,
+    scope,
+    resource,
+    open,
+    onClose,
+    extra,
+}: {
+    action: UploadAction;
+    scope: Scope;
+    resource?: string;
+    open: boolean;
+    onClose: () => void;
+    /** The action's `extra` actions, rendered by the caller (e.g. 下载模板). */
+    extra?: ReactNode;
+}) {
+    const definition = useOptionalDefinition();
+    const dataProvider = useDataProvider<PlatformDataProvider>();
+    const after = useAfterSuccess(resource);
+    const toast = useToast();
+    const [file, setFile] = useState<File | null>(null);
+    const [problem, setProblem] = useState('');
+    const [progress, setProgress] = useState<number | null>(null);
+    const [result, setResult] = useState<{ answer: unknown; scope: Scope } | null>(null);
+    const resolver = useMemo(
+        () => (action.schema ? (yupResolver(action.schema) as Resolver) : undefined),
+        [action.schema],
+    );
+    const inputs = useMemo(() => resolveInputs(action.fields ?? [], definition), [action.fields, definition]);
+    const uploading = progress !== null;
+    const Result = action.result ? widgets[action.result] : undefined;
+    const note = action.note ? of(action.note, scope) : undefined;
+
+    const close = () => {
+        if (uploading) return;
+        setFile(null);
+        setProblem('');
+        setResult(null);
+        onClose();
+    };
+
+    const choose = (e: ChangeEvent<HTMLInputElement>) => {
+        const chosen = e.target.files?.[0] ?? null;
+        // The same file chosen again after a fix must fire change again.
+        e.target.value = '';
+        if (!chosen) return;
+        const why = fileProblem(chosen, action.accept, action.maxSize);
+        setProblem(why ?? '');
+        setFile(why ? null : chosen);
+    };
+
+    const submit = async (values: FormValues) => {
+        if (!file) {
+            setProblem('请选择文件');
+            return;
+        }
+        const submitScope = { ...scope, values: { ...values, [action.fileField ?? 'file']: file } };
+        setProgress(0);
+        try {
+            const answer = await runCall(dataProvider, action.call, submitScope, resource, { onProgress: setProgress });
+            await after({ ...action, callResource: action.call.resource }, answer, submitScope);
+            if (Result) setResult({ answer, scope: submitScope });
+            else {
+                setFile(null);
+                onClose();
+            }
+        } catch (error) {
+            toast(failureText(error, action.failure), 'error');
+        } finally {
+            setProgress(null);
+        }
+    };
+
+    const buttons = result ? (
+        <Button onClick={close} variant="contained">
+            关闭
+        </Button>
+    ) : (
+        <>
+            {extra ? <Box sx={{ mr: 'auto' }}>{extra}</Box> : null}
+            <Button onClick={close} disabled={uploading}>
+                取消
+            </Button>
+            <Button type="submit" variant="contained" disabled={uploading}>
+                {uploading ? '上传中…' : '上传'}
+            </Button>
+        </>
+    );
+
+    return (
+        <EngineDialog
+            open={open}
+            onClose={close}
+            title={action.title ?? of(action.label, scope)}
+            actions={buttons}
+            wrap={(inner) => (
+                <Form resolver={resolver} onSubmit={submit} noValidate>
+                    {inner}
+                </Form>
+            )}
+        >
+            {result && Result ? (
+                <Suspense fallback={widgetFallback}>
+                    <Result scope={result.scope} answer={result.answer} onClose={close} />
+                </Suspense>
+            ) : (
+                <Box sx={{ display: 'flex', flexDirection: 'column', gap: 1 }}>
+                    {inputs.map(([source, field]) => (
+                        <FormInput key={source} source={source} field={field} disabled={uploading} />
+                    ))}
+                    <Box sx={{ display: 'flex', alignItems: 'center', gap: 1.5, flexWrap: 'wrap' }}>
+                        <Button
+                            component="label"
+                            variant="outlined"
+                            startIcon={<UploadFileIcon />}
+                            disabled={uploading}
+                        >
+                            选择文件
+                            <input
+                                hidden
+                                type="file"
+                                accept={action.accept?.map((a) => `.${a}`).join(',')}
+                                onChange={choose}
+                            />
+                        </Button>
+                        <Typography variant="body2" data-testid="upload-file-name" noWrap sx={{ minWidth: 0 }}>
+                            {file ? `${file.name}（${sizeText(file.size)}）` : '未选择文件'}
+                        </Typography>
+                    </Box>
+                    {problem ? <FormHelperText error>{problem}</FormHelperText> : null}
+                    {uploading ? (
+                        <Box>
+                            <LinearProgress
+                                variant="determinate"
+                                value={Math.round((progress ?? 0) * 100)}
+                                aria-label="上传进度"
+                            />
+                            <Typography variant="caption" color="text.secondary">
+                                上传中 {Math.round((progress ?? 0) * 100)}%
+                            </Typography>
+                        </Box>
+                    ) : null}
+                    {note ? (
+                        <Typography variant="body2" color="text.secondary">
+                            {note}
+                        </Typography>
+                    ) : null}
+                </Box>
+            )}
+        </EngineDialog>
+    );
+}

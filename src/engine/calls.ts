@@ -1,0 +1,99 @@
+import { useQuery, useQueryClient, type UseQueryOptions } from '@tanstack/react-query';
+import { useCallback } from 'react';
+import { useDataProvider } from 'react-admin';
+import type { PlatformDataProvider } from './choices';
+import { referencePath, useOptionalDefinition } from './context';
+import type { CallRef, Refresh, Scope } from './vocabulary';
+
+const VERBS = new Set(['getList', 'getOne', 'getMany', 'create', 'update', 'delete', 'deleteMany', 'updateMany']);
+
+/** The resource a call belongs to, by the name react-admin knows it (its path), so query keys agree. */
+export function callResource(ref: CallRef, current: string | undefined): string {
+    const name = ref.resource ?? current;
+    if (!name) throw new Error(`调用 ${ref.call} 未指明资源`);
+    return referencePath(name);
+}
+
+/** The params a call is given: its `params(scope)`, else the record, then the form values. */
+export function callParams(ref: CallRef, scope: Scope): Record<string, unknown> {
+    return ref.params ? ref.params(scope) : { ...scope.record, ...scope.values };
+}
+
+/**
+ * Runs a CallRef: a custom call through `invoke`, a verb through react-admin's verb (create / update with the
+ * params as data and the record as previous data; delete by the record's id). Answers the call's data.
+ */
+export async function runCall(
+    dataProvider: PlatformDataProvider,
+    ref: CallRef,
+    scope: Scope,
+    current: string | undefined,
+    opts: { onProgress?: (fraction: number) => void; signal?: AbortSignal } = {},
+): Promise<unknown> {
+    const resource = callResource(ref, current);
+    const params = callParams(ref, scope);
+    if (!VERBS.has(ref.call)) return (await dataProvider.invoke(resource, ref.call, params, opts)).data;
+    const record = scope.record;
+    switch (ref.call) {
+        case 'create':
+            return (await dataProvider.create(resource, { data: params })).data;
+        case 'update':
+            return (
+                await dataProvider.update(resource, {
+                    id: record.id as string,
+                    data: params,
+                    previousData: record as { id: string },
+                })
+            ).data;
+        case 'delete':
+            return (
+                await dataProvider.delete(resource, {
+                    id: (params.id ?? record.id) as string,
+                    previousData: record as { id: string },
+                })
+            ).data;
+        case 'getOne':
+            return (await dataProvider.getOne(resource, { id: (params.id ?? record.id) as string, meta: params })).data;
+        default:
+            throw new Error(`动作不能直接调用 ${ref.call}`);
+    }
+}
+
+/** react-query key of a call: under its resource, so refreshing the resource reloads it. */
+export function callKey(resource: string, ref: CallRef, params: Record<string, unknown>) {
+    return [resource, 'call', ref.call, params] as const;
+}
+
+/** The answer of a call for the scope, cached per params. */
+export function useCall<T = unknown>(
+    ref: CallRef | undefined,
+    scope: Scope,
+    options: Partial<UseQueryOptions<T>> = {},
+) {
+    const dataProvider = useDataProvider<PlatformDataProvider>();
+    const definition = useOptionalDefinition();
+    const resource = ref ? callResource(ref, definition?.name) : '';
+    const params = ref ? callParams(ref, scope) : {};
+    return useQuery<T>({
+        queryKey: ref ? callKey(resource, ref, params) : ['no-call'],
+        queryFn: ({ signal }) => runCall(dataProvider, ref!, scope, definition?.name, { signal }) as Promise<T>,
+        enabled: !!ref && options.enabled !== false,
+        retry: (count: number, error: Error & { status?: number }) =>
+            count < 2 && !(error?.status !== undefined && error.status >= 400 && error.status < 500),
+        ...options,
+    });
+}
+
+/** Reload what an action changed: the named resources (lists, records, calls), or everything for 'page'. */
+export function useRefresh() {
+    const queryClient = useQueryClient();
+    const definition = useOptionalDefinition();
+    return useCallback(
+        async (refresh: Refresh | undefined, fallback?: string) => {
+            const names = refresh ?? [fallback ?? definition?.name].filter((n): n is string => !!n);
+            if (names.includes('page')) return queryClient.invalidateQueries();
+            await Promise.all(names.map((name) => queryClient.invalidateQueries({ queryKey: [referencePath(name)] })));
+        },
+        [queryClient, definition?.name],
+    );
+}

@@ -1,0 +1,320 @@
+/**
+ * The declarative vocabulary of screens: actions, lists over any call, detail pages of tabs and sections,
+ * widgets. Types only: a definition imports these and stays data, so the first screen does not carry the
+ * components that render them (src/engine/actions, list, page, inputs do, in chunks of their own).
+ *
+ * Every function of the vocabulary receives a Scope: what the screen knows where the action, list or section
+ * sits (the record of the row or of the detail page, the route's params and query, the rows selected, the form
+ * values of the dialog being submitted).
+ */
+import type { ComponentType } from 'react';
+import type { AnyObjectSchema } from 'yup';
+import type { FieldDefinition, FormValues } from './types';
+
+export type Row = Record<string, unknown>;
+
+export interface Scope {
+    /** The row (row actions), the detail page's record (header, tabs, sections), or {} (list toolbar). */
+    record: Row;
+    /** Path params of the route (`/devInstanceDetail/:productId/:deviceId` → { productId, deviceId }). */
+    route: Record<string, string>;
+    /** The query string of the URL. */
+    query: Record<string, string>;
+    /** Rows selected in the list (bulk actions). */
+    selected?: Row[];
+    /** Form values being submitted (a form action's submit call). */
+    values?: FormValues;
+    /** Answers of the page-level calls (`PageSpec.load`), by name. */
+    data?: Record<string, unknown>;
+}
+
+export type Of<T> = T | ((scope: Scope) => T);
+
+/**
+ * One of a resource's calls: a custom call (`api.custom[name]`) or a verb ('getList', 'getOne', 'create',
+ * 'update', 'delete'), of the resource the screen belongs to unless `resource` names another. `params` builds
+ * the call's input from the scope (default: the record, then the form values).
+ */
+export interface CallRef {
+    resource?: string;
+    call: string;
+    params?: (scope: Scope) => Record<string, unknown>;
+}
+
+/** What reloads after an action succeeds: resource names (their lists, records and calls), or 'page' (everything on the page). Default: the action's resource. */
+export type Refresh = string[];
+
+interface ActionBase {
+    label: Of<string>;
+    /** Stable key (default: the label). */
+    key?: string;
+    /** An @mui/icons-material component. */
+    icon?: ComponentType;
+    /** The action is shown only while this holds. */
+    when?: (scope: Scope) => boolean;
+    /** Shown but disabled while this holds; a string is the tooltip that says why. */
+    disabled?: (scope: Scope) => boolean | string;
+    /** 'contained' for the primary toolbar button; rows use text buttons. */
+    variant?: 'text' | 'outlined' | 'contained';
+    color?: 'primary' | 'error' | 'inherit' | 'secondary' | 'success' | 'warning';
+}
+
+/** A route built from the scope. */
+export interface LinkAction extends ActionBase {
+    kind: 'link';
+    to: (scope: Scope) => string;
+}
+
+/** A call, with an optional confirmation first, a success message, and what to reload after. */
+export interface CallAction extends ActionBase {
+    kind: 'call';
+    call: CallRef;
+    confirm?: Of<string>;
+    confirmTitle?: string;
+    success?: string | ((answer: unknown, scope: Scope) => string);
+    /** Shown when the call fails without a message of its own (default '操作失败'). */
+    failure?: string;
+    refresh?: Refresh;
+    /** After success, go to this route (e.g. back to the list after deleting the record of a detail page). */
+    then?: (answer: unknown, scope: Scope) => string | undefined;
+}
+
+/**
+ * A form in a dialog: its inputs (a field of the resource, or a pair bringing its own definition), a yup schema,
+ * and the call it submits to (create, update or any custom call such as bind, batch add, add staff). The call's
+ * params see the form values in `scope.values` (default: the record, then the values).
+ */
+export interface FormAction extends ActionBase {
+    kind: 'form';
+    title?: Of<string>;
+    fields: Array<string | [string, FieldDefinition]>;
+    schema?: AnyObjectSchema;
+    /** Starting values (edit: from the record). */
+    defaults?: (scope: Scope) => FormValues;
+    /** 'edit' makes the fields' `perView.edit` apply (locked fields, other limits); default 'create'. */
+    mode?: 'create' | 'edit';
+    submit: CallRef;
+    submitLabel?: string;
+    success?: string | ((answer: unknown, scope: Scope) => string);
+    failure?: string;
+    refresh?: Refresh;
+    then?: (answer: unknown, scope: Scope) => string | undefined;
+    /** A note under the inputs (limits, hints). */
+    note?: Of<string>;
+    /** Dialog width (default 'sm'). */
+    width?: 'xs' | 'sm' | 'md' | 'lg';
+}
+
+/** A file the browser downloads: a GET call's URL (exports, templates, device files). */
+export interface DownloadAction extends ActionBase {
+    kind: 'download';
+    call: CallRef;
+}
+
+/** An upload dialog: choose a file, a progress bar while it travels, then the answer (or a named result widget). */
+export interface UploadAction extends ActionBase {
+    kind: 'upload';
+    title?: string;
+    call: CallRef;
+    /** The form key the file travels under (default 'file'). */
+    fileField?: string;
+    /** Accepted extensions, without the dot. */
+    accept?: string[];
+    /** Largest file in bytes. */
+    maxSize?: number;
+    /** Further inputs of the upload form (e.g. the product an import goes to). */
+    fields?: Array<string | [string, FieldDefinition]>;
+    schema?: AnyObjectSchema;
+    note?: Of<string>;
+    success?: string | ((answer: unknown, scope: Scope) => string);
+    failure?: string;
+    refresh?: Refresh;
+    /** A widget that shows the answer (e.g. 'importResult'); without it the dialog closes on success. */
+    result?: string;
+    /** Extra actions in the dialog (e.g. download the template). */
+    extra?: Action[];
+}
+
+/** Copy a value to the clipboard; says 复制成功. */
+export interface CopyAction extends ActionBase {
+    kind: 'copy';
+    value: (scope: Scope) => string;
+}
+
+/** A widget that opens in a dialog of the engine (the map picker, the tag editor): it gets `onClose`. */
+export interface WidgetAction extends ActionBase {
+    kind: 'widget';
+    widget: string;
+    title?: Of<string>;
+    props?: (scope: Scope) => Record<string, unknown>;
+    width?: 'xs' | 'sm' | 'md' | 'lg' | 'xl';
+    refresh?: Refresh;
+}
+
+export type Action = LinkAction | CallAction | FormAction | DownloadAction | UploadAction | CopyAction | WidgetAction;
+
+/** A list filter: the search box, a select (static choices or from a call), a tree select, or text. */
+export interface FilterSpec {
+    source: string;
+    label: string;
+    input?: 'search' | 'text' | 'select' | 'tree' | 'tabs';
+    choices?: Array<{ id: string | number; name: string }>;
+    /** Choices from a call; `optionValue` / `optionText` name the row's fields. */
+    choicesFrom?: CallRef & { optionValue?: string; optionText?: string; childrenField?: string };
+    /** Text of the "no filter" choice (default '全部'; false: no such choice). */
+    allLabel?: string | false;
+    /** The query-string name (default: the source, under the list's prefix). */
+    param?: string;
+    defaultValue?: string;
+}
+
+/** A figure above a list or in a counters section. */
+export interface CounterSpec {
+    label: string;
+    /** Dotted path into the counters call's answer (or the scope's record). */
+    value: string;
+    to?: (scope: Scope) => string;
+    color?: string;
+}
+
+/**
+ * A list over any call: top-level, nested in a detail tab, or several on one page. The call's paging names,
+ * filters, `read` and `total` come from its ApiCall; the list adds page, page size and filters from its URL
+ * state, and `params` from the scope (route, record).
+ */
+export interface ListSpec {
+    /** The call (default: the resource's getList). */
+    source?: CallRef;
+    /** Columns: fields of the resource, or pairs with their own definition. */
+    columns: Array<string | [string, FieldDefinition]>;
+    /** Prefix of this list's URL state (`${prefix}page`, `${prefix}size`, filters); '' for the page's main list. */
+    urlPrefix?: string;
+    /** Rows per page and the choices; `paging: false` shows every row the call answers. */
+    perPage?: number;
+    perPageOptions?: number[];
+    paging?: boolean;
+    /** A 跳至 N 页 box beside the pager. */
+    jumper?: boolean;
+    filters?: FilterSpec[];
+    /** Figures above the table (设备总数 / 在线), from a call or the record. */
+    counters?: { call?: CallRef; items: CounterSpec[] };
+    toolbar?: Action[];
+    rowActions?: Action[];
+    /** Actions over the selected rows; declaring any shows the checkboxes. */
+    bulkActions?: Action[];
+    empty?: { text: string; action?: Action };
+    /** The field that identifies a row (default: the resource's id field). */
+    rowId?: string;
+    title?: string;
+    /** Keep the table compact (nested lists). */
+    dense?: boolean;
+    /** Only while this holds. */
+    when?: (scope: Scope) => boolean;
+}
+
+export interface ChartSpec {
+    kind: 'pie' | 'line' | 'bar';
+    call: CallRef;
+    /** Dotted path of the rows in the call's answer (default: the answer itself). */
+    rows?: string;
+    /** Pie: the row fields of the slice name and value; line/bar: x and each series. */
+    name?: string;
+    value?: string;
+    x?: string;
+    series?: Array<{ field: string; label: string; color?: string }>;
+    /** Names for coded slice names (alert levels 1/2/3 → 紧急/严重/一般), and colours. */
+    names?: Record<string, string>;
+    colors?: Record<string, string>;
+    /** Shown when every value is 0 or there are no rows. */
+    empty?: string;
+    height?: number;
+}
+
+/** One block of a tab or page. */
+export type Section =
+    | {
+          kind: 'fields';
+          title?: string;
+          /** Fields of the resource (or pairs), shown as descriptions of the record. */
+          fields: Array<string | [string, FieldDefinition]>;
+          columns?: 1 | 2 | 3;
+          actions?: Action[];
+          when?: (scope: Scope) => boolean;
+      }
+    | { kind: 'list'; list: ListSpec; title?: string; when?: (scope: Scope) => boolean }
+    | { kind: 'chart'; title?: string; chart: ChartSpec; when?: (scope: Scope) => boolean }
+    | {
+          kind: 'counters';
+          title?: string;
+          call?: CallRef;
+          items: CounterSpec[];
+          when?: (scope: Scope) => boolean;
+      }
+    | {
+          kind: 'widget';
+          title?: string;
+          widget: string;
+          props?: (scope: Scope) => Record<string, unknown>;
+          actions?: Action[];
+          when?: (scope: Scope) => boolean;
+      }
+    /** Sections side by side (each takes an equal share, or `widths` in twelfths). */
+    | { kind: 'row'; sections: Section[]; widths?: number[]; when?: (scope: Scope) => boolean };
+
+export interface TabSpec {
+    /** The URL value of the tab (a path segment or a query value). */
+    key: string;
+    label: string;
+    when?: (scope: Scope) => boolean;
+    sections: Section[];
+}
+
+/**
+ * A screen of the resource at its own route: an optional record loaded from the route, a header, tabs kept in
+ * the URL, sections. The dashboard and project overview are pages without tabs.
+ */
+export interface PageSpec {
+    /** Route, react-router style: '/devInstanceDetail/:productId/:deviceId/*', '/introduce'. */
+    path: string;
+    title: Of<string>;
+    /** Breadcrumb back: where and its text. */
+    back?: { label: string; to: Of<string> };
+    /** The page's record, loaded from the route; its failure with `notFound` shows a not-found page. */
+    record?: CallRef & {
+        notFound?: string;
+        /** Shape the answer into the scope's record. */ map?: (answer: unknown) => Row;
+    };
+    /** Further calls whose answers the sections see in `scope.data`. */
+    load?: Record<string, CallRef>;
+    header?: {
+        title?: (scope: Scope) => string;
+        /** Field holding the status chip's value (the field's choices give its colour). */
+        status?: string;
+        fields?: Array<string | [string, FieldDefinition]>;
+        actions?: Action[];
+    };
+    tabs?: TabSpec[];
+    /** Where the tab lives: a path segment after the route (default) or a query param; `indexBase` 1 makes query values the tab's 1-based position among all tabs (checkIdx). */
+    tabParam?: {
+        query: string;
+        indexBase?: 0 | 1;
+        /** Tab shown when the URL names none or one that does not apply. */ fallback?: string;
+    };
+    sections?: Section[];
+    /** Outside the layout (sign-in pages). */
+    noLayout?: boolean;
+}
+
+/** Where a resource sits in the side menu: label, icon, section and order live here; /api/menu says only what a user may see. */
+export interface MenuSpec {
+    /** Menu text (default: the resource label). */
+    label?: string;
+    /** The route the entry opens (default: the resource path). */
+    to?: string;
+    /** Parent entry's label ('设备接入'); none for a top-level entry. */
+    section?: string;
+    order?: number;
+    icon?: ComponentType;
+    /** Further route prefixes that light this entry up (e.g. '/productDetail'). */
+    related?: string[];
+}

@@ -1,0 +1,36 @@
+import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+import type { Scope } from '../engine/vocabulary';
+
+/** What every widget receives: the scope where it sits, the definition's props, and onClose inside a dialog. */
+export interface WidgetProps {
+    scope: Scope;
+    onClose?: () => void;
+    [prop: string]: unknown;
+}
+
+/** What an input widget receives (input 'widget', type 'position'). */
+export interface InputWidgetProps {
+    source: string;
+    value: unknown;
+    onChange: (value: unknown) => void;
+    /** Set other form fields (a position fills longitude, latitude, address and region codes). */
+    setField: (source: string, value: unknown) => void;
+    label: string;
+    disabled?: boolean;
+    [prop: string]: unknown;
+}
+
+/**
+ * Named components for what no vocabulary can say: one control or one display each, never a page, table,
+ * dialog or tab layout of their own. Each loads in a chunk of its own.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const widgets: Record<string, LazyExoticComponent<ComponentType<any>>> = {
+    // e.g. thingModelEditor: lazy(() => import('../components/thingModel/ThingModelEditor')),
+    /** The map picker dialog (MapPickerDialogProps): type 'position' inputs open it. */
+    mapPicker: lazy(() => import('../components/map/MapPickerDialog')),
+};
+
+export function registerWidget(name: string, load: () => Promise<{ default: ComponentType<never> }>) {
+    widgets[name] = lazy(load as () => Promise<{ default: ComponentType<unknown> }>);
+}
