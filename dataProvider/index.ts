@@ -2,7 +2,7 @@
  * Maps react-admin verbs to the platform's calls, as each resource definition's `api` block declares them
  * (dataProvider/types.ts). Paths sit under the console prefix (VITE_API_PREFIX). Defaults, per verb:
  *
- * getList          => api.getList: paging [pageName, sizeName] = 1-based page and perPage, filters renamed
+ * getList          => api.getList (or api.custom[meta.call]): paging [pageName, sizeName] = 1-based page and perPage, filters renamed
  *                     (`filters`), sort only when `sort` is declared. Rows from `read` (default data.records, else
  *                     data.list, else data when it is an array), total from `total` (default data.total, else the
  *                     row count).
@@ -152,12 +152,16 @@ export function createDataProvider(resources: ApiResource[], options: DataProvid
         const idField = idFieldOf(resource);
         const data = readRows(body, call.read).map((row) => toRecord(row, idField, call.transform));
         const total = Number(readPath(body, call.total ?? 'data.total'));
-        return { data, total: Number.isFinite(total) ? total : data.length };
+        // The answer's other figures (count, onlineCount) for counters above the table.
+        const extra = readPath(body, 'data');
+        return { data, total: Number.isFinite(total) ? total : data.length, meta: isObject(extra) ? extra : undefined };
     }
 
+    /** getList over the resource's list call, or over a custom call named by `meta.call` (lists over any call). */
     async function getList(resource: string, params: Params) {
-        const call = declared(resource, 'getList');
-        if (!call) throw missing(resource, 'getList');
+        const named = (params.meta as { call?: string } | undefined)?.call;
+        const call = named ? apiOf(resource)?.custom?.[named] : declared(resource, 'getList');
+        if (!call) throw missing(resource, named ?? 'getList');
         return listCall(resource, call, (params.filter ?? {}) as Params, params);
     }
 

@@ -41,6 +41,8 @@ export function CascaderInput({ source, label, field, values, isRequired, helper
         else if (!empty && String(last) !== String(input.value)) setPath(pathTo(choices, input.value));
     }, [choices, input.value, path]);
 
+    // Read before any early return: react-hook-form re-renders an input for errors only if it read them.
+    const message = fieldState.error?.message ?? error?.message;
     if (isPending) return <LinearProgress sx={{ my: 2, width: 200 }} />;
 
     const choose = (level: number, value: string) => {
@@ -51,7 +53,6 @@ export function CascaderInput({ source, label, field, values, isRequired, helper
         input.onChange(chosen.id);
     };
 
-    const message = fieldState.error?.message ?? error?.message;
     return (
         <Box className={`ra-input ra-input-${source}`} sx={{ mt: 1, mb: 0.5 }} data-testid={`cascader-${source}`}>
             <Box sx={{ display: 'flex', flexWrap: 'wrap', gap: 1 }}>

@@ -20,6 +20,11 @@ const GENERATED: Record<ViewName, ComponentType> = {
     create: lazy(() => import('./Form').then((m) => ({ default: m.GeneratedCreate }))),
 };
 
+// Declared pages (detail screens, the dashboard, overviews) render through PageView, in a chunk of its own.
+const PageView = lazy(() => import('./page').then((m) => ({ default: m.PageView })));
+
+const loading = <Loading loadingPrimary="加载中" loadingSecondary="页面加载中，请稍候" />;
+
 /** Which verbs each generated view needs from the api block (no api block: the simple-rest fallback has them all). */
 const NEEDS: Record<ViewName, Array<keyof NonNullable<ResourceDefinition['api']>>> = {
     list: ['getList'],
@@ -64,17 +69,30 @@ export function buildResource(definition: ResourceDefinition): BuiltResource {
                     ? (record) => representation(record as Record<string, unknown>)
                     : representation,
         },
-        routes: (definition.routes ?? []).map(({ path, element: Element, noLayout }) => ({
-            path,
-            noLayout: !!noLayout,
-            element: (
-                <DefinitionProvider value={definition}>
-                    <Suspense fallback={<Loading loadingPrimary="加载中" loadingSecondary="页面加载中，请稍候" />}>
-                        <Element />
-                    </Suspense>
-                </DefinitionProvider>
-            ),
-        })),
+        routes: [
+            ...(definition.pages ?? []).map((page) => ({
+                path: page.path,
+                noLayout: !!page.noLayout,
+                element: (
+                    <DefinitionProvider value={definition}>
+                        <Suspense fallback={loading}>
+                            <PageView page={page} />
+                        </Suspense>
+                    </DefinitionProvider>
+                ),
+            })),
+            ...(definition.routes ?? []).map(({ path, element: Element, noLayout }) => ({
+                path,
+                noLayout: !!noLayout,
+                element: (
+                    <DefinitionProvider value={definition}>
+                        <Suspense fallback={loading}>
+                            <Element />
+                        </Suspense>
+                    </DefinitionProvider>
+                ),
+            })),
+        ],
     };
 }
 

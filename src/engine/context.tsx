@@ -23,10 +23,20 @@ export function resourcePath(definition: ResourceDefinition): string {
 }
 
 const pathByName = new Map<string, string>();
+const definitionByName = new Map<string, ResourceDefinition>();
 
 /** Remember each definition's route so a `reference: 'products'` finds the resource react-admin knows as 'product'. */
 export function registerDefinitions(definitions: ResourceDefinition[]): void {
-    for (const d of definitions) pathByName.set(d.name, resourcePath(d));
+    for (const d of definitions) {
+        pathByName.set(d.name, resourcePath(d));
+        definitionByName.set(d.name, d);
+        definitionByName.set(resourcePath(d), d);
+    }
+}
+
+/** A registered definition by its name or path (a list or section reading another resource's fields). */
+export function definitionOf(name: string | undefined): ResourceDefinition | undefined {
+    return name ? definitionByName.get(name) : undefined;
 }
 
 export function referencePath(name: string): string {

@@ -19,6 +19,12 @@ export interface UrlListOptions {
     enabled?: boolean;
     /** Keeps this screen's selection apart from other screens of the same resource. */
     selectionKey?: string;
+    /** Prefix of the page and size params (`${prefix}page`, `${prefix}perPage`), so several lists share a URL. */
+    prefix?: string;
+    /** Filter values used while the URL names none (a tab filter's starting tab). */
+    defaults?: Record<string, string>;
+    /** Passed to getList (`{ call }` reads a custom call of the resource). */
+    meta?: Record<string, unknown>;
 }
 
 const SORT: SortPayload = { field: '', order: 'ASC' };
@@ -35,21 +41,25 @@ function positive(value: string | null, fallback: number): number {
  * Its result is a react-admin list context: Datagrid, Pagination and the engine's row actions work with it.
  */
 export function useUrlListController(options: UrlListOptions): ListControllerResult {
-    const { resource, queryFilters = {}, enabled = true } = options;
+    const { resource, queryFilters = {}, enabled = true, prefix = '', meta } = options;
+    const pageParam = `${prefix}page`;
+    const sizeParam = `${prefix}perPage`;
     const [search, setSearch] = useSearchParams();
-    const page = positive(search.get('page'), 1);
-    const perPage = positive(search.get('perPage'), options.perPage);
+    const page = positive(search.get(pageParam), 1);
+    const perPage = positive(search.get(sizeParam), options.perPage);
 
     const queryNames = JSON.stringify(queryFilters);
+    const defaultValues = JSON.stringify(options.defaults ?? {});
     const urlFilter = useMemo(() => {
         const names = JSON.parse(queryNames) as Record<string, string>;
+        const defaults = JSON.parse(defaultValues) as Record<string, string>;
         const out: Record<string, string> = {};
         for (const [key, param] of Object.entries(names)) {
-            const value = search.get(param);
+            const value = search.get(param) ?? defaults[key];
             if (value) out[key] = value;
         }
         return out;
-    }, [search, queryNames]);
+    }, [search, queryNames, defaultValues]);
     const fixed = JSON.stringify(options.filter ?? {});
     const filter = useMemo(() => ({ ...urlFilter, ...(JSON.parse(fixed) as object) }), [urlFilter, fixed]);
 
@@ -66,25 +76,28 @@ export function useUrlListController(options: UrlListOptions): ListControllerRes
         [setSearch],
     );
 
-    const setPage = useCallback((n: number) => update({ page: String(n) }), [update]);
-    const setPerPage = useCallback((n: number) => update({ perPage: String(n), page: '1' }), [update]);
+    const setPage = useCallback((n: number) => update({ [pageParam]: String(n) }), [update, pageParam]);
+    const setPerPage = useCallback(
+        (n: number) => update({ [sizeParam]: String(n), [pageParam]: '1' }),
+        [update, pageParam, sizeParam],
+    );
     const setFilters = useCallback(
         (values: Record<string, unknown>) => {
             const names = JSON.parse(queryNames) as Record<string, string>;
-            const changes: Record<string, string | null> = { page: '1' };
+            const changes: Record<string, string | null> = { [pageParam]: '1' };
             for (const [key, param] of Object.entries(names)) {
                 const value = values?.[key];
                 changes[param] = value === undefined || value === null ? null : String(value);
             }
             update(changes);
         },
-        [update, queryNames],
+        [update, queryNames, pageParam],
     );
 
     const notify = useNotify();
     const query = useGetList(
         resource,
-        { pagination: { page, perPage }, sort: SORT, filter },
+        { pagination: { page, perPage }, sort: SORT, filter, meta },
         {
             enabled,
             placeholderData: keepPreviousData,

@@ -164,14 +164,14 @@ describe('generated list', () => {
         mswServer.use(...widgetHandlers());
         renderDefinitions([widgetResource], '/widget');
         await waitFor(() => expect(bodyRows()).toHaveLength(4));
-        fireEvent.mouseDown(screen.getByRole('combobox', { name: /每页行数/ }));
+        fireEvent.mouseDown(screen.getByRole('combobox', { name: '每页条数' }));
         const listbox = await screen.findByRole('listbox');
         expect(
             within(listbox)
                 .getAllByRole('option')
                 .map((o) => o.textContent),
-        ).toEqual(['3', '10', '25']);
-        fireEvent.click(within(listbox).getByRole('option', { name: '3' }));
+        ).toEqual(['3 条/页', '10 条/页', '25 条/页']);
+        fireEvent.click(within(listbox).getByRole('option', { name: '3 条/页' }));
         await waitFor(() => expect(bodyRows()).toHaveLength(3));
     });
 

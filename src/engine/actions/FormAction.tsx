@@ -74,11 +74,23 @@ export function ActionForm({
         () => resolveInputs(fields, definition).map(([s, f]): [string, FieldDefinition] => [s, fieldForMode(f, mode)]),
         [fields, definition, mode],
     );
+    // A field's own defaultValue starts a create form; the caller's values (an edited record) come over it.
+    const starting = useMemo(
+        () => ({
+            ...(mode === 'create'
+                ? Object.fromEntries(
+                      inputs.filter(([, f]) => f.defaultValue !== undefined).map(([s, f]) => [s, f.defaultValue]),
+                  )
+                : {}),
+            ...defaultValues,
+        }),
+        [inputs, mode, defaultValues],
+    );
 
     const submit = async (submitted: FormValues) => {
         // react-hook-form leaves disabled inputs out of what it submits; their values still belong to the call.
         const values = { ...submitted };
-        for (const source of disabled) values[source] = defaultValues?.[source];
+        for (const source of disabled) values[source] = starting[source];
         try {
             await onSubmit(values);
         } catch (error) {
@@ -97,7 +109,7 @@ export function ActionForm({
             actions={<SubmitButtons onClose={onClose} label={submitLabel} />}
             // noValidate: the schema's Chinese messages speak, not the browser's bubbles.
             wrap={(inner) => (
-                <Form resolver={resolver} defaultValues={defaultValues} onSubmit={submit} noValidate>
+                <Form resolver={resolver} defaultValues={starting} onSubmit={submit} noValidate>
                     {inner}
                 </Form>
             )}

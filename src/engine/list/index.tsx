@@ -1,9 +1,33 @@
 /**
- * CONTRACT STUB (helper "lists" replaces the bodies, keeps the exports and props).
- * A list over any call (src/engine/vocabulary.ts ListSpec): top-level, nested in a tab, several on a page.
+ * A list over any call (src/engine/vocabulary.ts ListSpec): the generated list of a resource, a list nested in a
+ * detail tab, several lists on one page. Paging, page size and filters live in the URL under the list's prefix;
+ * the call is the resource's getList or any custom call (`source`), with params from the scope (route, record).
  */
-import type { ReactNode } from 'react';
-import type { ListSpec } from '../vocabulary';
+import { useMemo, type ReactNode } from 'react';
+import InboxIcon from '@mui/icons-material/Inbox';
+import { Alert, Box, Button, Card, LinearProgress, Typography } from '@mui/material';
+import {
+    Datagrid,
+    ListContextProvider,
+    ResourceContextProvider,
+    useListContext,
+    useRecordContext,
+    type ListControllerResult,
+} from 'react-admin';
+import { ActionBar } from '../actions';
+import { callResource } from '../calls';
+import { definitionOf, referencePath, useOptionalDefinition } from '../context';
+import { renderField } from '../fields';
+import { useScope } from '../scope';
+import type { FieldDefinition, ResourceDefinition } from '../types';
+import { useUrlListController } from '../useUrlList';
+import type { Action, ListSpec, Row, Scope } from '../vocabulary';
+import { Counters } from './Counters';
+import { Filters } from './Filters';
+import { Pager } from './Pager';
+
+export { Counters, readAt } from './Counters';
+export { Pager, type PagerProps } from './Pager';
 
 export interface DataListProps {
     spec: ListSpec;
@@ -11,6 +35,215 @@ export interface DataListProps {
     resource?: string;
 }
 
-export function DataList(_props: DataListProps): ReactNode {
-    return null;
+const VERB_CALLS = new Set(['getList', undefined]);
+
+/** Columns: a field of the definition by name, or a pair bringing its own definition. */
+export function resolveColumns(
+    columns: ListSpec['columns'],
+    definition: ResourceDefinition | undefined,
+): Array<[string, FieldDefinition]> {
+    return columns.map((c): [string, FieldDefinition] => {
+        if (typeof c !== 'string') return c;
+        const field = definition?.fields[c];
+        if (!field) throw new Error(`列 ${c} 未在资源 ${definition?.name ?? ''} 的定义中声明`);
+        return [c, field];
+    });
+}
+
+function EmptyState({ spec, scope }: { spec: ListSpec; scope: Scope }) {
+    return (
+        <Box sx={{ textAlign: 'center', py: 6, color: 'text.secondary', width: '100%' }}>
+            <InboxIcon sx={{ fontSize: 56, opacity: 0.4 }} aria-hidden />
+            <Typography variant="body1" sx={{ mt: 1, mb: spec.empty?.action ? 2 : 0 }}>
+                {spec.empty?.text ?? '暂无数据'}
+            </Typography>
+            {spec.empty?.action ? (
+                <Box sx={{ display: 'flex', justifyContent: 'center' }}>
+                    <ActionBar actions={[{ variant: 'contained', ...spec.empty.action }]} scope={scope} />
+                </Box>
+            ) : null}
+        </Box>
+    );
+}
+
+/** The 操作 column: the row's actions with the row as the scope's record. */
+function RowActionsCell({ actions, scope }: { actions: Action[]; scope: Scope; label?: string }) {
+    const record = useRecordContext<Row>();
+    const rowScope = useMemo(() => ({ ...scope, record: record ?? {} }), [scope, record]);
+    if (!record) return null;
+    return <ActionBar actions={actions} scope={rowScope} size="small" />;
+}
+
+/** Above the rows while some are selected: how many, the bulk actions over them, and 取消选择. */
+function SelectionBar({ actions, scope }: { actions: Action[]; scope: Scope }) {
+    const { selectedIds, onUnselectItems, data } = useListContext<Row & { id: string }>();
+    const selected = useMemo(() => (data ?? []).filter((row) => selectedIds.includes(row.id)), [data, selectedIds]);
+    const bulkScope = useMemo(() => ({ ...scope, selected }), [scope, selected]);
+    if (!selectedIds?.length) return null;
+    return (
+        <Box
+            role="status"
+            sx={{
+                display: 'flex',
+                alignItems: 'center',
+                flexWrap: 'wrap',
+                gap: 1,
+                px: 2,
+                py: 0.75,
+                bgcolor: 'action.selected',
+            }}
+        >
+            <Typography variant="body2">已选择 {selectedIds.length} 项</Typography>
+            <ActionBar actions={actions} scope={bulkScope} size="small" />
+            <Button size="small" onClick={() => onUnselectItems()}>
+                取消选择
+            </Button>
+        </Box>
+    );
+}
+
+/** Datagrid needs a bulk-actions element to show checkboxes; the bar above carries the buttons. */
+const SelectionOnly = () => <></>;
+
+function ErrorState({ list }: { list: ListControllerResult }) {
+    return (
+        <Alert
+            severity="error"
+            action={
+                <Button color="inherit" size="small" onClick={() => void list.refetch()}>
+                    重试
+                </Button>
+            }
+        >
+            加载失败：{(list.error as Error)?.message || '查询失败'}
+        </Alert>
+    );
+}
+
+function ListBody({
+    spec,
+    list,
+    scope,
+    definition,
+}: {
+    spec: ListSpec;
+    list: ListControllerResult;
+    scope: Scope;
+    definition: ResourceDefinition | undefined;
+}) {
+    const columns = resolveColumns(spec.columns, definition);
+    const bulk = spec.bulkActions ?? [];
+    const paging = spec.paging !== false;
+    return (
+        <>
+            {list.isFetching && !list.isPending ? (
+                <LinearProgress sx={{ height: 2, mb: '-2px' }} aria-label="加载中" />
+            ) : null}
+            <Datagrid
+                bulkActionButtons={bulk.length ? <SelectionOnly /> : false}
+                bulkActionsToolbar={bulk.length ? <SelectionBar actions={bulk} scope={scope} /> : undefined}
+                rowClick={false}
+                size={spec.dense ? 'small' : 'medium'}
+                empty={<EmptyState spec={spec} scope={scope} />}
+                sx={{ '& .RaDatagrid-headerCell': { fontWeight: 600, whiteSpace: 'nowrap' } }}
+            >
+                {columns.map(([source, field]) => renderField(source, field))}
+                {spec.rowActions?.length ? (
+                    <RowActionsCell label="操作" actions={spec.rowActions} scope={scope} />
+                ) : null}
+            </Datagrid>
+            {paging && list.total ? (
+                <Pager
+                    page={list.page}
+                    perPage={list.perPage}
+                    total={list.total}
+                    onPage={list.setPage}
+                    onPerPage={spec.perPageOptions?.length ? list.setPerPage : undefined}
+                    perPageOptions={spec.perPageOptions}
+                    jumper={spec.jumper}
+                />
+            ) : null}
+        </>
+    );
+}
+
+/** The list itself: filters and toolbar, counters, the table (loading, empty, error states), the pager. */
+export function DataList({ spec, resource: given }: DataListProps): ReactNode {
+    const own = useOptionalDefinition();
+    const sourceName = spec.source?.resource ?? given ?? own?.name;
+    const resource = callResource({ call: 'getList', resource: sourceName }, own?.name);
+    const definition = definitionOf(sourceName) ?? own;
+    const scope = useScope();
+    const prefix = spec.urlPrefix ?? '';
+    const filters = useMemo(() => spec.filters ?? [], [spec.filters]);
+    const queryFilters = useMemo(
+        () => Object.fromEntries(filters.map((f) => [f.source, f.param ?? `${prefix}${f.source}`])),
+        [filters, prefix],
+    );
+    const defaults = useMemo(
+        () =>
+            Object.fromEntries(
+                filters.filter((f) => f.defaultValue !== undefined).map((f) => [f.source, f.defaultValue!]),
+            ),
+        [filters],
+    );
+    const call = spec.source?.call;
+    const fixed = spec.source?.params?.(scope);
+    const list = useUrlListController({
+        resource,
+        perPage: spec.paging === false ? 1000 : (spec.perPage ?? 10),
+        queryFilters,
+        defaults,
+        filter: fixed,
+        prefix,
+        meta: VERB_CALLS.has(call) ? undefined : { call },
+        selectionKey: `${resource}:${prefix}`,
+    });
+    const rowId = spec.rowId;
+    const rows = list.data;
+    const data = useMemo(
+        () => (rowId && rows ? rows.map((row) => ({ ...row, id: (row as Row)[rowId] as string })) : rows),
+        [rows, rowId],
+    );
+    const shown = useMemo(() => ({ ...list, data }) as ListControllerResult, [list, data]);
+    if (spec.when && !spec.when(scope)) return null;
+
+    const setFilter = (source: string, value: string) =>
+        list.setFilters({ ...list.filterValues, [source]: value }, list.displayedFilters);
+    const counters = spec.counters;
+    const hasTop = filters.length > 0 || !!spec.toolbar?.length || !!spec.title;
+    return (
+        <Box sx={{ display: 'flex', flexDirection: 'column', gap: 1.5 }}>
+            {hasTop ? (
+                <Box sx={{ display: 'flex', alignItems: 'center', flexWrap: 'wrap', gap: 1.5 }}>
+                    {spec.title ? (
+                        <Typography variant="subtitle1" component="h3" sx={{ fontWeight: 600 }}>
+                            {spec.title}
+                        </Typography>
+                    ) : null}
+                    <Filters filters={filters} values={list.filterValues} onChange={setFilter} scope={scope} />
+                    <Box sx={{ flex: 1 }} />
+                    {spec.toolbar?.length ? <ActionBar actions={spec.toolbar} scope={scope} /> : null}
+                </Box>
+            ) : null}
+            {counters ? (
+                <Counters
+                    call={counters.call}
+                    items={counters.items}
+                    scope={counters.call ? scope : { ...scope, record: { ...scope.record, ...list.meta } }}
+                />
+            ) : null}
+            {list.error && !list.data ? (
+                <ErrorState list={list} />
+            ) : (
+                <ResourceContextProvider value={referencePath(resource)}>
+                    <ListContextProvider value={shown}>
+                        <Card variant="outlined" sx={{ overflowX: 'auto' }}>
+                            <ListBody spec={spec} list={shown} scope={scope} definition={definition} />
+                        </Card>
+                    </ListContextProvider>
+                </ResourceContextProvider>
+            )}
+        </Box>
+    );
 }

@@ -1,0 +1,153 @@
+import { useEffect, useState } from 'react';
+import SearchIcon from '@mui/icons-material/Search';
+import { Box, InputAdornment, MenuItem, Tab, Tabs, TextField } from '@mui/material';
+import { useCall } from '../calls';
+import type { FilterSpec, Row, Scope } from '../vocabulary';
+
+type Values = Record<string, unknown>;
+
+interface FiltersProps {
+    filters: FilterSpec[];
+    values: Values;
+    onChange: (source: string, value: string) => void;
+    scope: Scope;
+}
+
+interface Option {
+    id: string;
+    name: string;
+    depth: number;
+}
+
+/** Choices of a select or tree filter: static, or rows of a call (a tree flattened, children indented). */
+function useOptions(filter: FilterSpec, scope: Scope): Option[] {
+    const from = filter.choicesFrom;
+    const { data } = useCall<unknown>(from, scope, { staleTime: 60_000 });
+    if (filter.choices) return filter.choices.map((c) => ({ id: String(c.id), name: c.name, depth: 0 }));
+    if (!from || !data) return [];
+    const rows = Array.isArray(data) ? (data as Row[]) : [];
+    const value = from.optionValue ?? 'id';
+    const text = from.optionText ?? 'name';
+    const children = from.childrenField ?? 'children';
+    const out: Option[] = [];
+    const walk = (list: Row[], depth: number) => {
+        for (const row of list) {
+            out.push({ id: String(row[value]), name: String(row[text] ?? row[value]), depth });
+            const kids = row[children];
+            if (filter.input === 'tree' && Array.isArray(kids)) walk(kids as Row[], depth + 1);
+        }
+    };
+    walk(rows, 0);
+    return out;
+}
+
+/** The search box: the list asks again once typing pauses (400 ms), or at once on Enter. */
+function SearchBox({ filter, value, onChange }: { filter: FilterSpec; value: string; onChange: (v: string) => void }) {
+    const [text, setText] = useState(value);
+    useEffect(() => setText(value), [value]);
+    const commit = () => text.trim() !== value && onChange(text.trim());
+    useEffect(() => {
+        if (text.trim() === value) return;
+        const timer = setTimeout(() => onChange(text.trim()), 400);
+        return () => clearTimeout(timer);
+    }, [text, value, onChange]);
+    return (
+        <TextField
+            size="small"
+            margin="none"
+            placeholder={`请输入${filter.label}`}
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            onKeyDown={(e) => e.key === 'Enter' && commit()}
+            onBlur={commit}
+            sx={{ width: 240 }}
+            slotProps={{
+                htmlInput: { 'aria-label': filter.label, maxLength: 64 },
+                input: {
+                    endAdornment: (
+                        <InputAdornment position="end">
+                            <SearchIcon fontSize="small" aria-hidden />
+                        </InputAdornment>
+                    ),
+                },
+            }}
+        />
+    );
+}
+
+function SelectFilter({ filter, value, onChange, scope }: FilterProps) {
+    const options = useOptions(filter, scope);
+    const all = filter.allLabel === undefined ? '全部' : filter.allLabel;
+    // A value the choices do not (yet) hold is shown as empty rather than warned about by MUI.
+    const known = value === '' || options.some((o) => o.id === value);
+    return (
+        <TextField
+            select
+            size="small"
+            margin="none"
+            label={filter.label}
+            value={known ? value : ''}
+            onChange={(e) => onChange(e.target.value)}
+            sx={{ minWidth: 180 }}
+            slotProps={{ select: { displayEmpty: all !== false }, inputLabel: { shrink: true } }}
+        >
+            {all !== false ? <MenuItem value="">{all}</MenuItem> : null}
+            {options.map((o) => (
+                <MenuItem key={o.id} value={o.id} sx={{ pl: 2 + o.depth * 2 }}>
+                    {o.name}
+                </MenuItem>
+            ))}
+        </TextField>
+    );
+}
+
+function TabsFilter({ filter, value, onChange, scope }: FilterProps) {
+    const options = useOptions(filter, scope);
+    const all = filter.allLabel === undefined ? '全部' : filter.allLabel;
+    const tabs = [...(all !== false ? [{ id: '', name: all, depth: 0 }] : []), ...options];
+    return (
+        <Tabs value={tabs.some((t) => t.id === value) ? value : false} onChange={(_, v: string) => onChange(v)}>
+            {tabs.map((t) => (
+                <Tab key={t.id} value={t.id} label={t.name} sx={{ minWidth: 72 }} />
+            ))}
+        </Tabs>
+    );
+}
+
+interface FilterProps {
+    filter: FilterSpec;
+    value: string;
+    onChange: (value: string) => void;
+    scope: Scope;
+}
+
+function OneFilter(props: FilterProps) {
+    const { filter, value, onChange } = props;
+    switch (filter.input ?? 'search') {
+        case 'select':
+        case 'tree':
+            return <SelectFilter {...props} />;
+        case 'tabs':
+            return <TabsFilter {...props} />;
+        default:
+            return <SearchBox filter={filter} value={value} onChange={onChange} />;
+    }
+}
+
+/** The filters above a list, left to right as declared; their values live in the URL. */
+export function Filters({ filters, values, onChange, scope }: FiltersProps) {
+    if (!filters.length) return null;
+    return (
+        <Box sx={{ display: 'flex', alignItems: 'center', flexWrap: 'wrap', gap: 1.5 }}>
+            {filters.map((f) => (
+                <OneFilter
+                    key={f.source}
+                    filter={f}
+                    value={values[f.source] === undefined ? '' : String(values[f.source])}
+                    onChange={(v) => onChange(f.source, v)}
+                    scope={scope}
+                />
+            ))}
+        </Box>
+    );
+}

@@ -1,0 +1,170 @@
+import { Fragment, lazy, Suspense, type ReactNode } from 'react';
+import { Box, Card, CardContent, Typography } from '@mui/material';
+import { RecordContextProvider } from 'react-admin';
+import { widgets } from '../../widgets/registry';
+import { ActionBar } from '../actions';
+import { widgetFallback } from '../actions/fallback';
+import { useOptionalDefinition } from '../context';
+import { renderField } from '../fields';
+import { Counters, DataList, resolveColumns } from '../list';
+import { useScope } from '../scope';
+import type { FieldDefinition } from '../types';
+import type { Action, Scope, Section } from '../vocabulary';
+
+// Charts carry @mui/x-charts: a chunk of their own, loaded by the first page that draws one.
+const ChartSection = lazy(() => import('./ChartSection'));
+
+/** Label and value cells of a record, `columns` pairs to a row. */
+export function FieldGrid({ fields, columns = 2 }: { fields: Array<[string, FieldDefinition]>; columns?: 1 | 2 | 3 }) {
+    const cell = { px: 2, py: 1.25, m: 0, borderBottom: 1, borderRight: 1, borderColor: 'divider', minWidth: 0 };
+    return (
+        <Box
+            component="dl"
+            sx={{
+                display: 'grid',
+                gridTemplateColumns: {
+                    xs: 'minmax(96px, auto) 1fr',
+                    md: `repeat(${columns}, minmax(120px, auto) 1fr)`,
+                },
+                borderTop: 1,
+                borderLeft: 1,
+                borderColor: 'divider',
+                m: 0,
+            }}
+        >
+            {fields.map(([source, field]) => (
+                <Fragment key={source}>
+                    <Box component="dt" sx={{ ...cell, bgcolor: 'action.hover', color: 'text.secondary' }}>
+                        {field.label}
+                    </Box>
+                    <Box component="dd" sx={{ ...cell, wordBreak: 'break-all' }}>
+                        {renderField(source, field)}
+                    </Box>
+                </Fragment>
+            ))}
+        </Box>
+    );
+}
+
+/** A titled block: the section's title and actions on one line, the body below. */
+function Block({
+    title,
+    actions,
+    scope,
+    children,
+}: {
+    title?: string;
+    actions?: Action[];
+    scope: Scope;
+    children: ReactNode;
+}) {
+    return (
+        <Card variant="outlined" component="section" aria-label={title}>
+            <CardContent sx={{ display: 'flex', flexDirection: 'column', gap: 1.5 }}>
+                {title || actions?.length ? (
+                    <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, flexWrap: 'wrap' }}>
+                        {title ? (
+                            <Typography variant="subtitle1" component="h2" sx={{ fontWeight: 600, flex: 1 }}>
+                                {title}
+                            </Typography>
+                        ) : (
+                            <Box sx={{ flex: 1 }} />
+                        )}
+                        {actions?.length ? <ActionBar actions={actions} scope={scope} /> : null}
+                    </Box>
+                ) : null}
+                {children}
+            </CardContent>
+        </Card>
+    );
+}
+
+function WidgetSection({ section, scope }: { section: Extract<Section, { kind: 'widget' }>; scope: Scope }) {
+    const Widget = widgets[section.widget];
+    if (!Widget) throw new Error(`未注册的组件 ${section.widget}`);
+    const props = section.props?.(scope) ?? {};
+    const body = (
+        <Suspense fallback={widgetFallback}>
+            <Widget scope={scope} {...props} />
+        </Suspense>
+    );
+    if (!section.title && !section.actions?.length) return body;
+    return (
+        <Block title={section.title} actions={section.actions} scope={scope}>
+            {body}
+        </Block>
+    );
+}
+
+function OneSection({ section, scope }: { section: Section; scope: Scope }) {
+    const definition = useOptionalDefinition();
+    if (section.when && !section.when(scope)) return null;
+    switch (section.kind) {
+        case 'fields':
+            return (
+                <Block title={section.title} actions={section.actions} scope={scope}>
+                    <RecordContextProvider value={scope.record}>
+                        <FieldGrid fields={resolveColumns(section.fields, definition)} columns={section.columns} />
+                    </RecordContextProvider>
+                </Block>
+            );
+        case 'list':
+            return section.title ? (
+                <Block title={section.title} scope={scope}>
+                    <DataList spec={section.list} />
+                </Block>
+            ) : (
+                <DataList spec={section.list} />
+            );
+        case 'counters':
+            return (
+                <Block title={section.title} scope={scope}>
+                    <Counters call={section.call} items={section.items} scope={scope} />
+                </Block>
+            );
+        case 'chart':
+            return (
+                <Suspense fallback={widgetFallback}>
+                    <ChartSection title={section.title} chart={section.chart} scope={scope} />
+                </Suspense>
+            );
+        case 'widget':
+            return <WidgetSection section={section} scope={scope} />;
+        case 'row': {
+            const widths = section.widths;
+            return (
+                <Box
+                    sx={{
+                        display: 'grid',
+                        gap: 2,
+                        gridTemplateColumns: {
+                            xs: '1fr',
+                            md: widths
+                                ? widths.map((w) => `${w}fr`).join(' ')
+                                : `repeat(${section.sections.length}, 1fr)`,
+                        },
+                        alignItems: 'stretch',
+                    }}
+                >
+                    {section.sections.map((s, i) => (
+                        <Box key={i} sx={{ minWidth: 0 }}>
+                            <OneSection section={s} scope={scope} />
+                        </Box>
+                    ))}
+                </Box>
+            );
+        }
+    }
+}
+
+/** A column of sections (a tab's body, a page without tabs), each seeing the page's scope. */
+export function Sections({ sections }: { sections: Section[] }) {
+    const scope = useScope();
+    return (
+        <Box sx={{ display: 'flex', flexDirection: 'column', gap: 2 }}>
+            {sections.map((section, i) => (
+                <OneSection key={i} section={section} scope={scope} />
+            ))}
+        </Box>
+    );
+}
