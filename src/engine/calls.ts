@@ -14,6 +14,11 @@ export function callResource(ref: CallRef, current: string | undefined): string 
     return referencePath(name);
 }
 
+/** The call's name: chosen by `by(scope)` when it says one, else `call`. */
+export function callName(ref: CallRef, scope: Scope): string {
+    return ref.by?.(scope) || ref.call;
+}
+
 /** The params a call is given: its `params(scope)`, else the record, then the form values. */
 export function callParams(ref: CallRef, scope: Scope): Record<string, unknown> {
     return ref.params ? ref.params(scope) : { ...scope.record, ...scope.values };
@@ -32,9 +37,10 @@ export async function runCall(
 ): Promise<unknown> {
     const resource = callResource(ref, current);
     const params = callParams(ref, scope);
-    if (!VERBS.has(ref.call)) return (await dataProvider.invoke(resource, ref.call, params, opts)).data;
+    const call = callName(ref, scope);
+    if (!VERBS.has(call)) return (await dataProvider.invoke(resource, call, params, opts)).data;
     const record = scope.record;
-    switch (ref.call) {
+    switch (call) {
         case 'create':
             return (await dataProvider.create(resource, { data: params })).data;
         case 'update':
@@ -55,13 +61,13 @@ export async function runCall(
         case 'getOne':
             return (await dataProvider.getOne(resource, { id: (params.id ?? record.id) as string, meta: params })).data;
         default:
-            throw new Error(`动作不能直接调用 ${ref.call}`);
+            throw new Error(`动作不能直接调用 ${call}`);
     }
 }
 
 /** react-query key of a call: under its resource, so refreshing the resource reloads it. */
-export function callKey(resource: string, ref: CallRef, params: Record<string, unknown>) {
-    return [resource, 'call', ref.call, params] as const;
+export function callKey(resource: string, ref: CallRef, params: Record<string, unknown>, name = ref.call) {
+    return [resource, 'call', name, params] as const;
 }
 
 /** The answer of a call for the scope, cached per params. */
@@ -75,7 +81,7 @@ export function useCall<T = unknown>(
     const resource = ref ? callResource(ref, definition?.name) : '';
     const params = ref ? callParams(ref, scope) : {};
     return useQuery<T>({
-        queryKey: ref ? callKey(resource, ref, params) : ['no-call'],
+        queryKey: ref ? callKey(resource, ref, params, callName(ref, scope)) : ['no-call'],
         queryFn: ({ signal }) => runCall(dataProvider, ref!, scope, definition?.name, { signal }) as Promise<T>,
         enabled: !!ref && options.enabled !== false,
         retry: (count: number, error: Error & { status?: number }) =>

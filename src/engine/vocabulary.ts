@@ -39,6 +39,11 @@ export interface CallRef {
     resource?: string;
     call: string;
     params?: (scope: Scope) => Record<string, unknown>;
+    /**
+     * Chooses the call by the scope instead of `call` (which stays the default and the cache key's name): e.g. a
+     * video device saved by `addRtsp` or `addGb` as the form's protocol says. Paths need not share a prefix.
+     */
+    by?: (scope: Scope) => string | undefined;
 }
 
 /** What reloads after an action succeeds: resource names (their lists, records and calls), or 'page' (everything on the page). Default: the action's resource. */

@@ -27,6 +27,7 @@ let readings: Reading[] = [];
 let notes: Reading[] = [];
 const calls: Array<{ path: string; params: URLSearchParams }> = [];
 let failReadings = 0;
+const saved: Array<{ path: string; body: URLSearchParams }> = [];
 
 const record = (path: string, url: string) => {
     const params = new URL(url).searchParams;
@@ -78,6 +79,14 @@ const handlers = () => [
         const body = new URLSearchParams(await request.text());
         const ids = body.getAll('ids').map(Number);
         readings = readings.filter((r) => !ids.includes(r.readingId));
+        return ok(null);
+    }),
+    http.post('*/api/gadget/addRtsp', async ({ request }) => {
+        saved.push({ path: 'rtsp', body: new URLSearchParams(await request.text()) });
+        return ok(null);
+    }),
+    http.post('*/api/gb/add', async ({ request }) => {
+        saved.push({ path: 'gb', body: new URLSearchParams(await request.text()) });
         return ok(null);
     }),
     http.post('*/api/gadget/forget', async ({ request }) => {
@@ -183,6 +192,33 @@ const gadgetResource = defineResource({
                                     },
                                 ],
                                 empty: { text: '暂无读数' },
+                                toolbar: [
+                                    {
+                                        kind: 'form',
+                                        label: '添加来源',
+                                        fields: [
+                                            [
+                                                'protocol',
+                                                {
+                                                    label: '协议',
+                                                    input: 'select',
+                                                    choices: [
+                                                        { id: 'rtsp', name: 'RTSP' },
+                                                        { id: 'gb', name: 'GB28181' },
+                                                    ],
+                                                },
+                                            ],
+                                            ['title', { label: '标题' }],
+                                        ],
+                                        defaults: () => ({ protocol: 'rtsp' }),
+                                        submit: {
+                                            call: 'addRtsp',
+                                            by: ({ values }) => (values?.protocol === 'gb' ? 'addGb' : undefined),
+                                            params: ({ values }) => ({ title: values?.title }),
+                                        },
+                                        success: '来源已添加',
+                                    },
+                                ],
                             },
                         },
                         {
@@ -243,6 +279,8 @@ const gadgetResource = defineResource({
             notes: { get: '/api/gadget/notes', paging: ['pageNumber', 'pageSize'], read: 'data.records' },
             clear: { post: '/api/gadget/clear' },
             forget: { post: '/api/gadget/forget' },
+            addRtsp: { post: '/api/gadget/addRtsp' },
+            addGb: { post: '/api/gb/add' },
         },
     },
 });
@@ -258,6 +296,7 @@ beforeEach(() => {
     readings = Array.from({ length: 5 }, (_, i) => ({ readingId: i + 1, gadgetId: 1, value: (i + 1) * 20 }));
     notes = Array.from({ length: 3 }, (_, i) => ({ readingId: 100 + i, gadgetId: 1, value: 0 }));
     calls.length = 0;
+    saved.length = 0;
     failReadings = 0;
     mswServer.use(...handlers());
 });
@@ -394,5 +433,31 @@ describe('lists over custom calls', () => {
                     ?.params.get('kind'),
             ).toBe('H'),
         );
+    });
+});
+
+describe('a call chosen by a form value', () => {
+    it('saves through the call the protocol names, though the paths share no prefix', async () => {
+        renderDefinitions([gadgetResource], '/gadgetDetail/1/readings');
+        const open = async () => {
+            fireEvent.click(await screen.findByRole('button', { name: '添加来源' }, SLOW));
+            return screen.findByRole('dialog', { name: '添加来源' });
+        };
+        let dialog = await open();
+        fireEvent.change(within(dialog).getByLabelText('标题'), { target: { value: '东门' } });
+        fireEvent.click(within(dialog).getByRole('button', { name: '确定' }));
+        expect(await screen.findByText('来源已添加')).toBeInTheDocument();
+        await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+
+        dialog = await open();
+        fireEvent.mouseDown(within(dialog).getByRole('combobox', { name: /协议/ }));
+        fireEvent.click(within(await screen.findByRole('listbox')).getByRole('option', { name: 'GB28181' }));
+        fireEvent.change(within(dialog).getByLabelText('标题'), { target: { value: '西门' } });
+        fireEvent.click(within(dialog).getByRole('button', { name: '确定' }));
+        await waitFor(() => expect(saved).toHaveLength(2));
+        expect(saved.map((s) => [s.path, s.body.get('title')])).toEqual([
+            ['rtsp', '东门'],
+            ['gb', '西门'],
+        ]);
     });
 });
