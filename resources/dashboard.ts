@@ -1,3 +1,4 @@
+import DashboardIcon from '@mui/icons-material/Dashboard';
 import { defineResource } from '../src/engine/types';
 
 /**
@@ -8,6 +9,7 @@ import { defineResource } from '../src/engine/types';
 export default defineResource({
     name: 'dashboard',
     label: '概览',
+    menu: { label: '概览', to: '/introduce', order: 10, icon: DashboardIcon },
     hidden: true,
     fields: {},
     views: { list: false, show: false, edit: false, create: false },

@@ -1,5 +1,6 @@
-import { lazy } from 'react';
 import DevicesOtherIcon from '@mui/icons-material/DevicesOther';
+import VideoCameraBackIcon from '@mui/icons-material/VideoCameraBack';
+import { lazy } from 'react';
 import * as yup from 'yup';
 import { defineResource } from '../src/engine/types';
 import { requiredInt } from '../schemas/rules';
@@ -40,6 +41,17 @@ const normalise = (row: Record<string, unknown>) => ({ ...row, status: normalise
 export default defineResource({
     name: 'devices',
     label: '设备管理',
+    menu: [
+        {
+            label: '设备管理',
+            to: '/deviceInstance',
+            section: '设备接入',
+            order: 2,
+            icon: DevicesOtherIcon,
+            related: ['/devInstanceDetail', '/childDeviceDetail'],
+        },
+        { label: '设备与视频流', to: '/devices', section: '设备接入', order: 3, icon: VideoCameraBackIcon },
+    ],
     icon: DevicesOtherIcon,
     path: 'devices',
     idField: 'deviceId',

@@ -1,3 +1,4 @@
+import AccountTreeIcon from '@mui/icons-material/AccountTree';
 import { lazy } from 'react';
 import { GROUP_MESSAGES } from '../schemas/group';
 import { defineResource } from '../src/engine/types';
@@ -11,6 +12,7 @@ const list = { paging: ['pageNumber', 'pageSize'] as [string, string], read: 'da
 export default defineResource({
     name: 'groups',
     label: '分组管理',
+    menu: { label: '分组管理', section: '设备接入', order: 4, icon: AccountTreeIcon, related: ['/groupDetail'] },
     hidden: true,
     idField: 'groupId',
     recordRepresentation: 'groupName',

@@ -1,27 +1,16 @@
 import type { ResourceDefinition } from '../src/engine/types';
-import products from './products';
-import productLogs from './productLogs';
-import thingFunctions from './thingFunctions';
-import topics from './topics';
-import devices from './devices';
-import deviceDetail from './deviceDetail';
-import deviceTelemetry from './deviceTelemetry';
-import projects from './projects';
-import groups from './groups';
-import dashboard from './dashboard';
 
-/** The registry: every resource the console knows. Adding a resource is one file and one line here. */
-export const resources: ResourceDefinition[] = [
-    products,
-    productLogs,
-    thingFunctions,
-    topics,
-    devices,
-    deviceDetail,
-    deviceTelemetry,
-    projects,
-    groups,
-    dashboard,
-];
+/**
+ * The registry: every definition file in this folder, found by the bundler (import.meta.glob), so adding a
+ * resource is adding its file. Each file's default export is one definition; files are taken in name order.
+ */
+const modules = import.meta.glob<{ default: ResourceDefinition }>(['./*.ts', './*.tsx', '!./index.ts'], {
+    eager: true,
+});
+
+export const resources: ResourceDefinition[] = Object.keys(modules)
+    .sort()
+    .map((file) => modules[file].default)
+    .filter((definition): definition is ResourceDefinition => !!definition && typeof definition.name === 'string');
 
 export default resources;

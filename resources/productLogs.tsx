@@ -6,6 +6,7 @@ import { productLogSchema } from '../schemas/productLog';
 export default defineResource({
     name: 'productLogs',
     label: '产品更新日志',
+    menu: { label: '产品更新日志', order: 40, icon: HistoryIcon },
     icon: HistoryIcon,
     path: 'productLog',
     fields: {

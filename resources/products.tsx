@@ -1,5 +1,5 @@
-import { lazy } from 'react';
 import Inventory2Icon from '@mui/icons-material/Inventory2';
+import { lazy } from 'react';
 import { defineResource, type FormValues } from '../src/engine/types';
 import {
     DATA_TYPES,
@@ -24,6 +24,7 @@ const viaGateway = (v: FormValues) => Number(v.gatewayType ?? 0) === 1;
 export default defineResource({
     name: 'products',
     label: '产品管理',
+    menu: { label: '产品管理', section: '设备接入', order: 1, icon: Inventory2Icon, related: ['/productDetail'] },
     icon: Inventory2Icon,
     path: 'product',
     idField: 'productId',

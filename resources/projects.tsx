@@ -1,5 +1,5 @@
-import { lazy } from 'react';
 import WorkspacesIcon from '@mui/icons-material/Workspaces';
+import { lazy } from 'react';
 import { defineResource } from '../src/engine/types';
 import { PROJECT_PAGE_SIZES, projectSaveSchema } from '../schemas/project';
 
@@ -14,6 +14,7 @@ const ProgramOverviewPage = lazy(() => import('../src/pages/projects/ProgramOver
 export default defineResource({
     name: 'projects',
     label: '项目管理',
+    menu: { label: '项目管理', order: 20, icon: WorkspacesIcon, related: ['/programOverview'] },
     icon: WorkspacesIcon,
     path: 'programList',
     hidden: true,

@@ -266,8 +266,8 @@ export interface ResourceDefinition {
     recordRepresentation?: string | ((record: Record<string, unknown>) => string);
     /** Hidden from the menu (reached through links only). */
     hidden?: boolean;
-    /** The resource's menu entry (label, icon, section, order); false: none. */
-    menu?: MenuSpec | false;
+    /** The resource's menu entries (label, icon, section, order, routes that light it); false or none: no entry. */
+    menu?: MenuSpec | MenuSpec[] | false;
     /** Screens of the resource at routes of their own: detail pages, the dashboard, overviews. */
     pages?: PageSpec[];
 }

@@ -1,18 +1,10 @@
-import { useState, type ComponentType } from 'react';
+import { useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import ArticleOutlinedIcon from '@mui/icons-material/ArticleOutlined';
-import AccountTreeIcon from '@mui/icons-material/AccountTree';
-import DashboardIcon from '@mui/icons-material/Dashboard';
-import DevicesIcon from '@mui/icons-material/Devices';
-import DevicesOtherIcon from '@mui/icons-material/DevicesOther';
 import ExpandLess from '@mui/icons-material/ExpandLess';
 import ExpandMore from '@mui/icons-material/ExpandMore';
 import FolderOutlinedIcon from '@mui/icons-material/FolderOutlined';
-import HistoryIcon from '@mui/icons-material/History';
 import HubIcon from '@mui/icons-material/Hub';
-import Inventory2Icon from '@mui/icons-material/Inventory2';
-import VideoCameraBackIcon from '@mui/icons-material/VideoCameraBack';
-import WorkspacesIcon from '@mui/icons-material/Workspaces';
 import {
     Box,
     Button,
@@ -27,78 +19,73 @@ import {
 } from '@mui/material';
 import { Link, useLocation } from 'react-router-dom';
 import { useDataProvider, useSidebarState } from 'react-admin';
-import resources from '../../resources';
 import type { PlatformDataProvider } from '../engine/choices';
-import { resourcePath } from '../engine/context';
-import { isActive, isGroup, menuTarget, SHELL_API, type MenuNode, type RelatedRoutes } from './shellApi';
+import { useRegistry } from '../engine/registry';
+import { allowedRoutes, buildMenu, entryActive, type MenuEntry, type SectionSpec } from './menuModel';
+import { SHELL_API, type MenuNode } from './shellApi';
 
-/** A resource's own routes ('/productDetail/*') light up its menu entry ('/product'). */
-const RELATED: RelatedRoutes = Object.fromEntries(
-    resources.map((d) => [`/${resourcePath(d)}`, (d.routes ?? []).map((r) => r.path.replace(/\/\*$/, ''))]),
-);
+/** The menu's sections; their entries, labels, icons and order come from the definitions' `menu`. */
+const SECTIONS: SectionSpec[] = [{ label: '设备接入', order: 30, icon: HubIcon }];
 
-/** Icons the menu call may name (@mui/icons-material export names); importing them all would weigh megabytes. */
-const ICONS: Record<string, ComponentType> = {
-    Dashboard: DashboardIcon,
-    Hub: HubIcon,
-    Inventory2: Inventory2Icon,
-    History: HistoryIcon,
-    Devices: DevicesIcon,
-    DevicesOther: DevicesOtherIcon,
-    VideoCameraBack: VideoCameraBackIcon,
-    Workspaces: WorkspacesIcon,
-    AccountTree: AccountTreeIcon,
-};
-
-function NodeIcon({ node }: { node: MenuNode }) {
-    const Icon = (node.icon && ICONS[node.icon]) || (isGroup(node) ? FolderOutlinedIcon : ArticleOutlinedIcon);
+function EntryIcon({ entry }: { entry: MenuEntry }) {
+    const Icon = entry.icon ?? (entry.children ? FolderOutlinedIcon : ArticleOutlinedIcon);
     return <Icon />;
 }
 
-function MenuLeaf({ node, depth, pathname, open }: { node: MenuNode; depth: number; pathname: string; open: boolean }) {
-    const active = isActive(node, pathname, RELATED);
+function MenuLeaf({
+    entry,
+    depth,
+    pathname,
+    open,
+}: {
+    entry: MenuEntry;
+    depth: number;
+    pathname: string;
+    open: boolean;
+}) {
+    const active = entryActive(entry, pathname);
     const item = (
         <ListItemButton
             component={Link}
-            to={menuTarget(node)}
+            to={entry.to!}
             selected={active}
             aria-current={active ? 'page' : undefined}
             sx={{ pl: open ? 2 + depth * 2 : 2 }}
         >
             <ListItemIcon sx={{ minWidth: 36 }}>
-                <NodeIcon node={node} />
+                <EntryIcon entry={entry} />
             </ListItemIcon>
-            <ListItemText primary={node.name} slotProps={{ primary: { noWrap: true } }} />
+            <ListItemText primary={entry.label} slotProps={{ primary: { noWrap: true } }} />
         </ListItemButton>
     );
     // A collapsed sidebar shows icons only: the name comes back as a tooltip.
     return open ? (
         item
     ) : (
-        <Tooltip title={node.name} placement="right">
+        <Tooltip title={entry.label} placement="right">
             {item}
         </Tooltip>
     );
 }
 
 function MenuItems({
-    nodes,
+    entries,
     depth,
     pathname,
     open,
 }: {
-    nodes: MenuNode[];
+    entries: MenuEntry[];
     depth: number;
     pathname: string;
     open: boolean;
 }) {
     return (
         <>
-            {nodes.map((node) =>
-                isGroup(node) ? (
-                    <MenuGroup key={node.id} node={node} depth={depth} pathname={pathname} sidebarOpen={open} />
+            {entries.map((entry) =>
+                entry.children ? (
+                    <MenuGroup key={entry.key} entry={entry} depth={depth} pathname={pathname} sidebarOpen={open} />
                 ) : (
-                    <MenuLeaf key={node.id} node={node} depth={depth} pathname={pathname} open={open} />
+                    <MenuLeaf key={entry.key} entry={entry} depth={depth} pathname={pathname} open={open} />
                 ),
             )}
         </>
@@ -106,18 +93,18 @@ function MenuItems({
 }
 
 function MenuGroup({
-    node,
+    entry,
     depth,
     pathname,
     sidebarOpen,
 }: {
-    node: MenuNode;
+    entry: MenuEntry;
     depth: number;
     pathname: string;
     sidebarOpen: boolean;
 }) {
     const [expanded, setExpanded] = useState(true);
-    const id = `menu-group-${node.id}`;
+    const id = `menu-group-${entry.key.replace(/\W/g, '')}`;
     return (
         <>
             <ListItemButton
@@ -126,26 +113,33 @@ function MenuGroup({
                 aria-controls={id}
                 sx={{ pl: sidebarOpen ? 2 + depth * 2 : 2 }}
             >
-                <ListItemIcon
-                    sx={{ minWidth: 36, color: isActive(node, pathname, RELATED) ? 'primary.main' : undefined }}
-                >
-                    <NodeIcon node={node} />
+                <ListItemIcon sx={{ minWidth: 36, color: entryActive(entry, pathname) ? 'primary.main' : undefined }}>
+                    <EntryIcon entry={entry} />
                 </ListItemIcon>
-                <ListItemText primary={node.name} slotProps={{ primary: { noWrap: true } }} />
+                <ListItemText primary={entry.label} slotProps={{ primary: { noWrap: true } }} />
                 {expanded ? <ExpandLess fontSize="small" /> : <ExpandMore fontSize="small" />}
             </ListItemButton>
             <Collapse in={expanded} timeout="auto" id={id}>
                 <List disablePadding>
-                    <MenuItems nodes={node.children ?? []} depth={depth + 1} pathname={pathname} open={sidebarOpen} />
+                    <MenuItems
+                        entries={entry.children ?? []}
+                        depth={depth + 1}
+                        pathname={pathname}
+                        open={sidebarOpen}
+                    />
                 </List>
             </Collapse>
         </>
     );
 }
 
-/** The access platform's left menu, built from GET /api/menu (its root's children). */
+/**
+ * The access platform's left menu: entries from the definitions' `menu`, shown when GET /api/menu (what this
+ * user may see) lists their route.
+ */
 export function AccessMenu() {
     const dataProvider = useDataProvider<PlatformDataProvider>();
+    const definitions = useRegistry();
     const { pathname } = useLocation();
     const [open] = useSidebarState();
     const menu = useQuery({
@@ -154,6 +148,7 @@ export function AccessMenu() {
         staleTime: 5 * 60_000,
         retry: false,
     });
+    const entries = useMemo(() => buildMenu(definitions, allowedRoutes(menu.data), SECTIONS), [definitions, menu.data]);
     if (menu.isPending) {
         return (
             <Box sx={{ p: 2 }} aria-busy="true">
@@ -178,7 +173,7 @@ export function AccessMenu() {
     return (
         <nav aria-label="接入平台菜单">
             <List dense={false} sx={{ py: 1 }}>
-                <MenuItems nodes={menu.data?.children ?? []} depth={0} pathname={pathname} open={open} />
+                <MenuItems entries={entries} depth={0} pathname={pathname} open={open} />
             </List>
         </nav>
     );

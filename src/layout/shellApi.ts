@@ -27,17 +27,3 @@ export function menuTarget(node: MenuNode): string {
     const target = node.url && node.url !== '#' ? node.url : node.id;
     return target.startsWith('/') || /^https?:/.test(target) ? target : `/${target}`;
 }
-
-export const isGroup = (node: MenuNode) => (node.children?.length ?? 0) > 0;
-
-/** Further route prefixes that belong to a leaf's page (a resource's own routes, e.g. /product → /productDetail). */
-export type RelatedRoutes = Record<string, string[]>;
-
-const under = (pathname: string, base: string) => pathname === base || pathname.startsWith(`${base}/`);
-
-/** The current route belongs to a leaf when it is the leaf's path, below it, or one of its related routes. */
-export function isActive(node: MenuNode, pathname: string, related: RelatedRoutes = {}): boolean {
-    if (isGroup(node)) return node.children!.some((c) => isActive(c, pathname, related));
-    const target = menuTarget(node).split('?')[0];
-    return under(pathname, target) || (related[target] ?? []).some((base) => under(pathname, base));
-}

@@ -5,6 +5,7 @@ import { setupServer } from 'msw/node';
 import { MemoryRouter, useLocation } from 'react-router-dom';
 import { Admin, memoryStore, type AuthProvider } from 'react-admin';
 import { createDataProvider } from '../../dataProvider';
+import resources from '../../resources';
 import { App } from '../../src/App';
 import { createAuthProvider } from '../../src/auth/authProvider';
 import { apiResources, renderResources, type ResourceDefinition } from '../../src/engine';
@@ -84,7 +85,7 @@ export interface RenderAppOptions {
 export function renderApp(url: string, options: RenderAppOptions = {}): RenderResult {
     return render(
         <MemoryRouter initialEntries={[url]}>
-            <App store={memoryStore()} authProvider={options.authProvider} />
+            <App resources={resources} store={memoryStore()} authProvider={options.authProvider} />
             <LocationProbe />
         </MemoryRouter>,
     );

@@ -1,13 +1,15 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router-dom';
-import { App } from './App';
+import resources from './resources';
+import { App } from './src/App';
 
+// The entry joins the console (src/) and the resource registry (resources/): neither imports the other.
 // react-admin would route in the URL hash; a browser router gives plain, bookmarkable paths (/product?page=2).
 createRoot(document.getElementById('root')!).render(
     <StrictMode>
         <BrowserRouter>
-            <App />
+            <App resources={resources} />
         </BrowserRouter>
     </StrictMode>,
 );

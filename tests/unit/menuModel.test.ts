@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import resources from '../../resources';
+import { MENU } from '../../server/routes/menu';
+import { allowedRoutes, buildMenu, entryActive, type MenuEntry } from '../../src/layout/menuModel';
+
+/** The side menu comes from the definitions' `menu`; the platform's GET /api/menu says which entries show. */
+const SECTIONS = [{ label: '设备接入', order: 30 }];
+const menu = buildMenu(resources, allowedRoutes(MENU), SECTIONS);
+
+const leaves = (entries: MenuEntry[]): MenuEntry[] => entries.flatMap((e) => (e.children ? leaves(e.children) : [e]));
+const lit = (pathname: string) =>
+    leaves(menu)
+        .filter((e) => entryActive(e, pathname))
+        .map((e) => e.label);
+
+describe('menu from the definitions', () => {
+    it('lays out the entries the platform allows, in their sections and order', () => {
+        expect(menu.map((e) => e.label)).toEqual(['概览', '项目管理', '设备接入', '产品更新日志']);
+        expect(menu[2].children?.map((e) => [e.label, e.to])).toEqual([
+            ['产品管理', '/product'],
+            ['设备管理', '/deviceInstance'],
+            ['设备与视频流', '/devices'],
+            ['分组管理', '/groups'],
+        ]);
+    });
+
+    it('lights exactly one entry on every screen, detail pages included', () => {
+        expect(lit('/deviceInstance')).toEqual(['设备管理']);
+        expect(lit('/devices')).toEqual(['设备与视频流']);
+        expect(lit('/devInstanceDetail/3/17/info')).toEqual(['设备管理']);
+        expect(lit('/childDeviceDetail/3/18')).toEqual(['设备管理']);
+        expect(lit('/devices/pk1/dn1/info')).toEqual(['设备与视频流']);
+        expect(lit('/productDetail/view')).toEqual(['产品管理']);
+        expect(lit('/programOverview/5')).toEqual(['项目管理']);
+        expect(lit('/groupDetail/9')).toEqual(['分组管理']);
+        expect(lit('/productLog')).toEqual(['产品更新日志']);
+    });
+
+    it('hides what the platform does not list, and a section left empty', () => {
+        const only = buildMenu(resources, new Set(['/introduce', '/productLog']), SECTIONS);
+        expect(only.map((e) => e.label)).toEqual(['概览', '产品更新日志']);
+    });
+});
