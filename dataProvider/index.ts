@@ -82,6 +82,15 @@ function readRows(body: unknown, read?: string): unknown[] {
     return value;
 }
 
+/** The answer's other figures beside its rows and total (count, onlineCount), for counters above a table. */
+function figuresOf(data: unknown): Record<string, unknown> | undefined {
+    if (!isObject(data)) return undefined;
+    const entries = Object.entries(data).filter(
+        ([key, value]) => key !== 'total' && (typeof value === 'number' || typeof value === 'string'),
+    );
+    return entries.length ? Object.fromEntries(entries) : undefined;
+}
+
 export function createDataProvider(resources: ApiResource[], options: DataProviderOptions = {}): PlatformDataProvider {
     const prefix = (options.prefix ?? defaultPrefix()).replace(/\/$/, '');
     const http: HttpOptions = { timeout: options.timeout, fetch: options.fetch };
@@ -152,9 +161,9 @@ export function createDataProvider(resources: ApiResource[], options: DataProvid
         const idField = idFieldOf(resource);
         const data = readRows(body, call.read).map((row) => toRecord(row, idField, call.transform));
         const total = Number(readPath(body, call.total ?? 'data.total'));
-        // The answer's other figures (count, onlineCount) for counters above the table.
-        const extra = readPath(body, 'data');
-        return { data, total: Number.isFinite(total) ? total : data.length, meta: isObject(extra) ? extra : undefined };
+        const result = { data, total: Number.isFinite(total) ? total : data.length };
+        const figures = figuresOf(readPath(body, 'data'));
+        return figures ? { ...result, meta: figures } : result;
     }
 
     /** getList over the resource's list call, or over a custom call named by `meta.call` (lists over any call). */

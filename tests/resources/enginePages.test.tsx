@@ -164,7 +164,7 @@ const gadgetResource = defineResource({
                                 ],
                                 counters: {
                                     items: [
-                                        { label: '读数总数', value: 'count' },
+                                        { label: '读数总数', value: 'total' },
                                         { label: '偏高', value: 'high' },
                                     ],
                                 },

@@ -215,6 +215,6 @@ describe('DeviceMap', () => {
         expect(map.easeTo).toHaveBeenCalledWith({ center: [116, 40], zoom: 9.01 });
 
         await act(() => map.fire('click', { features: [{ properties: { id: 7 } }] }, 'device-points'));
-        expect(onPointClick).toHaveBeenCalledWith(7);
+        expect(onPointClick).toHaveBeenCalledWith(7, expect.objectContaining({ id: 7, name: '设备7' }));
     });
 });

@@ -230,7 +230,11 @@ export function DataList({ spec, resource: given }: DataListProps): ReactNode {
                 <Counters
                     call={counters.call}
                     items={counters.items}
-                    scope={counters.call ? scope : { ...scope, record: { ...scope.record, ...list.meta } }}
+                    scope={
+                        counters.call
+                            ? scope
+                            : { ...scope, record: { ...scope.record, ...list.meta, total: list.total } }
+                    }
                 />
             ) : null}
             {list.error && !list.data ? (
