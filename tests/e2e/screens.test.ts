@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { haveChromium, launchBrowser, screenshot, signIn, startServer, type RunningServer } from './support';
+
+/**
+ * Every declared screen on the seeded demo at the two laptop sizes the product promises (1440 x 900 and
+ * 1280 x 720), and at 1024 px: each paints its heading, leaves no request failing and no script error, and
+ * nothing is wider than the window. The screenshots land in tests/e2e/output/screen-*.png to be looked at.
+ */
+
+const SIZES = [
+    { width: 1440, height: 900 },
+    { width: 1280, height: 720 },
+    { width: 1024, height: 768 },
+];
+
+interface Row {
+    [key: string]: unknown;
+}
+
+async function first(page: Page, url: string, path: string): Promise<Row> {
+    const res = await page.request.get(`${url}${path}`);
+    const body = (await res.json()) as { data?: { records?: Row[]; list?: Row[] } | Row[] };
+    const data = body.data;
+    const rows = Array.isArray(data) ? data : (data?.records ?? data?.list ?? []);
+    if (!rows.length) throw new Error(`${path}: no rows in the demo data`);
+    return rows[0];
+}
+
+describe.skipIf(!haveChromium)('every screen at laptop sizes', () => {
+    let server: RunningServer;
+    let browser: Browser;
+    let page: Page;
+    const problems: string[] = [];
+    const routes: Array<[string, string]> = [];
+
+    beforeAll(async () => {
+        server = await startServer();
+        browser = await launchBrowser({ webgl: true });
+        page = await browser.newPage({ viewport: SIZES[0], locale: 'zh-CN' });
+        page.on('pageerror', (e) => problems.push(`script error: ${String(e)}`));
+        page.on('response', (r) => {
+            if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
+        });
+        await signIn(page, server.url, '/introduce');
+        const product = await first(page, server.url, '/api/product?pageNumber=1&pageSize=1');
+        const device = await first(page, server.url, '/api/device/list?pageNumber=1&pageSize=1');
+        const project = await first(page, server.url, '/api/project/list?page=1&size=1');
+        routes.push(
+            ['introduce', '/introduce'],
+            ['product', '/product'],
+            ['productDetail', `/productDetail/view?productId=${String(product.productId)}`],
+            ['productFunctions', `/productDetail/function?productId=${String(product.productId)}`],
+            ['productLog', '/productLog'],
+            ['deviceInstance', '/deviceInstance'],
+            ['devices', '/devices'],
+            ['devInstanceDetail', `/devInstanceDetail/${String(device.productId)}/${String(device.deviceId)}`],
+            ['programList', '/programList'],
+            ['programOverview', `/programOverview/${String(project.id)}`],
+            ['groups', '/groups'],
+        );
+    }, 300_000);
+
+    afterAll(async () => {
+        await browser?.close();
+        await server?.stop();
+    });
+
+    it('paints each screen with its heading, no failing request, nothing wider than the window', async () => {
+        expect(routes.length).toBeGreaterThan(10);
+        for (const size of SIZES) {
+            await page.setViewportSize(size);
+            for (const [name, route] of routes) {
+                problems.length = 0;
+                await page.goto(`${server.url}${route}`);
+                await page.waitForLoadState('networkidle');
+                await page.locator('main h1, main h2, main [role=heading]').first().waitFor({ timeout: 15_000 });
+                await page.waitForFunction(() => !document.querySelector('[aria-busy=true], .MuiSkeleton-root'), null, {
+                    timeout: 15_000,
+                });
+                const overflow = await page.evaluate(
+                    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+                );
+                await screenshot(page, `screen-${name}-${size.width}x${size.height}`);
+                expect.soft(overflow, `${route} at ${size.width} px is wider than the window`).toBeLessThanOrEqual(0);
+                expect.soft(problems, `${route} at ${size.width} px`).toEqual([]);
+            }
+        }
+    }, 600_000);
+});
