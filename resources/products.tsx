@@ -1,6 +1,5 @@
 import Inventory2Icon from '@mui/icons-material/Inventory2';
-import { lazy } from 'react';
-import { defineResource, type FormValues } from '../src/engine/types';
+import { defineResource, type FormValues, type Scope } from '../src/engine/types';
 import {
     DATA_TYPES,
     DEFAULT_DATA_TYPE,
@@ -10,7 +9,13 @@ import {
     productUpdateSchema,
 } from '../schemas/product';
 
-const ProductDetail = lazy(() => import('../src/pages/productDetail'));
+/** /productDetail/{tab}?productId=1, or /productDetail/{productId} as device screens link. */
+const productIdOf = ({ query, route }: Scope) => {
+    const segment = (route['*'] ?? '').split('/').find((s) => /^\d+$/.test(s));
+    return (segment ?? query.productId ?? '').trim();
+};
+
+const dash = (v: unknown) => (v === null || v === undefined || v === '' ? '-' : String(v));
 
 const GATEWAY_TYPES = [
     { id: 0, name: '否' },
@@ -29,7 +34,123 @@ export default defineResource({
     path: 'product',
     idField: 'productId',
     recordRepresentation: 'productName',
-    routes: [{ path: '/productDetail/*', element: ProductDetail }],
+    pages: [
+        {
+            path: '/productDetail/*',
+            title: '产品详情',
+            back: { label: '产品管理', to: '/product' },
+            record: {
+                call: 'getOne',
+                params: (scope) => ({ id: productIdOf(scope) }),
+                missing: (scope) => {
+                    const id = productIdOf(scope);
+                    if (!id) return '缺少产品ID';
+                    return /^\d+$/.test(id) ? undefined : `产品ID“${id}”无效`;
+                },
+                notFound: (scope) => `未找到ID为 ${productIdOf(scope)} 的产品`,
+                notFoundTitle: '产品不存在',
+            },
+            header: {
+                title: ({ record }) => String(record.productName ?? ''),
+                fields: [['productKey', { label: 'ProductKey', copy: true }], 'nodeType'],
+            },
+            tabs: [
+                {
+                    key: 'view',
+                    label: '产品信息',
+                    sections: [
+                        {
+                            kind: 'fields',
+                            title: '产品信息',
+                            fields: [
+                                'productName',
+                                'productKey',
+                                'nodeType',
+                                [
+                                    'gatewayAnswer',
+                                    {
+                                        label: '是否接入网关',
+                                        // Only a directly connected device answers it; a gateway's is always 0.
+                                        render: (r) =>
+                                            Number(r.nodeType) === 1 ? '-' : Number(r.gatewayType) === 1 ? '是' : '否',
+                                    },
+                                ],
+                                [
+                                    'networkAnswer',
+                                    {
+                                        label: '连网方式',
+                                        formLabel: (r) => (viaGateway(r) ? '网关接入协议' : '连网方式'),
+                                        render: (r) => dash(r.networkName ?? r.networkType),
+                                    },
+                                ],
+                                'dataType',
+                                'categoryName',
+                                [
+                                    'projectAnswer',
+                                    { label: '所属项目', render: (r) => dash(r.projectName ?? r.projectCode) },
+                                ],
+                                'createTime',
+                                ['remarkAnswer', { label: '描述', render: (r) => dash(r.remark) }],
+                            ],
+                            actions: [
+                                {
+                                    kind: 'form',
+                                    label: '编辑',
+                                    title: '编辑产品',
+                                    mode: 'edit',
+                                    fields: ['productName', 'remark'],
+                                    schema: productUpdateSchema,
+                                    defaults: ({ record }) => ({
+                                        productId: record.productId,
+                                        productName: record.productName ?? '',
+                                        remark: record.remark ?? '',
+                                    }),
+                                    submit: {
+                                        call: 'update',
+                                        params: ({ record, values }) => ({
+                                            ...record,
+                                            productName: String(values?.productName ?? '').trim(),
+                                            remark: String(values?.remark ?? '').trim(),
+                                        }),
+                                    },
+                                    success: '修改成功',
+                                    failure: '修改失败',
+                                },
+                            ],
+                        },
+                    ],
+                },
+                {
+                    key: 'topic',
+                    label: 'Topic类列表',
+                    sections: [
+                        {
+                            kind: 'widget',
+                            widget: 'productTopics',
+                            props: ({ record }) => ({ productKey: record.productKey }),
+                        },
+                    ],
+                },
+                {
+                    key: 'function',
+                    label: '功能定义',
+                    sections: [
+                        {
+                            kind: 'widget',
+                            widget: 'thingModelEditor',
+                            props: ({ record }) => ({
+                                product: {
+                                    productId: record.productId,
+                                    productKey: record.productKey,
+                                    categoryId: record.categoryId,
+                                },
+                            }),
+                        },
+                    ],
+                },
+            ],
+        },
+    ],
     fields: {
         productName: {
             label: '产品名称',

@@ -1,7 +1,9 @@
 import { useState, type ComponentType, type MouseEvent, type ReactElement } from 'react';
-import { Button, Chip, Typography } from '@mui/material';
+import { Button, Chip, IconButton, Tooltip, Typography } from '@mui/material';
 import dayjs from 'dayjs';
-import { BooleanField, Link, NumberField, ReferenceField, TextField, useRecordContext } from 'react-admin';
+import ContentCopyIcon from '@mui/icons-material/ContentCopy';
+import { BooleanField, Link, NumberField, ReferenceField, TextField, useNotify, useRecordContext } from 'react-admin';
+import { copyText } from './actions/copy';
 import { referencePath } from './context';
 import type { FieldDefinition, FieldType, InputKind } from './types';
 
@@ -156,7 +158,16 @@ const PositionDisplay = ({ source, field }: DisplayProps) => {
 
 const RenderDisplay = ({ field }: DisplayProps) => {
     const record = useRecordContext<Row>();
-    return record && field.render ? <>{field.render(record)}</> : null;
+    if (!record || !field.render) return null;
+    // Text a render answers reads like every other value; elements keep their own look.
+    const shown = field.render(record);
+    return typeof shown === 'string' || typeof shown === 'number' ? (
+        <Typography component="span" variant="body2" sx={WRAP}>
+            {shown}
+        </Typography>
+    ) : (
+        <>{shown}</>
+    );
 };
 
 export function fieldTypeOf(field: FieldDefinition): FieldType {
@@ -201,9 +212,36 @@ export function inputKindOf(field: FieldDefinition): InputKind {
     return field.input ?? fieldKind(fieldTypeOf(field)).input;
 }
 
+const displayOf = (field: FieldDefinition): ComponentType<DisplayProps> =>
+    field.render ? RenderDisplay : field.masked ? MaskedDisplay : fieldKind(fieldTypeOf(field)).Display;
+
+/** The value with a copy button beside it (field.copy): says 复制成功, or how to copy by hand. */
+const CopyDisplay = ({ source, field }: DisplayProps) => {
+    const value = useRecordContext<Row>()?.[source];
+    const notify = useNotify();
+    const Display = displayOf({ ...field, copy: false });
+    if (isBlank(value)) return <Blank />;
+    const copy = async (e: MouseEvent) => {
+        e.stopPropagation();
+        const done = await copyText(String(value));
+        const text = done ? '复制成功' : '复制失败，请手动选择复制';
+        notify(text, { type: done ? 'success' : 'warning', messageArgs: { _: text } });
+    };
+    return (
+        <Typography component="span" variant="body2" sx={{ display: 'inline-flex', alignItems: 'center', gap: 0.5 }}>
+            <Display source={source} field={field} />
+            <Tooltip title={`复制 ${field.label}`}>
+                <IconButton size="small" aria-label={`复制 ${field.label}`} onClick={copy}>
+                    <ContentCopyIcon fontSize="inherit" />
+                </IconButton>
+            </Tooltip>
+        </Typography>
+    );
+};
+
 /** The display element for one field; Datagrid reads `label`, `source` and `sortable` from it for the header. */
 export function renderField(source: string, field: FieldDefinition): ReactElement {
-    const Display = field.render ? RenderDisplay : field.masked ? MaskedDisplay : fieldKind(fieldTypeOf(field)).Display;
+    const Display = field.copy ? CopyDisplay : displayOf(field);
     return (
         <Display key={source} source={source} field={field} label={field.label} sortable={field.sortable ?? false} />
     );

@@ -282,11 +282,18 @@ export interface PageSpec {
     /** Route, react-router style: '/devInstanceDetail/:productId/:deviceId/*', '/introduce'. */
     path: string;
     title: Of<string>;
-    /** Breadcrumb back: where and its text. */
+    /** Breadcrumb back (the list the page belongs to): its text and where; the page's own crumb is `crumb` or the title. */
     back?: { label: string; to: Of<string> };
+    /** The page's own breadcrumb text (default: the title). */
+    crumb?: string;
     /** The page's record, loaded from the route; its failure with `notFound` shows a not-found page. */
     record?: CallRef & {
-        notFound?: string;
+        /** Shown when the platform says the record does not exist (404, or a message saying 不存在). */
+        notFound?: Of<string>;
+        /** Title of that notice (default `${label}不存在`). */
+        notFoundTitle?: string;
+        /** A reason the route names no record (a missing or malformed id): said instead of calling. */
+        missing?: (scope: Scope) => string | undefined;
         /** Shape the answer into the scope's record. */ map?: (answer: unknown) => Row;
     };
     /** Further calls whose answers the sections see in `scope.data`. */

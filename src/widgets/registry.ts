@@ -26,7 +26,12 @@ export interface InputWidgetProps {
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const widgets: Record<string, LazyExoticComponent<ComponentType<any>>> = {
-    // e.g. thingModelEditor: lazy(() => import('../components/thingModel/ThingModelEditor')),
+    /** A product's thing model: its functions as a table with add, edit, delete, import and export ({ product }). */
+    thingModelEditor: lazy(() =>
+        import('../components/thingModel/ThingModelEditor').then((m) => ({ default: m.ThingModelEditor })),
+    ),
+    /** A product's topic classes, basic and thing-model, switched by a radio ({ productKey }). */
+    productTopics: lazy(() => import('../components/thingModel/TopicTable').then((m) => ({ default: m.TopicTable }))),
     /** The map picker dialog (MapPickerDialogProps): type 'position' inputs open it. */
     mapPicker: lazy(() => import('../components/map/MapPickerDialog')),
 };

@@ -120,7 +120,7 @@ const gadgetResource = defineResource({
         {
             path: '/gadgetDetail/:gadgetId/*',
             title: '小部件详情',
-            back: { label: '返回', to: '/gadgets' },
+            back: { label: '小部件列表', to: '/gadgets' },
             record: {
                 call: 'detail',
                 params: ({ route }) => ({ gadgetId: route.gadgetId }),
@@ -314,8 +314,8 @@ describe('declared detail page', () => {
 
     it('says the record is gone, with the way back', async () => {
         renderDefinitions([gadgetResource], '/gadgetDetail/9/info');
-        expect(await screen.findByText('该小部件不存在或已删除', {}, SLOW)).toBeInTheDocument();
-        expect(screen.getByRole('link', { name: '返回' })).toHaveAttribute('href', '/gadgets');
+        expect(await screen.findByText(/该小部件不存在或已删除/, {}, SLOW)).toBeInTheDocument();
+        expect(screen.getByRole('link', { name: '返回小部件列表' })).toHaveAttribute('href', '/gadgets');
     });
 
     it('keeps the tab in the path and hides a tab whose `when` fails', async () => {

@@ -31,7 +31,7 @@ let product: ProductRow;
 beforeAll(async () => {
     platform = await createTestServer({ seed: true });
     // Compile the lazily loaded page once here, not inside the first test's time budget.
-    await import('../../src/pages/productDetail');
+    await Promise.all([import('../../src/engine/page'), import('../../src/components/thingModel/ThingModelEditor')]);
     const page = await api<{ records: ProductRow[] }>('/api/product?pageNumber=1&pageSize=100');
     const first = page.records.find((p) => p.projectName && p.remark) ?? page.records[0];
     product = await api<ProductRow>(`/api/product/detail?productId=${first.productId}`);
@@ -49,7 +49,9 @@ const renderAt = (url: string) => renderApp(url);
 /** The page is a lazy chunk: its first load in a run compiles every module under it, so allow time. */
 const waitForHeading = (name: string) => screen.findByRole('heading', { name }, { timeout: 15_000 });
 
-const field = (label: string) => screen.getByLabelText(label, { selector: 'dd' });
+/** A value of the 产品信息 section (the header above it shows ProductKey too). */
+const field = (label: string) =>
+    within(screen.getByRole('region', { name: '产品信息' })).getByLabelText(label, { selector: 'dd' });
 
 describe('product detail', { timeout: 60_000 }, () => {
     it('shows every field of the product on the view tab, with breadcrumb and header', async () => {
@@ -58,7 +60,9 @@ describe('product detail', { timeout: 60_000 }, () => {
         const breadcrumb = screen.getByRole('navigation', { name: 'breadcrumb' });
         expect(within(breadcrumb).getByRole('link', { name: '产品管理' })).toHaveAttribute('href', '/product');
         expect(within(breadcrumb).getByText('产品详情')).toBeInTheDocument();
-        expect(screen.getByTestId('product-key')).toHaveTextContent(product.productKey);
+        const header = screen.getByRole('region', { name: product.productName });
+        expect(within(header).getByText(product.productKey)).toBeInTheDocument();
+        expect(within(header).getByRole('button', { name: '复制 ProductKey' })).toBeInTheDocument();
         expect(screen.getByRole('tab', { name: '产品信息', selected: true })).toBeInTheDocument();
         expect(field('产品名称')).toHaveTextContent(product.productName);
         expect(field('ProductKey')).toHaveTextContent(product.productKey);

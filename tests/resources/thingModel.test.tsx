@@ -69,7 +69,7 @@ const findCategory = (nodes: Tree[], name: string): Tree | undefined =>
 beforeAll(async () => {
     platform = await createTestServer({ seed: false });
     // Compile the lazily loaded page once here, not inside the first test's time budget.
-    await import('../../src/pages/productDetail');
+    await Promise.all([import('../../src/engine/page'), import('../../src/components/thingModel/ThingModelEditor')]);
     // A category whose standard functions are known: 路灯照明 offers LightSwitch, Brightness, ...
     categoryId = findCategory(await api<Tree[]>('/api/product/list-category'), '路灯照明')!.id;
 });

@@ -106,7 +106,11 @@ function TabsFilter({ filter, value, onChange, scope }: FilterProps) {
     const all = filter.allLabel === undefined ? '全部' : filter.allLabel;
     const tabs = [...(all !== false ? [{ id: '', name: all, depth: 0 }] : []), ...options];
     return (
-        <Tabs value={tabs.some((t) => t.id === value) ? value : false} onChange={(_, v: string) => onChange(v)}>
+        <Tabs
+            value={tabs.some((t) => t.id === value) ? value : false}
+            onChange={(_, v: string) => onChange(v)}
+            sx={{ '& .MuiTab-root': { textTransform: 'none' } }}
+        >
             {tabs.map((t) => (
                 <Tab key={t.id} value={t.id} label={t.name} sx={{ minWidth: 72 }} />
             ))}

@@ -1,6 +1,6 @@
-import { Fragment, lazy, Suspense, type ReactNode } from 'react';
+import { lazy, Suspense, type ReactNode } from 'react';
 import { Box, Card, CardContent, Typography } from '@mui/material';
-import { RecordContextProvider } from 'react-admin';
+import { RecordContextProvider, useRecordContext } from 'react-admin';
 import { widgets } from '../../widgets/registry';
 import { ActionBar } from '../actions';
 import { widgetFallback } from '../actions/fallback';
@@ -9,14 +9,31 @@ import { renderField } from '../fields';
 import { Counters, DataList, resolveColumns } from '../list';
 import { useScope } from '../scope';
 import type { FieldDefinition } from '../types';
-import type { Action, Scope, Section } from '../vocabulary';
+import type { Action, Row, Scope, Section } from '../vocabulary';
 
 // Charts carry @mui/x-charts: a chunk of their own, loaded by the first page that draws one.
 const ChartSection = lazy(() => import('./ChartSection'));
 
+const CELL = { px: 2, py: 1.25, m: 0, borderBottom: 1, borderRight: 1, borderColor: 'divider', minWidth: 0 };
+
+/** One label and value; a field whose label depends on the record (formLabel) says it per record. */
+function FieldRow({ source, field }: { source: string; field: FieldDefinition }) {
+    const record = useRecordContext<Row>() ?? {};
+    const label = field.formLabel?.(record) ?? field.label;
+    return (
+        <>
+            <Box component="dt" sx={{ ...CELL, bgcolor: 'action.hover', color: 'text.secondary' }}>
+                {label}
+            </Box>
+            <Box component="dd" aria-label={label} sx={{ ...CELL, wordBreak: 'break-all' }}>
+                {renderField(source, field)}
+            </Box>
+        </>
+    );
+}
+
 /** Label and value cells of a record, `columns` pairs to a row. */
 export function FieldGrid({ fields, columns = 2 }: { fields: Array<[string, FieldDefinition]>; columns?: 1 | 2 | 3 }) {
-    const cell = { px: 2, py: 1.25, m: 0, borderBottom: 1, borderRight: 1, borderColor: 'divider', minWidth: 0 };
     return (
         <Box
             component="dl"
@@ -33,14 +50,7 @@ export function FieldGrid({ fields, columns = 2 }: { fields: Array<[string, Fiel
             }}
         >
             {fields.map(([source, field]) => (
-                <Fragment key={source}>
-                    <Box component="dt" sx={{ ...cell, bgcolor: 'action.hover', color: 'text.secondary' }}>
-                        {field.label}
-                    </Box>
-                    <Box component="dd" sx={{ ...cell, wordBreak: 'break-all' }}>
-                        {renderField(source, field)}
-                    </Box>
-                </Fragment>
+                <FieldRow key={source} source={source} field={field} />
             ))}
         </Box>
     );

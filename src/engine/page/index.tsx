@@ -3,8 +3,21 @@
  * tabs kept in the URL, sections. The dashboard and overviews are pages without a record or tabs.
  */
 import { useMemo, type ReactNode } from 'react';
-import ArrowBackIcon from '@mui/icons-material/ArrowBack';
-import { Alert, Box, Button, Card, CardContent, Chip, LinearProgress, Tab, Tabs, Typography } from '@mui/material';
+import {
+    Alert,
+    AlertTitle,
+    Box,
+    Breadcrumbs,
+    Button,
+    Card,
+    CardContent,
+    Chip,
+    LinearProgress,
+    Link as MuiLink,
+    Tab,
+    Tabs,
+    Typography,
+} from '@mui/material';
 import { useQueries } from '@tanstack/react-query';
 import { RecordContextProvider, Title, useDataProvider } from 'react-admin';
 import { Link, useParams, useSearchParams } from 'react-router-dom';
@@ -55,20 +68,9 @@ function Header({ page, scope }: { page: PageSpec; scope: Scope }) {
     const status = header?.status;
     const fields = header?.fields ? resolveColumns(header.fields, definition) : [];
     return (
-        <Card variant="outlined">
+        <Card variant="outlined" component="section" aria-label={title}>
             <CardContent sx={{ display: 'flex', flexDirection: 'column', gap: 1.5 }}>
                 <Box sx={{ display: 'flex', alignItems: 'center', gap: 1.5, flexWrap: 'wrap' }}>
-                    {page.back ? (
-                        <Button
-                            component={Link}
-                            to={of(page.back.to, scope)}
-                            startIcon={<ArrowBackIcon />}
-                            size="small"
-                            sx={{ whiteSpace: 'nowrap' }}
-                        >
-                            {page.back.label}
-                        </Button>
-                    ) : null}
                     <Typography variant="h6" component="h1" sx={{ wordBreak: 'break-word' }}>
                         {title}
                     </Typography>
@@ -86,21 +88,70 @@ function Header({ page, scope }: { page: PageSpec; scope: Scope }) {
     );
 }
 
-function NotFound({ text, page, scope }: { text: string; page: PageSpec; scope: Scope }) {
+/** 产品管理 / 产品详情: the list the page belongs to, then the page. */
+function Crumbs({ page, scope }: { page: PageSpec; scope: Scope }) {
+    if (!page.back) return null;
     return (
-        <Box sx={{ p: 3 }}>
-            <Alert
-                severity="warning"
-                action={
-                    page.back ? (
-                        <Button component={Link} to={of(page.back.to, scope)} color="inherit" size="small">
-                            {page.back.label}
+        <Breadcrumbs aria-label="breadcrumb">
+            <MuiLink component={Link} to={of(page.back.to, scope)} underline="hover" color="inherit">
+                {page.back.label}
+            </MuiLink>
+            <Typography color="text.primary">{page.crumb ?? of(page.title, scope)}</Typography>
+        </Breadcrumbs>
+    );
+}
+
+function BackLink({ page, scope }: { page: PageSpec; scope: Scope }) {
+    if (!page.back) return null;
+    return (
+        <MuiLink component={Link} to={of(page.back.to, scope)}>
+            返回{page.back.label}
+        </MuiLink>
+    );
+}
+
+const isNotFound = (error: unknown) =>
+    (error as { status?: number } | undefined)?.status === 404 ||
+    /不存在/.test(error instanceof Error ? error.message : '');
+
+/** The record is missing (no id, a bad id, or the platform says it does not exist), or failed to load. */
+function Trouble({
+    page,
+    scope,
+    missing,
+    error,
+    retry,
+}: {
+    page: PageSpec;
+    scope: Scope;
+    missing?: string;
+    error?: unknown;
+    retry: () => void;
+}) {
+    const definition = useOptionalDefinition();
+    const gone = missing !== undefined || isNotFound(error);
+    const text = missing ?? (gone && page.record?.notFound ? of(page.record.notFound, scope) : undefined);
+    return (
+        <Box sx={{ p: { xs: 1, md: 2 }, display: 'flex', flexDirection: 'column', gap: 2 }}>
+            <Crumbs page={page} scope={scope} />
+            {gone ? (
+                <Alert severity="warning">
+                    <AlertTitle>{page.record?.notFoundTitle ?? `${definition?.label ?? ''}不存在`}</AlertTitle>
+                    {text ?? '该记录不存在或已被删除'}。 <BackLink page={page} scope={scope} />
+                </Alert>
+            ) : (
+                <Alert
+                    severity="error"
+                    action={
+                        <Button color="inherit" size="small" onClick={retry}>
+                            重试
                         </Button>
-                    ) : undefined
-                }
-            >
-                {text}
-            </Alert>
+                    }
+                >
+                    <AlertTitle>{of(page.title, scope)}加载失败</AlertTitle>
+                    {(error as Error)?.message || '系统错误'}。 <BackLink page={page} scope={scope} />
+                </Alert>
+            )}
         </Box>
     );
 }
@@ -117,7 +168,12 @@ function Body({ page, scope }: { page: PageSpec; scope: Scope }) {
                         onChange={(_, key: string) => choose(key)}
                         variant="scrollable"
                         allowScrollButtonsMobile
-                        sx={{ borderBottom: 1, borderColor: 'divider', mb: 2 }}
+                        sx={{
+                            borderBottom: 1,
+                            borderColor: 'divider',
+                            mb: 2,
+                            '& .MuiTab-root': { textTransform: 'none' },
+                        }}
                     >
                         {tabs.map((t) => (
                             <Tab key={t.key} value={t.key} label={t.label} />
@@ -137,7 +193,8 @@ export function PageView({ page }: { page: PageSpec }): ReactNode {
     const route = useMemo(() => ({ ...(params as Record<string, string>) }), [params]);
     const query = useMemo(() => Object.fromEntries(search.entries()), [search]);
     const base: Scope = useMemo(() => ({ record: {}, route, query }), [route, query]);
-    const record = useCall<unknown>(page.record, base);
+    const missing = page.record?.missing?.(base);
+    const record = useCall<unknown>(page.record, base, { enabled: missing === undefined, retry: false });
     const mapped = useMemo(
         (): Row => (page.record?.map ? page.record.map(record.data) : ((record.data as Row) ?? {})),
         [page.record, record.data],
@@ -148,6 +205,17 @@ export function PageView({ page }: { page: PageSpec }): ReactNode {
     const value = useMemo(() => ({ record: scope.record, data: scope.data }), [scope]);
 
     const title = of(page.title, scope);
+    if (page.record && (missing !== undefined || record.isError)) {
+        return (
+            <Trouble
+                page={page}
+                scope={scope}
+                missing={missing}
+                error={record.error}
+                retry={() => void record.refetch()}
+            />
+        );
+    }
     if (page.record && record.isPending) {
         return (
             <Box sx={{ p: 2 }}>
@@ -156,15 +224,12 @@ export function PageView({ page }: { page: PageSpec }): ReactNode {
             </Box>
         );
     }
-    if (page.record && record.isError) {
-        const text = page.record.notFound ?? `加载失败：${(record.error as Error)?.message || '查询失败'}`;
-        return <NotFound text={text} page={page} scope={scope} />;
-    }
     return (
         <ScopeProvider value={value}>
             <Title title={title} />
             <Box sx={{ p: { xs: 1, md: 2 }, display: 'flex', flexDirection: 'column', gap: 2, minWidth: 0 }}>
-                {page.header || page.back ? <Header page={page} scope={scope} /> : null}
+                <Crumbs page={page} scope={scope} />
+                {page.header ? <Header page={page} scope={scope} /> : null}
                 <Body page={page} scope={scope} />
             </Box>
         </ScopeProvider>

@@ -49,7 +49,10 @@ export function useTab(
             }
             const rest = params['*'] ?? '';
             const prefix = location.pathname.slice(0, location.pathname.length - rest.length).replace(/\/$/, '');
-            navigate(`${prefix}/${key}${location.search}`);
+            // Segments after the tab stay (a record id in the path: /productDetail/7 → /productDetail/topic/7).
+            const [head, ...tail] = rest.split('/').filter(Boolean);
+            const kept = head && !all.some((t) => t.key === head) ? [head, ...tail] : tail;
+            navigate(`${prefix}/${[key, ...kept].join('/')}${location.search}`);
         },
         [byQuery, base, all, setSearch, params, location, navigate],
     );
