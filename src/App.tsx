@@ -13,7 +13,6 @@ import { PlaceholderPage } from './layout/PlaceholderPage';
 import { SHELL_API } from './layout/shellApi';
 import { theme } from './layout/theme';
 import { AllPage } from './pages/AllPage';
-import { Introduce } from './pages/Introduce';
 import { Login } from './pages/Login';
 import { Logout } from './pages/Logout';
 
@@ -65,7 +64,6 @@ export function App({
             >
                 {renderResources(resources)}
                 <CustomRoutes>
-                    <Route path="/introduce" element={<Introduce />} />
                     <Route path="/accessplatform" element={<Navigate to="/introduce" replace />} />
                     <Route path="/platform" element={<PlaceholderPage title="平台" />} />
                     <Route path="/usercenter" element={<PlaceholderPage title="用户中心" />} />

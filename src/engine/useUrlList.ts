@@ -29,6 +29,12 @@ export interface UrlListOptions {
 
 const SORT: SortPayload = { field: '', order: 'ASC' };
 
+/** A list's query-param name under its prefix: 'alert' + 'page' → alertPage; 'r_' + 'page' → r_page. */
+export function prefixed(prefix: string, name: string): string {
+    if (!prefix) return name;
+    return /[A-Za-z0-9]$/.test(prefix) ? `${prefix}${name[0].toUpperCase()}${name.slice(1)}` : `${prefix}${name}`;
+}
+
 function positive(value: string | null, fallback: number): number {
     const n = Number(value);
     return Number.isInteger(n) && n > 0 ? n : fallback;
@@ -42,8 +48,8 @@ function positive(value: string | null, fallback: number): number {
  */
 export function useUrlListController(options: UrlListOptions): ListControllerResult {
     const { resource, queryFilters = {}, enabled = true, prefix = '', meta } = options;
-    const pageParam = `${prefix}page`;
-    const sizeParam = `${prefix}perPage`;
+    const pageParam = prefixed(prefix, 'page');
+    const sizeParam = prefixed(prefix, 'perPage');
     const [search, setSearch] = useSearchParams();
     const page = positive(search.get(pageParam), 1);
     const perPage = positive(search.get(sizeParam), options.perPage);

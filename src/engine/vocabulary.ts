@@ -176,6 +176,8 @@ export interface FilterSpec {
 /** A figure above a list or in a counters section. */
 export interface CounterSpec {
     label: string;
+    /** An @mui/icons-material component: the counters section then shows each figure as a card. */
+    icon?: ComponentType;
     /** Dotted path into the counters call's answer (or the scope's record). */
     value: string;
     to?: (scope: Scope) => string;
@@ -227,6 +229,11 @@ export interface ChartSpec {
     value?: string;
     x?: string;
     series?: Array<{ field: string; label: string; color?: string }>;
+    /**
+     * Pie: fixed slices in this order, each read from the row whose `name` is `key` (0 when none), or from the
+     * answer's field `key` when the answer is one object ({ onlineTotal, offlineTotal }).
+     */
+    slices?: Array<{ key: string; label: string; color?: string }>;
     /** Names for coded slice names (alert levels 1/2/3 → 紧急/严重/一般), and colours. */
     names?: Record<string, string>;
     colors?: Record<string, string>;

@@ -32,6 +32,10 @@ export const widgets: Record<string, LazyExoticComponent<ComponentType<any>>> = 
     ),
     /** A product's topic classes, basic and thing-model, switched by a radio ({ productKey }). */
     productTopics: lazy(() => import('../components/thingModel/TopicTable').then((m) => ({ default: m.TopicTable }))),
+    /** 我的项目: the project cards of the dashboard, each to its overview, and 新建项目. */
+    projectCards: lazy(() => import('./dashboard/ProjectCards').then((m) => ({ default: m.ProjectCards }))),
+    /** 设备分布: every located device on the map (clusters from the server above 10,000), click to open one. */
+    deviceMap: lazy(() => import('./dashboard/LocationMap').then((m) => ({ default: m.LocationMap }))),
     /** The map picker dialog (MapPickerDialogProps): type 'position' inputs open it. */
     mapPicker: lazy(() => import('../components/map/MapPickerDialog')),
 };

@@ -139,9 +139,15 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
             ]);
         }
         // Each pie with counts has drawn one arc per non-empty slice.
-        const arcs = await page
-            .locator('section[aria-label="统计图表"] .MuiCard-root')
-            .evaluateAll((cards) => cards.map((card) => card.querySelectorAll('svg path[class*="MuiPieArc"]').length));
+        const arcs = await page.evaluate(() =>
+            ['设备状态', '设备类型'].map(
+                (title) =>
+                    document
+                        .querySelector(`ul[aria-label="${title}分布"]`)
+                        ?.closest('.MuiCard-root')
+                        ?.querySelectorAll('svg path[class*="MuiPieArc"]').length,
+            ),
+        );
         const nonEmpty = (values: number[]) => values.filter((v) => v > 0).length;
         expect(arcs[0]).toBe(nonEmpty([totals.onlineTotal, totals.offlineTotal, totals.inActiveTotal]));
         expect(arcs[1]).toBe(nonEmpty(categories.records.map((r) => r.total)));
@@ -165,7 +171,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
             await page.waitForURL(/alertPage=2/);
             await expect.poll(() => rows.count()).toBe(Math.min(10, events.total - 10));
             await page.locator('button[aria-label="上一页"]').click();
-            await page.waitForURL((u) => !u.search.includes('alertPage'));
+            await page.waitForURL((u) => new URLSearchParams(u.search).get('alertPage') === '1');
         }
     });
 

@@ -20,7 +20,7 @@ import { definitionOf, referencePath, useOptionalDefinition } from '../context';
 import { renderField } from '../fields';
 import { useScope } from '../scope';
 import type { FieldDefinition, ResourceDefinition } from '../types';
-import { useUrlListController } from '../useUrlList';
+import { prefixed, useUrlListController } from '../useUrlList';
 import type { Action, ListSpec, Row, Scope } from '../vocabulary';
 import { Counters } from './Counters';
 import { Filters } from './Filters';
@@ -33,6 +33,8 @@ export interface DataListProps {
     spec: ListSpec;
     /** Resource whose fields name the columns and whose calls the list runs (default: the definition in context). */
     resource?: string;
+    /** The table's accessible name when the list's title is shown by the section around it. */
+    label?: string;
 }
 
 const VERB_CALLS = new Set(['getList', undefined]);
@@ -125,7 +127,9 @@ function ListBody({
     list,
     scope,
     definition,
+    label,
 }: {
+    label?: string;
     spec: ListSpec;
     list: ListControllerResult;
     scope: Scope;
@@ -144,6 +148,7 @@ function ListBody({
                 bulkActionsToolbar={bulk.length ? <SelectionBar actions={bulk} scope={scope} /> : undefined}
                 rowClick={false}
                 size={spec.dense ? 'small' : 'medium'}
+                aria-label={label}
                 empty={<EmptyState spec={spec} scope={scope} />}
                 sx={{ '& .RaDatagrid-headerCell': { fontWeight: 600, whiteSpace: 'nowrap' } }}
             >
@@ -168,7 +173,7 @@ function ListBody({
 }
 
 /** The list itself: filters and toolbar, counters, the table (loading, empty, error states), the pager. */
-export function DataList({ spec, resource: given }: DataListProps): ReactNode {
+export function DataList({ spec, resource: given, label }: DataListProps): ReactNode {
     const own = useOptionalDefinition();
     const sourceName = spec.source?.resource ?? given ?? own?.name;
     const resource = callResource({ call: 'getList', resource: sourceName }, own?.name);
@@ -177,7 +182,7 @@ export function DataList({ spec, resource: given }: DataListProps): ReactNode {
     const prefix = spec.urlPrefix ?? '';
     const filters = useMemo(() => spec.filters ?? [], [spec.filters]);
     const queryFilters = useMemo(
-        () => Object.fromEntries(filters.map((f) => [f.source, f.param ?? `${prefix}${f.source}`])),
+        () => Object.fromEntries(filters.map((f) => [f.source, f.param ?? prefixed(prefix, f.source)])),
         [filters, prefix],
     );
     const defaults = useMemo(
@@ -243,7 +248,13 @@ export function DataList({ spec, resource: given }: DataListProps): ReactNode {
                 <ResourceContextProvider value={referencePath(resource)}>
                     <ListContextProvider value={shown}>
                         <Card variant="outlined" sx={{ overflowX: 'auto' }}>
-                            <ListBody spec={spec} list={shown} scope={scope} definition={definition} />
+                            <ListBody
+                                spec={spec}
+                                list={shown}
+                                scope={scope}
+                                definition={definition}
+                                label={label ?? spec.title}
+                            />
                         </Card>
                     </ListContextProvider>
                 </ResourceContextProvider>

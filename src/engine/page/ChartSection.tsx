@@ -1,4 +1,4 @@
-import { Card, CardContent, Typography, Box, Alert } from '@mui/material';
+import { Alert, Box, Button, Card, CardContent, Typography } from '@mui/material';
 import { BarChart } from '@mui/x-charts/BarChart';
 import { LineChart } from '@mui/x-charts/LineChart';
 import { CountPie } from '../../components/charts/CountPie';
@@ -13,24 +13,47 @@ const rowsOf = (answer: unknown, path?: string): Row[] => {
 
 /** A chart over a call's rows: a pie of counts (names and colours for coded slices), or lines / bars by x. */
 export default function ChartSection({ title, chart, scope }: { title?: string; chart: ChartSpec; scope: Scope }) {
-    const { data, isPending, isError, error } = useCall<unknown>(chart.call, scope);
+    const { data, isPending, isError, isFetching, error, refetch } = useCall<unknown>(chart.call, scope);
     const rows = rowsOf(data, chart.rows);
     const height = chart.height ?? 200;
+    if (isError && data === undefined) {
+        return (
+            <Alert
+                severity="error"
+                sx={{ height: '100%', boxSizing: 'border-box' }}
+                action={
+                    <Button color="inherit" size="small" disabled={isFetching} onClick={() => void refetch()}>
+                        重试
+                    </Button>
+                }
+            >
+                {title}加载失败：{(error as Error)?.message || '系统错误'}
+            </Alert>
+        );
+    }
     if (chart.kind === 'pie') {
         const name = chart.name ?? 'name';
         const value = chart.value ?? 'value';
+        const answer = chart.rows ? readAt(data, chart.rows) : data;
         const slices = isPending
             ? undefined
-            : rows.map((row) => {
-                  const key = String(row[name]);
-                  return {
-                      id: key,
-                      label: chart.names?.[key] ?? key,
-                      value: Number(row[value]) || 0,
-                      color: chart.colors?.[key],
-                  };
-              });
-        return <CountPie title={title ?? ''} slices={isError ? [] : slices} empty={chart.empty} height={height} />;
+            : chart.slices
+              ? chart.slices.map((s) => {
+                    const from = Array.isArray(answer)
+                        ? (answer as Row[]).find((row) => String(row[name]) === s.key)?.[value]
+                        : (answer as Row | undefined)?.[s.key];
+                    return { id: s.key, label: s.label, value: Number(from) || 0, color: s.color };
+                })
+              : rows.map((row) => {
+                    const key = String(row[name]);
+                    return {
+                        id: key,
+                        label: chart.names?.[key] ?? key,
+                        value: Number(row[value]) || 0,
+                        color: chart.colors?.[key],
+                    };
+                });
+        return <CountPie title={title ?? ''} slices={slices} empty={chart.empty} height={height} />;
     }
     const x = chart.x ?? 'x';
     const series = (chart.series ?? []).map((s) => ({

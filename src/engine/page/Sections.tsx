@@ -121,15 +121,18 @@ function OneSection({ section, scope }: { section: Section; scope: Scope }) {
         case 'list':
             return section.title ? (
                 <Block title={section.title} scope={scope}>
-                    <DataList spec={section.list} />
+                    <DataList spec={section.list} label={section.title} />
                 </Block>
             ) : (
                 <DataList spec={section.list} />
             );
         case 'counters':
-            return (
+            // Cards (figures with icons) stand on their own; plain figures sit in a titled block.
+            return section.items.some((item) => item.icon) ? (
+                <Counters call={section.call} items={section.items} scope={scope} title={section.title} />
+            ) : (
                 <Block title={section.title} scope={scope}>
-                    <Counters call={section.call} items={section.items} scope={scope} />
+                    <Counters call={section.call} items={section.items} scope={scope} title={section.title} />
                 </Block>
             );
         case 'chart':

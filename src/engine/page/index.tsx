@@ -229,7 +229,13 @@ export function PageView({ page }: { page: PageSpec }): ReactNode {
             <Title title={title} />
             <Box sx={{ p: { xs: 1, md: 2 }, display: 'flex', flexDirection: 'column', gap: 2, minWidth: 0 }}>
                 <Crumbs page={page} scope={scope} />
-                {page.header ? <Header page={page} scope={scope} /> : null}
+                {page.header ? (
+                    <Header page={page} scope={scope} />
+                ) : (
+                    <Typography variant="h5" component="h1" sx={{ fontWeight: 600 }}>
+                        {title}
+                    </Typography>
+                )}
                 <Body page={page} scope={scope} />
             </Box>
         </ScopeProvider>

@@ -1,4 +1,4 @@
-import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useDataProvider } from 'react-admin';
 import type { PlatformDataProvider } from '../../engine/choices';
 
@@ -80,7 +80,7 @@ export interface DeviceLocations {
 /** Up to this many located devices travel whole and are clustered in the browser (about 1 MB, no refetch on pans). */
 export const WHOLE_MAP_LIMIT = 10_000;
 
-type Call = 'counts' | 'deviceTotal' | 'devicesByCategory' | 'alertsByLevel' | 'alertEvents' | 'deviceLocations';
+type Call = 'deviceLocations';
 
 const key = (call: Call | 'projects', params: Record<string, unknown> = {}) => [DASHBOARD, call, params] as const;
 
@@ -98,54 +98,12 @@ function options<T>(dataProvider: PlatformDataProvider, call: Call | 'projects',
 
 const usePlatform = () => useDataProvider<PlatformDataProvider>();
 
-export const useCounts = () => useQuery(options<DashboardCounts>(usePlatform(), 'counts'));
-export const useDeviceTotals = () => useQuery(options<DeviceTotals>(usePlatform(), 'deviceTotal'));
-export const useDevicesByCategory = () => useQuery(options<CategoryCount[]>(usePlatform(), 'devicesByCategory'));
-export const useAlertsByLevel = () => useQuery(options<LevelCount[]>(usePlatform(), 'alertsByLevel'));
 export const useDeviceLocations = () =>
     useQuery(options<DeviceLocations>(usePlatform(), 'deviceLocations', { limit: WHOLE_MAP_LIMIT }));
 
-/** The query param that keeps the alert table's page, so a page of alerts can be bookmarked. */
-export const ALERT_PAGE_PARAM = 'alertPage';
-
-export function alertPageOf(search: URLSearchParams): number {
-    const n = Number(search.get(ALERT_PAGE_PARAM));
-    return Number.isInteger(n) && n > 0 ? n : 1;
-}
-
-export const alertPageParams = (page: number) => ({ pageNumber: page, pageSize: ALERT_PAGE_SIZE });
 export const projectParams = { page: 1, size: PROJECT_CARDS };
 
-export function useAlertEvents(page: number) {
-    return useQuery({
-        ...options<Page<AlertEvent>>(usePlatform(), 'alertEvents', alertPageParams(page)),
-        // The table keeps the page it shows while the next one loads.
-        placeholderData: (previous: Page<AlertEvent> | undefined) => previous,
-    });
-}
-
 export const useProjects = () => useQuery(options<Page<ProjectCard>>(usePlatform(), 'projects', projectParams));
-
-/**
- * Starts the requests of the sections that load lazily, so they travel while those sections' code loads. The
- * counts go first (the row that paints first asks for them itself); the located devices, the largest answer,
- * go last.
- */
-export function prefetchDashboard(queryClient: QueryClient, dataProvider: PlatformDataProvider, alertPage: number) {
-    const calls: Array<[Call | 'projects', Record<string, unknown>?]> = [
-        ['deviceTotal'],
-        ['devicesByCategory'],
-        ['alertsByLevel'],
-        ['projects', projectParams],
-        ['alertEvents', alertPageParams(alertPage)],
-        ['deviceLocations', { limit: WHOLE_MAP_LIMIT }],
-    ];
-    for (const [call, params] of calls) void queryClient.prefetchQuery(options(dataProvider, call, params));
-}
-
-export function usePrefetchDashboard() {
-    return { queryClient: useQueryClient(), dataProvider: usePlatform() };
-}
 
 /** The message of a failed call, for the section's error line. */
 export const errorText = (error: unknown) => (error instanceof Error && error.message) || '加载失败';
