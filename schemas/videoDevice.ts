@@ -23,15 +23,30 @@ export const VIDEO_NAME_EDIT_MAX = 100;
 export const VIDEO_PASSWORD_MAX = 16;
 export const VIDEO_PASSWORD_HINT = '支持英文字母、数字和下划线，最多16位';
 
-export const videoDeviceNameRule = yup
-    .string()
-    .trim()
-    .required('请输入deviceName！')
-    .max(VIDEO_NAME_MAX, `deviceName长度为1~${VIDEO_NAME_MAX}个字符`)
-    .matches(/^[A-Za-z][A-Za-z0-9_]*$/, {
-        message: 'deviceName须以英文字母开头，只能包含英文字母、数字和下划线',
-        excludeEmptyString: true,
-    });
+/** SPEC.md §5 "Video devices": the messages said verbatim. */
+export const VIDEO_MESSAGES = {
+    product: '请选择产品！',
+    deviceName: '请输入deviceName！',
+    passwordMismatch: '两次输入的密码不一致，请重新输入！',
+} as const;
+
+export const VIDEO_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;
+export const VIDEO_NAME_PATTERN_TEXT = 'deviceName须以英文字母开头，只能包含英文字母、数字和下划线';
+
+function nameRule(max: number) {
+    return yup
+        .string()
+        .trim()
+        .required(VIDEO_MESSAGES.deviceName)
+        .max(max, `deviceName长度为1~${max}个字符`)
+        .matches(VIDEO_NAME_PATTERN, { message: VIDEO_NAME_PATTERN_TEXT, excludeEmptyString: true });
+}
+
+export const videoDeviceNameRule = nameRule(VIDEO_NAME_MAX);
+/** Edit: a name made elsewhere may be up to 100 long (SPEC.md "input max 100 on the edit form"). */
+export const videoDeviceEditNameRule = nameRule(VIDEO_NAME_EDIT_MAX);
+
+export const DEFAULT_RTSP_PORT = 554;
 
 const passwordRule = yup
     .string()
@@ -46,29 +61,65 @@ const portRule = yup
     .min(1, '端口须为1~65535的整数')
     .max(65535, '端口须为1~65535的整数');
 
-/** Add or edit an rtsp camera. */
+const hostRule = yup.string().trim().max(128, '设备地址不得超过128个字符');
+const usernameRule = yup.string().trim().max(32, '用户名不得超过32个字符');
+const uriRule = yup.string().trim().max(200, '地址不得超过200个字符');
+const manufacturerRule = yup.string().trim().max(64, '厂商不得超过64个字符');
+const remarkRule = yup.string().trim().max(100, '备注不得超过100个字符');
+
+/** Add an rtsp camera. */
 export const rtspDeviceSchema = yup.object({
-    productId: requiredInt('请选择产品！'),
+    productId: requiredInt(VIDEO_MESSAGES.product),
     protocol: yup.string().oneOf(['rtsp']).required(),
     deviceName: videoDeviceNameRule,
-    host: yup.string().trim().required('请输入设备IP或域名').max(128, '设备地址不得超过128个字符'),
+    host: hostRule.required('请输入设备IP或域名'),
     port: portRule.required('请输入端口'),
-    username: yup.string().trim().max(32, '用户名不得超过32个字符'),
+    username: usernameRule,
     password: passwordRule,
-    uri: yup.string().trim().max(200, '地址不得超过200个字符'),
-    remark: yup.string().trim().max(100, '备注不得超过100个字符'),
+    uri: uriRule,
+    remark: remarkRule,
 });
+
+/** Edit an rtsp camera: product and protocol stay; the name may be up to 100 long. */
+export const rtspDeviceEditSchema = rtspDeviceSchema.shape({ deviceName: videoDeviceEditNameRule });
 
 /** Add a gb28181 camera: the password twice. */
 export const gbDeviceSchema = yup.object({
-    productId: requiredInt('请选择产品！'),
+    productId: requiredInt(VIDEO_MESSAGES.product),
     protocol: yup.string().oneOf(['gb28181']).required(),
     deviceName: videoDeviceNameRule,
-    manufacturer: yup.string().trim().max(64, '厂商不得超过64个字符'),
+    manufacturer: manufacturerRule,
     password: passwordRule.required('请输入密码'),
     confirmPassword: yup
         .string()
         .required('请再次输入密码')
-        .oneOf([yup.ref('password')], '两次输入的密码不一致，请重新输入！'),
-    remark: yup.string().trim().max(100, '备注不得超过100个字符'),
+        .oneOf([yup.ref('password')], VIDEO_MESSAGES.passwordMismatch),
+    remark: remarkRule,
+});
+
+/** Edit a gb28181 camera (SPEC.md: id, deviceName, manufacturer, remark). */
+export const gbDeviceEditSchema = yup.object({
+    deviceName: videoDeviceEditNameRule,
+    manufacturer: manufacturerRule,
+    remark: remarkRule,
+});
+
+const whenRtsp = <T extends yup.Schema>(schema: T, required: string) =>
+    schema.when('protocol', { is: 'rtsp', then: (s) => s.required(required) });
+
+/**
+ * The one edit dialog of the console: its inputs follow the device's protocol, so do its rules (rtsp edits the
+ * address and account, gb28181 the manufacturer). The server checks each call with its own schema above.
+ */
+export const videoDeviceEditSchema = yup.object({
+    productId: requiredInt(VIDEO_MESSAGES.product),
+    protocol: yup.string().oneOf(['rtsp', 'gb28181']).required(),
+    deviceName: videoDeviceEditNameRule,
+    host: whenRtsp(hostRule, '请输入设备IP或域名'),
+    port: whenRtsp(portRule, '请输入端口'),
+    username: usernameRule,
+    password: passwordRule,
+    uri: uriRule,
+    manufacturer: manufacturerRule,
+    remark: remarkRule,
 });
