@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { compress } from 'hono/compress';
 import { createMaintenance } from './db/maintenance';
+import { createAccessHub } from './mqtt/access';
 import type { AppDeps, AppEnv, Services } from './deps';
 import { fail } from './http/envelope';
 import { ApiError } from './http/errors';
@@ -49,6 +50,7 @@ export function createApp(deps: AppDeps) {
         config: deps.config,
         now: deps.now ?? (() => new Date()),
         maintenance: deps.maintenance ?? createMaintenance(deps.db, { logError }),
+        access: deps.access ?? createAccessHub(),
     };
     const app = new Hono<AppEnv>();
 

@@ -21,17 +21,19 @@ export interface ServerConfig {
     publicDir: string;
     /** Map style and geocoder (offline by default; docs/configuration.md). */
     map: GeoConfig;
+    /** MQTT over TCP for devices (MQTT_PORT, default 1883; 0 picks a free port). MQTT over WebSocket is on PORT at /mqtt. */
+    mqttPort: number;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
     return value === undefined || value.trim() === '' ? undefined : value;
 }
 
-function parsePort(raw: string | undefined): number {
-    if (raw === undefined || raw.trim() === '') return 8080;
+function parsePort(raw: string | undefined, fallback = 8080, name = 'PORT'): number {
+    if (raw === undefined || raw.trim() === '') return fallback;
     const port = Number(raw);
     if (!Number.isInteger(port) || port < 0 || port > 65535) {
-        throw new Error(`PORT 必须是 0~65535 的整数 / PORT must be an integer 0-65535 (got "${raw}")`);
+        throw new Error(`${name} 必须是 0~65535 的整数 / ${name} must be an integer 0-65535 (got "${raw}")`);
     }
     return port;
 }
@@ -49,5 +51,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
         timeZone: nonEmpty(env.TZ) ?? 'Asia/Shanghai',
         publicDir: path.resolve(cwd, nonEmpty(env.PUBLIC_DIR) ?? './dist'),
         map: loadGeoConfig(env),
+        mqttPort: parsePort(env.MQTT_PORT, 1883, 'MQTT_PORT'),
     };
 }

@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { ServerConfig } from './config';
 import type { Db } from './db/client';
 import type { Maintenance } from './db/maintenance';
+import type { AccessHub } from './mqtt/access';
 import type { SessionUser } from './sso/sessions';
 import type { ThrottleOptions } from './sso/throttle';
 
@@ -17,6 +18,8 @@ export interface AppDeps {
     logError?: (message: string, err: unknown) => void;
     /** Table upkeep after bulk writes (default: createMaintenance over db). */
     maintenance?: Maintenance;
+    /** Device access (the MQTT broker attaches to it); default: one with no broker. */
+    access?: AccessHub;
 }
 
 /** What every router receives: the deps with defaults filled in. */
@@ -26,6 +29,8 @@ export interface Services {
     now: () => Date;
     /** Absent in routers built outside createApp (tests): bulk writes then schedule no upkeep. */
     maintenance?: Maintenance;
+    /** Device connections: disconnect, downlink, online (absent in routers built outside createApp). */
+    access?: AccessHub;
 }
 
 export type AppEnv = { Variables: { user: SessionUser; token: string } };

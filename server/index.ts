@@ -36,6 +36,15 @@ function addresses(host: string, port: number): string[] {
     return list;
 }
 
+/** The first URL's host (localhost when bound to every interface). */
+function urls0(host: string, port: number): string {
+    return addresses(host, port)[0];
+}
+
+function hostOf(url: string): string {
+    return new URL(url).hostname;
+}
+
 function listen(server: HttpServer, port: number, host: string): Promise<number> {
     return new Promise((resolve, reject) => {
         server.once('error', reject);
@@ -56,6 +65,8 @@ async function main(): Promise<void> {
         import('./seed'),
         import('./domain/deviceFiles'),
         import('./domain/deviceClusters'),
+        import('./mqtt/broker'),
+        import('./mqtt/access'),
     ]);
     let handle: DatabaseHandle;
     try {
@@ -70,9 +81,17 @@ async function main(): Promise<void> {
         throw err;
     }
 
-    const [{ createApp }, { seedDatabase }, { startLeftoverSweeper }, { deviceClusterIndex }] = await later;
+    const [
+        { createApp },
+        { seedDatabase },
+        { startLeftoverSweeper },
+        { deviceClusterIndex },
+        { createBroker },
+        { createAccessHub },
+    ] = await later;
     const admin = await ensureAdmin(handle.db, config.adminPassword);
-    const app = createApp({ db: handle.db, config });
+    const access = createAccessHub();
+    const app = createApp({ db: handle.db, config, access });
     // Plain HTTP/1.1 (no TLS or HTTP/2 options), so the adaptor returns a node:http Server.
     const server = createAdaptorServer({ fetch: app.fetch }) as Server;
     let port: number;
@@ -90,6 +109,23 @@ async function main(): Promise<void> {
         throw err;
     }
 
+    // Device access: MQTT over TCP on MQTT_PORT and over WebSocket on this port's /mqtt. A taken MQTT port leaves the
+    // console and the WebSocket access running, and says how to choose another.
+    const broker = await createBroker({ db: handle.db });
+    access.attach(broker);
+    broker.attachWebSocket(server);
+    let mqttLine: string;
+    try {
+        const mqttPort = await broker.listen(config.mqttPort, config.host);
+        mqttLine = `MQTT: mqtt://${hostOf(urls0(config.host, port))}:${mqttPort}（设备接入），WebSocket: ws://${hostOf(urls0(config.host, port))}:${port}/mqtt`;
+    } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+        mqttLine =
+            `MQTT 端口 ${config.mqttPort} 已被占用（例如本机已运行 Mosquitto），设备暂不能通过 TCP 接入；` +
+            `请用 MQTT_PORT 指定其他端口（MQTT_PORT=0 自动选择空闲端口）后重启。WebSocket 接入照常: ws://${hostOf(urls0(config.host, port))}:${port}/mqtt\n` +
+            `MQTT port ${config.mqttPort} is in use; set MQTT_PORT to another port (0 picks a free one).`;
+    }
+
     const urls = addresses(config.host, port);
     const password = admin.generatedPassword
         ? `${admin.generatedPassword}（随机生成，仅显示这一次，请妥善保存）`
@@ -102,6 +138,7 @@ async function main(): Promise<void> {
             `数据库: ${describeDatabase(config)}`,
             `控制台: ${urls[0]}`,
             ...urls.slice(1).map((u) => `        ${u}`),
+            mqttLine,
             `登录: ${ADMIN_USERNAME} / ${password}`,
             '按 Ctrl+C 停止',
         ].join('\n'),
@@ -145,8 +182,10 @@ async function main(): Promise<void> {
         console.log(`收到 ${signal}，正在停止…`);
         // Idle keep-alive sockets would hold close() open; busy ones get a few seconds to finish.
         server.close(() => {
-            handle
+            broker
                 .close()
+                .catch((err) => console.error('关闭 MQTT 失败 / failed to close MQTT:', err))
+                .then(() => handle.close())
                 .catch((err) => console.error('关闭数据库失败 / failed to close the database:', err))
                 .finally(() => process.exit(0));
         });

@@ -8,6 +8,7 @@ import { loadConfig, type ServerConfig } from './config';
 import { openDatabase, type Db } from './db/client';
 import { users } from './db/schema';
 import type { AppDeps } from './deps';
+import { createAccessHub, type AccessHub } from './mqtt/access';
 import { seedDatabase } from './seed';
 import { COOKIE_NAME } from './sso/auth';
 import { createSession } from './sso/sessions';
@@ -35,6 +36,8 @@ export interface TestServer {
     /** The admin's session token: send it as the Authorization header or cookie. */
     token: string;
     db: Db;
+    /** Device access: a broker started in a test attaches here, so disable and delete disconnect. */
+    access: AccessHub;
     kind: 'pglite' | 'postgres';
     config: ServerConfig;
     close(): Promise<void>;
@@ -63,7 +66,9 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
         };
         await ensureAdmin(handle.db, TEST_ADMIN_PASSWORD);
         await seedDatabase(handle.db, { demo: config.seedDemo });
+        const access = createAccessHub();
         const app = createApp({
+            access,
             db: handle.db,
             config,
             now: opts.now,
@@ -86,6 +91,7 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
             anonFetch: call(false),
             token,
             db: handle.db,
+            access,
             kind: handle.kind,
             config,
             close: async () => {

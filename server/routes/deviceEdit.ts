@@ -54,7 +54,7 @@ export async function updateRemark(db: Db, body: Record<string, unknown>) {
 }
 
 /** Adding, editing, enabling and deleting devices. */
-export function deviceEditRoutes({ db, config, now, maintenance }: Services) {
+export function deviceEditRoutes({ db, config, now, maintenance, access }: Services) {
     const tz = config.timeZone;
     const app = new Hono<AppEnv>();
 
@@ -91,6 +91,8 @@ export function deviceEditRoutes({ db, config, now, maintenance }: Services) {
             if (isUniqueViolation(err, 'devices_product_name_uq')) throw conflict(DEVICE_NAME_TAKEN);
             throw err;
         }
+        // A renamed device signs in with its new name: the old connection's credentials no longer hold.
+        if (changes.deviceName !== undefined) access?.disconnect([deviceId]);
         return ok(c, await getDevice(db, deviceId, tz));
     });
 
@@ -108,6 +110,7 @@ export function deviceEditRoutes({ db, config, now, maintenance }: Services) {
                 .update(devices)
                 .set({ enabled: false, status: 'DISABLE', statusTime: at })
                 .where(and(eq(devices.id, deviceId), eq(devices.enabled, true)));
+            access?.disconnect([deviceId]);
         } else {
             // Back to OFFLINE, or INACTIVE when it never connected (no lastTime).
             await db
@@ -147,11 +150,14 @@ export function deviceEditRoutes({ db, config, now, maintenance }: Services) {
         const deviceId = await deviceIdByName(db, product.id, deviceName);
         if (deviceId === undefined) throw notFound('设备不存在');
         await deleteDevice(db, deviceId);
+        access?.disconnect([deviceId]);
         return ok(c, null);
     });
 
     app.delete('/', async (c) => {
-        await deleteDevice(db, positiveInt(c.req.query('deviceId'), '缺少设备ID'));
+        const deviceId = positiveInt(c.req.query('deviceId'), '缺少设备ID');
+        await deleteDevice(db, deviceId);
+        access?.disconnect([deviceId]);
         return ok(c, null);
     });
 

@@ -1,0 +1,204 @@
+import { createServer, type Server as NetServer } from 'node:net';
+import type { IncomingMessage, Server as HttpServer } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { Aedes, type AuthenticateError, type Client, type PublishPacket } from 'aedes';
+import { WebSocketServer, createWebSocketStream } from 'ws';
+import type { Db } from '../db/client';
+import { createDirectory, type DeviceEntry } from './directory';
+import { createPresence } from './presence';
+import { passwordValid, parseUsername } from './signIn';
+import { topicAllowed, type TopicOwner } from './topics';
+import { createUplink } from './uplink';
+import { createMessageWriter } from './writer';
+import { createDownlink } from './downlink';
+
+/** MQTT CONNACK return codes (3.1.1). */
+const CODE = { IDENTIFIER_REJECTED: 2, BAD_USERNAME_OR_PASSWORD: 4, NOT_AUTHORIZED: 5 } as const;
+
+function refuse(code: number, message: string): AuthenticateError {
+    return Object.assign(new Error(message), { returnCode: code }) as AuthenticateError;
+}
+
+export interface BrokerOptions {
+    db: Db;
+    /** Where refusals and failures are logged (default console.warn). */
+    log?: (message: string) => void;
+}
+
+/**
+ * The platform's MQTT 3.1.1 broker (aedes): device sign-in against the device table, topic rights, live status,
+ * Alink uplink validated against the thing model and written in batches, downlink with replies. TCP on MQTT_PORT and
+ * WebSocket on the HTTP server's /mqtt.
+ */
+export async function createBroker({ db, log = (m) => console.warn(m) }: BrokerOptions) {
+    const directory = createDirectory(db);
+    const writer = createMessageWriter(db);
+    const presence = createPresence(db, writer, (err) => log(`设备状态写入失败: ${String(err)}`));
+    const devices = new WeakMap<Client, DeviceEntry>();
+    /** The live connection of each device: a newer one takes over. */
+    const live = new Map<number, Client>();
+    const counters = { connects: 0, refused: 0, uplink: 0, downlink: 0, deniedTopics: 0 };
+
+    const aedes = await Aedes.createBroker({
+        drainTimeout: 10_000,
+        connectTimeout: 10_000,
+        // A device reconnecting with the same Alibaba clientId takes over; aedes closes the older session.
+    });
+
+    const publish = (topic: string, payload: string | Buffer, qos: 0 | 1 = 0) =>
+        new Promise<void>((resolve, reject) =>
+            aedes.publish({ cmd: 'publish', topic, payload, qos, retain: false, dup: false } as PublishPacket, (err) =>
+                err ? reject(err) : resolve(),
+            ),
+        );
+
+    const downlink = createDownlink({ directory, writer, publish, isOnline: (id) => live.has(id) });
+    const uplink = createUplink({ directory, writer, publish, log, onReply: downlink.reply });
+
+    aedes.authenticate = (client, username, password, done) => {
+        const who = parseUsername(username);
+        if (!who) {
+            counters.refused++;
+            return done(refuse(CODE.BAD_USERNAME_OR_PASSWORD, '用户名应为 {deviceName}&{productKey}'), false);
+        }
+        directory
+            .byName(who.productKey, who.deviceName)
+            .then((found) => {
+                if (!('deviceId' in found)) {
+                    counters.refused++;
+                    log(`MQTT 拒绝连接（${found.unknownProduct ? '产品不存在' : '设备不存在'}）: ${username}`);
+                    return done(
+                        refuse(CODE.IDENTIFIER_REJECTED, found.unknownProduct ? '产品不存在' : '设备不存在'),
+                        false,
+                    );
+                }
+                if (
+                    !passwordValid(client.id, who.deviceName, who.productKey, found.secret, password?.toString() ?? '')
+                ) {
+                    counters.refused++;
+                    log(`MQTT 拒绝连接（签名错误）: ${username}`);
+                    return done(refuse(CODE.BAD_USERNAME_OR_PASSWORD, '签名错误'), false);
+                }
+                if (!found.enabled) {
+                    counters.refused++;
+                    log(`MQTT 拒绝连接（设备已禁用）: ${username}`);
+                    return done(refuse(CODE.NOT_AUTHORIZED, '设备已禁用'), false);
+                }
+                devices.set(client, found);
+                done(null, true);
+            })
+            .catch((err) => {
+                log(`MQTT 认证失败: ${String(err)}`);
+                done(refuse(3, '服务暂不可用'), false);
+            });
+    };
+
+    const owners = (device: DeviceEntry): TopicOwner[] => [device];
+
+    aedes.authorizeSubscribe = (client, sub, done) => {
+        const device = devices.get(client);
+        if (!device || !topicAllowed(sub.topic, owners(device))) {
+            counters.deniedTopics++;
+            log(`MQTT 拒绝订阅 ${sub.topic}（${device ? `${device.productKey}/${device.deviceName}` : '未知客户端'}）`);
+            return done(null, null);
+        }
+        done(null, sub);
+    };
+
+    aedes.authorizePublish = (client, packet, done) => {
+        if (!client) return done(null); // the platform's own messages (replies, downlink, wills)
+        const device = devices.get(client);
+        if (!device || !topicAllowed(packet.topic, owners(device))) {
+            counters.deniedTopics++;
+            log(
+                `MQTT 拒绝发布 ${packet.topic}（${device ? `${device.productKey}/${device.deviceName}` : '未知客户端'}）`,
+            );
+            return done(new Error('无权发布到该 Topic'));
+        }
+        counters.uplink++;
+        // PUBACK follows the write: an acknowledged QoS 1 message is stored.
+        uplink
+            .handle(device, packet.topic, packet.payload as Buffer)
+            .then(() => done(null))
+            .catch((err) => {
+                log(`上行消息处理失败（${packet.topic}）: ${String(err)}`);
+                done(null);
+            });
+    };
+
+    aedes.on('client', (client) => {
+        const device = devices.get(client);
+        if (!device) return;
+        counters.connects++;
+        const older = live.get(device.deviceId);
+        live.set(device.deviceId, client);
+        if (older && older !== client) older.close();
+        const address = (client.conn as { remoteAddress?: string }).remoteAddress;
+        presence.online(device.deviceId, address);
+    });
+
+    aedes.on('clientDisconnect', (client) => {
+        const device = devices.get(client);
+        if (!device || live.get(device.deviceId) !== client) return; // taken over: the newer one is online
+        live.delete(device.deviceId);
+        presence.offline(device.deviceId);
+        downlink.deviceLeft(device.deviceId);
+    });
+
+    aedes.on('clientError', () => undefined);
+    aedes.on('connectionError', () => undefined);
+
+    const servers: NetServer[] = [];
+    const wss = new WebSocketServer({ noServer: true });
+
+    return {
+        aedes,
+        directory,
+        writer,
+        uplink,
+        downlink,
+        counters,
+        /** Devices connected now. */
+        get connected() {
+            return live.size;
+        },
+        isOnline: (deviceId: number) => live.has(deviceId),
+        /** Listens for MQTT over TCP; resolves with the port taken. */
+        listen(port: number, host: string): Promise<number> {
+            const server = createServer((socket) => aedes.handle(socket));
+            servers.push(server);
+            return new Promise((resolve, reject) => {
+                server.once('error', reject);
+                server.listen(port, host, () => {
+                    server.off('error', reject);
+                    resolve((server.address() as { port: number }).port);
+                });
+            });
+        },
+        /** MQTT over WebSocket on the HTTP server's /mqtt (the mqtt subprotocol). */
+        attachWebSocket(http: HttpServer) {
+            http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+                if ((req.url ?? '').split('?')[0] !== '/mqtt') return;
+                wss.handleUpgrade(req, socket, head, (ws) => {
+                    const stream = createWebSocketStream(ws);
+                    stream.on('error', () => undefined);
+                    aedes.handle(stream, req);
+                });
+            });
+        },
+        /** Closes the connections of these devices at once (disabled, deleted, renamed). */
+        disconnect(deviceIds: number[]) {
+            for (const id of deviceIds) live.get(id)?.close();
+        },
+        async close() {
+            for (const s of servers) s.close();
+            for (const c of live.values()) c.close();
+            wss.close();
+            await new Promise<void>((resolve) => aedes.close(() => resolve()));
+            await presence.drain();
+            await writer.drain();
+        },
+    };
+}
+
+export type Broker = Awaited<ReturnType<typeof createBroker>>;

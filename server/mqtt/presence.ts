@@ -1,0 +1,81 @@
+import { sql } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import type { MessageWriter } from './writer';
+
+/**
+ * ONLINE / OFFLINE as devices connect and leave: changes within a few milliseconds go to the database as one
+ * UPDATE (a reconnect storm of 100,000 devices is a few hundred statements, not 100,000), each logged as a
+ * `device.status` message. A disabled device is never marked ONLINE, and a device already marked otherwise keeps
+ * the newer state (statusTime only moves forward).
+ */
+
+const LINGER_MS = 20;
+const MAX_BATCH = 2_000;
+
+export function createPresence(db: Db, writer: MessageWriter, onError: (err: unknown) => void) {
+    const pending = new Map<number, { online: boolean; at: Date; address?: string }>();
+    let timer: NodeJS.Timeout | undefined;
+    let running: Promise<void> | undefined;
+
+    async function flush() {
+        const batch = [...pending.entries()].slice(0, MAX_BATCH);
+        for (const [id] of batch) pending.delete(id);
+        if (!batch.length) return;
+        const rows = sql.join(
+            batch.map(
+                ([id, s]) =>
+                    sql`(${id}::bigint, ${s.online ? 'ONLINE' : 'OFFLINE'}::text, ${s.at.toISOString()}::timestamptz)`,
+            ),
+            sql`, `,
+        );
+        try {
+            await db.execute(sql`
+                UPDATE devices d SET status = v.status, status_time = v.at,
+                    last_time = CASE WHEN v.status = 'ONLINE' THEN v.at ELSE d.last_time END
+                FROM (VALUES ${rows}) AS v(id, status, at)
+                WHERE d.id = v.id AND d.enabled AND (d.status_time IS NULL OR d.status_time <= v.at)`);
+        } catch (err) {
+            onError(err);
+        }
+        for (const [deviceId, s] of batch) {
+            writer
+                .write({
+                    deviceId,
+                    ts: s.at,
+                    method: 'device.status',
+                    identifier: null,
+                    data: { status: s.online ? 'online' : 'offline', ...(s.address ? { clientIp: s.address } : {}) },
+                })
+                .catch(() => undefined); // a device deleted meanwhile has no log to keep
+        }
+    }
+
+    function run() {
+        timer = undefined;
+        running = flush().finally(() => {
+            running = undefined;
+            if (pending.size) timer = setTimeout(run, LINGER_MS);
+        });
+    }
+
+    function note(deviceId: number, online: boolean, address?: string) {
+        pending.set(deviceId, { online, at: new Date(), address });
+        if (!timer && !running) timer = setTimeout(run, LINGER_MS);
+    }
+
+    return {
+        online: (deviceId: number, address?: string) => note(deviceId, true, address),
+        offline: (deviceId: number) => note(deviceId, false),
+        async drain() {
+            while (pending.size || running || timer) {
+                if (timer) {
+                    clearTimeout(timer);
+                    run();
+                }
+                await running;
+            }
+        },
+    };
+}
+
+export type Presence = ReturnType<typeof createPresence>;

@@ -1,0 +1,167 @@
+import type { Directory, DeviceEntry } from './directory';
+import { parseSysTopic } from './topics';
+import { checkValue, propertyValues } from './thingValues';
+import type { MessageWriter } from './writer';
+
+/**
+ * Uplink in Alibaba's Alink JSON: property posts and event posts are checked against the product's thing model,
+ * written through the batch writer, and answered on `{topic}_reply` with code 200 or an error code and a message
+ * naming what is wrong. Passthrough products' raw payloads and custom `user` topics are logged as they come.
+ */
+
+/** Alink reply codes: 200 success, 460 bad request parameters, 500 the platform failed. */
+export const ALINK = { OK: 200, BAD_PARAMS: 460, FAILED: 500 } as const;
+
+interface Deps {
+    directory: Directory;
+    writer: MessageWriter;
+    publish: (topic: string, payload: string) => Promise<void>;
+    log: (message: string) => void;
+    /** Replies from devices to downlink calls. */
+    onReply?: (device: DeviceEntry, rest: string, message: Record<string, unknown>) => void;
+}
+
+interface AlinkRequest {
+    id?: unknown;
+    version?: unknown;
+    method?: unknown;
+    params?: unknown;
+}
+
+const EVENT_POST = /^thing\/event\/([A-Za-z_][A-Za-z0-9_]*)\/post$/;
+
+function parseJson(payload: Buffer): AlinkRequest | undefined {
+    try {
+        const value = JSON.parse(payload.toString('utf8')) as unknown;
+        return typeof value === 'object' && value !== null && !Array.isArray(value)
+            ? (value as AlinkRequest)
+            : undefined;
+    } catch {
+        return undefined;
+    }
+}
+
+/** Alink's `time` (ms) when the device gives a sane one, else now. */
+function timeOf(raw: unknown): Date {
+    const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
+    const now = Date.now();
+    return Number.isFinite(n) && n > 946_684_800_000 && n < now + 86_400_000 ? new Date(n) : new Date(now);
+}
+
+export function createUplink({ directory, writer, publish, onReply }: Deps) {
+    let listeners: Array<(device: DeviceEntry, topic: string, payload: Buffer) => void> = [];
+
+    async function reply(
+        topic: string,
+        request: AlinkRequest | undefined,
+        method: string,
+        code: number,
+        message: string,
+    ) {
+        const body = {
+            id: typeof request?.id === 'string' || typeof request?.id === 'number' ? String(request.id) : '',
+            code,
+            data: {},
+            message,
+            method,
+            version: '1.0',
+        };
+        await publish(`${topic}_reply`, JSON.stringify(body)).catch(() => undefined);
+    }
+
+    async function propertyPost(device: DeviceEntry, topic: string, request: AlinkRequest | undefined) {
+        const method = 'thing.event.property.post';
+        if (!request) return reply(topic, request, method, ALINK.BAD_PARAMS, '消息不是有效的 JSON 对象');
+        const params = request.params;
+        if (typeof params !== 'object' || params === null || Array.isArray(params))
+            return reply(topic, request, method, ALINK.BAD_PARAMS, 'params 应为对象');
+        const values = propertyValues(params as Record<string, unknown>);
+        if (!Object.keys(values).length) return reply(topic, request, method, ALINK.BAD_PARAMS, '属性上报不能为空');
+        const model = await directory.model(device.productId);
+        for (const [identifier, value] of Object.entries(values)) {
+            const fn = model.properties.get(identifier);
+            if (!fn) return reply(topic, request, method, ALINK.BAD_PARAMS, `属性 ${identifier} 未在物模型中定义`);
+            const why = checkValue(fn.dataType, value);
+            if (why) return reply(topic, request, method, ALINK.BAD_PARAMS, `属性 ${identifier} ${why}`);
+        }
+        const first = Object.values(params as Record<string, { time?: unknown }>)[0];
+        const ts = timeOf(typeof first === 'object' && first !== null ? first.time : undefined);
+        await writer.propertyPost(device.deviceId, ts, values);
+        return reply(topic, request, method, ALINK.OK, 'success');
+    }
+
+    async function eventPost(
+        device: DeviceEntry,
+        topic: string,
+        identifier: string,
+        request: AlinkRequest | undefined,
+    ) {
+        const method = `thing.event.${identifier}.post`;
+        if (!request) return reply(topic, request, method, ALINK.BAD_PARAMS, '消息不是有效的 JSON 对象');
+        const params = (request.params ?? {}) as { value?: unknown; time?: unknown };
+        if (typeof params !== 'object' || Array.isArray(params))
+            return reply(topic, request, method, ALINK.BAD_PARAMS, 'params 应为对象');
+        const model = await directory.model(device.productId);
+        const fn = model.events.get(identifier);
+        if (!fn) return reply(topic, request, method, ALINK.BAD_PARAMS, `事件 ${identifier} 未在物模型中定义`);
+        const value = params.value ?? {};
+        if (typeof value !== 'object' || value === null || Array.isArray(value))
+            return reply(topic, request, method, ALINK.BAD_PARAMS, 'params.value 应为对象');
+        const outputs = new Map(fn.outputData.map((p) => [p.identifier, p]));
+        for (const [key, v] of Object.entries(value)) {
+            const param = outputs.get(key);
+            if (!param) return reply(topic, request, method, ALINK.BAD_PARAMS, `事件 ${identifier} 没有参数 ${key}`);
+            const why = checkValue(param.dataType, v);
+            if (why) return reply(topic, request, method, ALINK.BAD_PARAMS, `事件 ${identifier} 的参数 ${key} ${why}`);
+        }
+        await writer.write({ deviceId: device.deviceId, ts: timeOf(params.time), method, identifier, data: value });
+        return reply(topic, request, method, ALINK.OK, 'success');
+    }
+
+    return {
+        /** Everything a device publishes, after its rights are checked. */
+        async handle(device: DeviceEntry, topic: string, payload: Buffer): Promise<void> {
+            for (const l of listeners) l(device, topic, payload);
+            const sys = parseSysTopic(topic);
+            if (sys && sys.productKey === device.productKey && sys.deviceName === device.deviceName) {
+                if (sys.rest === 'thing/event/property/post') return propertyPost(device, topic, parseJson(payload));
+                const event = EVENT_POST.exec(sys.rest);
+                if (event) return eventPost(device, topic, event[1], parseJson(payload));
+                if (sys.rest.startsWith('thing/service/') && sys.rest.endsWith('_reply')) {
+                    const message = parseJson(payload);
+                    if (message) onReply?.(device, sys.rest, message as Record<string, unknown>);
+                    return;
+                }
+                if (sys.rest === 'thing/model/up_raw') {
+                    await writer.write({
+                        deviceId: device.deviceId,
+                        ts: new Date(),
+                        method: 'thing.model.up_raw',
+                        identifier: null,
+                        data: { raw: payload.toString('base64') },
+                    });
+                    return;
+                }
+            }
+            // Custom topics and anything else inside the device's own space: logged as it came.
+            const text = payload.toString('utf8');
+            const printable = !text.includes('\uFFFD') && !text.includes('\u0000');
+            await writer.write({
+                deviceId: device.deviceId,
+                ts: new Date(),
+                method: 'user.message',
+                identifier: null,
+                data: printable ? { topic, payload: text } : { topic, raw: payload.toString('base64') },
+            });
+        },
+        /** Every accepted uplink, for live views (monitor, device log). Returns the unsubscribe. */
+        listen(fn: (device: DeviceEntry, topic: string, payload: Buffer) => void): () => void {
+            listeners.push(fn);
+            return () => {
+                listeners = listeners.filter((l) => l !== fn);
+            };
+        },
+    };
+}
+
+export type Uplink = ReturnType<typeof createUplink>;

@@ -1,0 +1,253 @@
+import type { MqttClient } from 'mqtt';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { alibabaCredentials, type SignMethod } from '../../server/mqtt/signIn';
+import { createTestServer, type TestServer } from '../../server/testing';
+import { connect, nextMessage, secretOf, startBroker, subscribe, until, type Broker } from './mqttSupport';
+import { call } from './support';
+import { freshLamp, okData, type HistoryPage, type PropertyRow } from './telemetrySupport';
+
+let s: TestServer;
+let broker: Broker;
+let url: string;
+const log: string[] = [];
+const clients: MqttClient[] = [];
+
+async function lamp() {
+    const device = await freshLamp(s);
+    return { ...device, deviceId: Number(device.deviceId), secret: await secretOf(s, Number(device.deviceId)) };
+}
+
+async function signIn(device: Awaited<ReturnType<typeof lamp>>, signMethod: SignMethod = 'hmacsha256') {
+    const client = await connect(url, alibabaCredentials(device, { signMethod }));
+    clients.push(client);
+    return client;
+}
+
+async function statusOf(deviceId: number): Promise<string> {
+    const data = okData<{ device: { status: string } }>(
+        await call(s, 'GET', `/api/device/detail?deviceId=${deviceId}`),
+    );
+    return data.device.status;
+}
+
+beforeAll(async () => {
+    s = await createTestServer();
+    ({ broker, url } = await startBroker(s, log));
+});
+
+afterAll(async () => {
+    for (const c of clients) c.end(true);
+    await broker?.close();
+    await s?.close();
+});
+
+describe('device sign-in', () => {
+    it.each(['hmacmd5', 'hmacsha1', 'hmacsha256'] as const)('accepts Alibaba signatures made with %s', async (m) => {
+        const device = await lamp();
+        const client = await signIn(device, m);
+        expect(client.connected).toBe(true);
+    });
+
+    it('accepts a signature without a timestamp, and unknown clientId keys are ignored', async () => {
+        const device = await lamp();
+        const creds = alibabaCredentials(device, { timestamp: null });
+        const clientId = creds.clientId.replace('|securemode=3,', '|securemode=3,_v=sdk-c-4.0,');
+        const client = await connect(url, { ...creds, clientId });
+        clients.push(client);
+        expect(client.connected).toBe(true);
+    });
+
+    it('accepts the plain username, clientId and password the detail page shows', async () => {
+        const device = await lamp();
+        const client = await connect(url, {
+            clientId: `${device.productKey}.${device.deviceName}`,
+            username: `${device.deviceName}&${device.productKey}`,
+            password: device.secret,
+        });
+        clients.push(client);
+        expect(client.connected).toBe(true);
+    });
+
+    it('refuses a wrong secret (4), an unknown device or product (2) and a disabled device (5)', async () => {
+        const device = await lamp();
+        const wrong = alibabaCredentials({ ...device, secret: 'x'.repeat(32) });
+        await expect(connect(url, wrong)).rejects.toMatchObject({ code: 4 });
+        const unknown = alibabaCredentials({ ...device, deviceName: 'noSuchDevice' });
+        await expect(connect(url, unknown)).rejects.toMatchObject({ code: 2 });
+        const noProduct = alibabaCredentials({ ...device, productKey: 'noSuchProduct' });
+        await expect(connect(url, noProduct)).rejects.toMatchObject({ code: 2 });
+        okData(await call(s, 'PUT', `/api/device/update?deviceId=${device.deviceId}&action=disable`));
+        await expect(connect(url, alibabaCredentials(device))).rejects.toMatchObject({ code: 5 });
+        expect(log.some((l) => l.includes('签名错误'))).toBe(true);
+    });
+});
+
+describe('status', () => {
+    it('is ONLINE while connected and OFFLINE after, with lastTime', async () => {
+        const device = await lamp();
+        expect(await statusOf(device.deviceId)).toBe('INACTIVE');
+        const client = await signIn(device);
+        await until(async () => (await statusOf(device.deviceId)) === 'ONLINE');
+        client.end(true);
+        await until(async () => (await statusOf(device.deviceId)) === 'OFFLINE');
+        const data = okData<{ device: { lastTime: string } }>(
+            await call(s, 'GET', `/api/device/detail?deviceId=${device.deviceId}`),
+        );
+        expect(data.device.lastTime).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+    });
+
+    it('a second connection of the same device takes over and the device stays ONLINE', async () => {
+        const device = await lamp();
+        const first = await connect(url, alibabaCredentials(device, { id: 'first' }));
+        const closed = new Promise<void>((r) => first.once('close', () => r()));
+        const second = await signIn(device);
+        await closed;
+        first.end(true);
+        expect(second.connected).toBe(true);
+        await until(async () => (await statusOf(device.deviceId)) === 'ONLINE');
+        await new Promise((r) => setTimeout(r, 100));
+        expect(await statusOf(device.deviceId)).toBe('ONLINE');
+        expect(broker.isOnline(device.deviceId)).toBe(true);
+    });
+
+    it('disabling a connected device disconnects it at once', async () => {
+        const device = await lamp();
+        const client = await signIn(device);
+        const closed = new Promise<void>((r) => client.once('close', () => r()));
+        okData(await call(s, 'PUT', `/api/device/update?deviceId=${device.deviceId}&action=disable`));
+        await closed;
+        expect(await statusOf(device.deviceId)).toBe('DISABLE');
+    });
+});
+
+describe('topic rights', () => {
+    it('grants the device its own topics and refuses others', async () => {
+        const device = await lamp();
+        const client = await signIn(device);
+        expect(await subscribe(client, `/sys/${device.productKey}/${device.deviceName}/thing/service/#`)).toBe(1);
+        expect(await subscribe(client, `/${device.productKey}/${device.deviceName}/user/get`)).toBe(1);
+        expect(await subscribe(client, `/sys/${device.productKey}/+/thing/service/#`)).toBe(128);
+        expect(await subscribe(client, '#')).toBe(128);
+    });
+
+    it('closes a device that publishes outside its topics, and logs it', async () => {
+        const device = await lamp();
+        const client = await signIn(device);
+        const closed = new Promise<void>((r) => client.once('close', () => r()));
+        client.publish(`/sys/${device.productKey}/someoneElse/thing/event/property/post`, '{}', { qos: 1 });
+        await closed;
+        expect(log.some((l) => l.includes('拒绝发布') && l.includes('someoneElse'))).toBe(true);
+    });
+});
+
+describe('property post', () => {
+    const post = (id: string, params: unknown) =>
+        JSON.stringify({ id, version: '1.0', params, method: 'thing.event.property.post' });
+
+    it('stores valid values (latest and history) and replies 200', async () => {
+        const device = await lamp();
+        const client = await signIn(device);
+        const topic = `/sys/${device.productKey}/${device.deviceName}/thing/event/property/post`;
+        await subscribe(client, `${topic}_reply`);
+        const reply = nextMessage(client, `${topic}_reply`);
+        await client.publishAsync(topic, post('41', { Brightness: 73, LightSwitch: 1, ActivePower: { value: 12.5 } }), {
+            qos: 1,
+        });
+        expect(await reply).toMatchObject({ id: '41', code: 200, method: 'thing.event.property.post' });
+        const rows = okData<{ properties: PropertyRow[] }>(
+            await call(s, 'GET', `/api/device/properties?deviceId=${device.deviceId}`),
+        ).properties;
+        const byId = Object.fromEntries(rows.map((r) => [r.identifier, r.value]));
+        expect(byId).toMatchObject({ Brightness: 73, LightSwitch: 1, ActivePower: 12.5 });
+        const history = okData<HistoryPage>(
+            await call(
+                s,
+                'GET',
+                `/api/device/propertyHistory?deviceId=${device.deviceId}&identifier=Brightness&pageNumber=1&pageSize=10`,
+            ),
+        );
+        expect(history.list.map((r) => r.value)).toEqual([73]);
+    });
+
+    it.each([
+        ['not JSON', 'not json', '消息不是有效的 JSON 对象'],
+        ['an unknown identifier', post('1', { Nope: 1 }), '属性 Nope 未在物模型中定义'],
+        ['a value out of range', post('2', { Brightness: 101 }), '属性 Brightness 不能大于 100'],
+        ['a float for an int', post('3', { Brightness: 1.5 }), '属性 Brightness 应为整数'],
+        ['an undefined enum value', post('4', { WorkMode: 7 }), '属性 WorkMode 不是定义的枚举值（0、1、2）'],
+        ['a string too long', post('5', { FirmwareVersion: 'v'.repeat(33) }), '属性 FirmwareVersion 长度不能超过 32'],
+        ['a string for a bool', post('6', { LightSwitch: 'on' }), '属性 LightSwitch 应为 0 或 1'],
+    ])('answers %s with code 460 naming it, and stores nothing', async (_what, payload, message) => {
+        const device = await lamp();
+        const client = await signIn(device);
+        const topic = `/sys/${device.productKey}/${device.deviceName}/thing/event/property/post`;
+        await subscribe(client, `${topic}_reply`);
+        const reply = nextMessage(client, `${topic}_reply`);
+        await client.publishAsync(topic, payload, { qos: 1 });
+        expect(await reply).toMatchObject({ code: 460, message });
+        const rows = okData<{ properties: PropertyRow[] }>(
+            await call(s, 'GET', `/api/device/properties?deviceId=${device.deviceId}`),
+        ).properties;
+        expect(rows.every((r) => r.value === null)).toBe(true);
+    });
+
+    it('stores an event post checked against its output parameters', async () => {
+        const device = await lamp();
+        const client = await signIn(device);
+        const topic = `/sys/${device.productKey}/${device.deviceName}/thing/event/LampFault/post`;
+        await subscribe(client, `${topic}_reply`);
+        let reply = nextMessage(client, `${topic}_reply`);
+        await client.publishAsync(topic, JSON.stringify({ id: '9', params: { value: { FaultCode: 9 } } }), { qos: 1 });
+        expect(await reply).toMatchObject({ code: 460 });
+        reply = nextMessage(client, `${topic}_reply`);
+        await client.publishAsync(topic, JSON.stringify({ id: '10', params: { value: { FaultCode: 2 } } }), { qos: 1 });
+        expect(await reply).toMatchObject({ id: '10', code: 200, method: 'thing.event.LampFault.post' });
+        const events = okData<{ resultList: Array<{ method: string; data: unknown }> }>(
+            await call(s, 'GET', `/api/device/events?deviceId=${device.deviceId}&timeType=hour&pageSize=50`),
+        );
+        expect(events.resultList.find((e) => e.method === 'thing.event.LampFault.post')?.data).toEqual({
+            FaultCode: 2,
+        });
+    });
+});
+
+describe('downlink', () => {
+    it('sets a property and waits for the device reply', async () => {
+        const device = await lamp();
+        const client = await signIn(device);
+        const topic = `/sys/${device.productKey}/${device.deviceName}/thing/service/property/set`;
+        await subscribe(client, topic);
+        client.on('message', (t, payload) => {
+            if (t !== topic) return;
+            const req = JSON.parse(payload.toString()) as { id: string; params: unknown };
+            client.publish(`${topic}_reply`, JSON.stringify({ id: req.id, code: 200, data: req.params }));
+        });
+        const result = await broker.downlink.setProperties(device.deviceId, { Brightness: 40 }, { sync: true });
+        expect(result).toMatchObject({ state: 'replied', code: 200, data: { Brightness: 40 } });
+    });
+
+    it('refuses read-only properties and bad values before sending', async () => {
+        const device = await lamp();
+        await signIn(device);
+        await expect(broker.downlink.setProperties(device.deviceId, { ActivePower: 1 })).rejects.toThrow('只读');
+        await expect(broker.downlink.setProperties(device.deviceId, { Brightness: 500 })).rejects.toThrow(
+            '属性 Brightness 不能大于 100',
+        );
+    });
+
+    it('invokes a service; a device that does not answer times out, one that is offline is said so', async () => {
+        const device = await lamp();
+        const client = await signIn(device);
+        await subscribe(client, `/sys/${device.productKey}/${device.deviceName}/thing/service/#`);
+        const silent = await broker.downlink.invokeService(
+            device.deviceId,
+            'SetSchedule',
+            { OnTime: '18:00', OffTime: '06:00' },
+            { sync: true, timeoutMs: 200 },
+        );
+        expect(silent.state).toBe('timeout');
+        const other = await lamp();
+        const offline = await broker.downlink.invokeService(other.deviceId, 'SetSchedule', {}, { sync: true });
+        expect(offline.state).toBe('offline');
+    });
+});
