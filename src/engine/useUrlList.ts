@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo } from 'react';
 import { keepPreviousData } from '@tanstack/react-query';
 import { useSearchParams } from 'react-router-dom';
-import { useGetList, useNotify, useRecordSelection, type ListControllerResult, type SortPayload } from 'react-admin';
+import { useGetList, useRecordSelection, type ListControllerResult, type SortPayload } from 'react-admin';
 
 export interface UrlListOptions {
     /** react-admin resource name (the definition's path). */
@@ -100,7 +100,6 @@ export function useUrlListController(options: UrlListOptions): ListControllerRes
         [update, queryNames, pageParam],
     );
 
-    const notify = useNotify();
     const query = useGetList(
         resource,
         { pagination: { page, perPage }, sort: SORT, filter, meta },
@@ -110,11 +109,7 @@ export function useUrlListController(options: UrlListOptions): ListControllerRes
             // A refusal (4xx, or a failure envelope) answers the same when asked again; a network fault may not.
             retry: (count: number, error: Error & { status?: number }) =>
                 count < 2 && !(error?.status !== undefined && error.status >= 400 && error.status < 500),
-            // The platform's own message (HttpError carries msg / returnMessage), as react-admin's lists do.
-            onError: (error: Error) => {
-                const text = error?.message || '查询失败';
-                notify(text, { type: 'error', messageArgs: { _: text } });
-            },
+            // No snackbar: DataList shows the platform's message in place, with 重试 (once, not twice).
         },
     );
     const [selectedIds, selection] = useRecordSelection({ resource, storeKey: options.selectionKey });
