@@ -39,6 +39,7 @@ export function checkValue(dataType: TslDataType | null | undefined, value: unkn
             return String(value) in specs ? undefined : `不是定义的枚举值（${Object.keys(specs).join('、')}）`;
         case 'text': {
             if (typeof value !== 'string') return '应为字符串';
+            if (value.includes('\u0000')) return '不能包含 NUL 字符';
             const length = num(specs.length);
             return length !== undefined && value.length > length ? `长度不能超过 ${length}` : undefined;
         }

@@ -1,6 +1,5 @@
 import { sql } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client';
-import { deviceMessages, deviceProperties, propertyRecords } from '../db/schema';
 import { PROPERTY_POST } from '../domain/telemetry';
 
 /**
@@ -34,43 +33,45 @@ export function createMessageWriter(db: Db) {
     let flushing: Promise<void> | undefined;
     let written = 0;
 
+    // One statement per table, its rows as one JSON document (json_to_recordset): PGlite parses and plans three
+    // statements per batch instead of binding thousands of parameters.
     async function writeBatch(tx: Db | Tx, batch: MessageWrite[]) {
-        const latest = new Map<string, { deviceId: number; identifier: string; value: unknown; ts: Date }>();
-        const history = new Map<string, { deviceId: number; identifier: string; value: unknown; ts: Date }>();
+        const latest = new Map<string, { d: number; i: string; v: unknown; t: string }>();
+        const history = new Map<string, { d: number; i: string; v: unknown; t: string }>();
         for (const m of batch) {
+            const t = m.ts.toISOString();
             for (const [identifier, value] of Object.entries(m.values ?? {})) {
                 const key = `${m.deviceId}\u0000${identifier}`;
                 const prev = latest.get(key);
-                if (!prev || prev.ts <= m.ts) latest.set(key, { deviceId: m.deviceId, identifier, value, ts: m.ts });
-                history.set(`${key}\u0000${m.ts.getTime()}`, { deviceId: m.deviceId, identifier, value, ts: m.ts });
+                const row = { d: m.deviceId, i: identifier, v: value, t };
+                if (!prev || prev.t <= t) latest.set(key, row);
+                history.set(`${key}\u0000${t}`, row);
             }
         }
         if (latest.size) {
-            await tx
-                .insert(deviceProperties)
-                .values([...latest.values()])
-                .onConflictDoUpdate({
-                    target: [deviceProperties.deviceId, deviceProperties.identifier],
-                    set: { value: sql`excluded.value`, ts: sql`excluded.ts` },
-                    setWhere: sql`${deviceProperties.ts} <= excluded.ts`,
-                });
-            await tx
-                .insert(propertyRecords)
-                .values([...history.values()])
-                .onConflictDoUpdate({
-                    target: [propertyRecords.deviceId, propertyRecords.identifier, propertyRecords.ts],
-                    set: { value: sql`excluded.value` },
-                });
+            await tx.execute(sql`
+                INSERT INTO device_properties (device_id, identifier, value, ts)
+                SELECT x.d, x.i, x.v, x.t FROM json_to_recordset(${JSON.stringify([...latest.values()])}::json)
+                    AS x(d bigint, i text, v jsonb, t timestamptz)
+                ON CONFLICT (device_id, identifier) DO UPDATE SET value = excluded.value, ts = excluded.ts
+                WHERE device_properties.ts <= excluded.ts`);
+            await tx.execute(sql`
+                INSERT INTO property_records (device_id, identifier, ts, value)
+                SELECT x.d, x.i, x.t, x.v FROM json_to_recordset(${JSON.stringify([...history.values()])}::json)
+                    AS x(d bigint, i text, v jsonb, t timestamptz)
+                ON CONFLICT (device_id, identifier, ts) DO UPDATE SET value = excluded.value`);
         }
-        await tx.insert(deviceMessages).values(
-            batch.map((m) => ({
-                deviceId: m.deviceId,
-                ts: m.ts,
-                method: m.method,
-                identifier: m.identifier,
-                data: (m.data ?? {}) as Record<string, unknown>,
-            })),
-        );
+        const messages = batch.map((m) => ({
+            d: m.deviceId,
+            t: m.ts.toISOString(),
+            m: m.method,
+            i: m.identifier,
+            x: m.data ?? {},
+        }));
+        await tx.execute(sql`
+            INSERT INTO device_messages (device_id, ts, method, identifier, data)
+            SELECT x.d, x.t, x.m, x.i, x.x FROM json_to_recordset(${JSON.stringify(messages)}::json)
+                AS x(d bigint, t timestamptz, m text, i text, x jsonb)`);
     }
 
     async function flush(): Promise<void> {

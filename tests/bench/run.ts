@@ -27,6 +27,7 @@ const groups: Array<() => Promise<{ default: BenchGroup }>> = [
     () => import('./mapRender'),
     () => import('./coldStart'),
     () => import('./api'),
+    () => import('./mqtt'),
 ];
 
 interface Results {

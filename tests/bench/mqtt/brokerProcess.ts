@@ -1,0 +1,50 @@
+/**
+ * The platform's broker in a process of its own for `npm run bench -- mqtt`: an in-memory PGlite (or DATABASE_URL)
+ * with the demo seed, DEVICES devices of the demo lamp product, the broker on a free port. Prints one JSON line
+ * `{ port, devices: [[productKey, deviceName, secret], ...] }`, then answers `stats` on stdin with
+ * `{ written, rss, connected }`.
+ */
+import { createInterface } from 'node:readline';
+import { eq } from 'drizzle-orm';
+import { openDatabase } from '../../../server/db/client';
+import { devices, products } from '../../../server/db/schema';
+import { insertDevices } from '../../../server/domain/deviceWrite';
+import { createBroker } from '../../../server/mqtt/broker';
+import { seedDatabase } from '../../../server/seed';
+
+const count = Number(process.env.DEVICES ?? 1000);
+const handle = await openDatabase(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : {});
+await seedDatabase(handle.db, { demo: true });
+const [lamp] = await handle.db.select().from(products).where(eq(products.productName, '智能路灯_L1'));
+const names = Array.from({ length: count }, (_, i) => ({ deviceName: `bench${String(i).padStart(6, '0')}` }));
+await handle.db.transaction((tx) => insertDevices(tx, lamp, names));
+const rows = await handle.db
+    .select({ deviceName: devices.deviceName, secret: devices.secret })
+    .from(devices)
+    .where(eq(devices.productId, lamp.id));
+const broker = await createBroker({ db: handle.db, log: () => undefined });
+const port = await broker.listen(0, '0.0.0.0');
+process.stdout.write(
+    JSON.stringify({
+        port,
+        devices: rows
+            .filter((r) => r.deviceName.startsWith('bench'))
+            .map((r) => [lamp.productKey, r.deviceName, r.secret]),
+    }) + '\n',
+);
+createInterface({ input: process.stdin }).on('line', (line) => {
+    if (line.trim() === 'stats') {
+        process.stdout.write(
+            JSON.stringify({
+                written: broker.writer.written,
+                rss: process.memoryUsage().rss,
+                connected: broker.connected,
+            }) + '\n',
+        );
+    }
+    if (line.trim() === 'quit')
+        void broker
+            .close()
+            .then(() => handle.close())
+            .then(() => process.exit(0));
+});
