@@ -3,6 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { compress } from 'hono/compress';
 import { createMaintenance } from './db/maintenance';
 import { createAccessHub } from './mqtt/access';
+import { deviceAccessRoutes } from './routes/deviceAccess';
 import type { AppDeps, AppEnv, Services } from './deps';
 import { fail } from './http/envelope';
 import { ApiError } from './http/errors';
@@ -104,6 +105,7 @@ export function createApp(deps: AppDeps) {
     app.route('/api/device', deviceRoutes(services));
     app.route('/api/geo', createGeoRouter(services));
     app.route('/ms3/productLog', productLogRoutes(services));
+    app.route('/', deviceAccessRoutes(services));
     app.route('/ms4', ms4Routes(services));
 
     app.use('*', consoleFiles(deps.config.publicDir));

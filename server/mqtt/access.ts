@@ -4,10 +4,14 @@
  * broker, a port that could not be taken) every device is simply offline.
  */
 import type { DownlinkResult } from './downlink';
+import type { Traffic } from './traffic';
 
 export interface DeviceAccessBackend {
     disconnect(deviceIds: number[]): void;
     isOnline(deviceId: number): boolean;
+    readonly connected: number;
+    traffic: Pick<Traffic, 'subscribe' | 'rates'>;
+    publishTo(deviceId: number, topic: string, payload: string, qos: 0 | 1): Promise<boolean>;
     downlink: {
         setProperties(
             deviceId: number,
@@ -40,6 +44,10 @@ export function createAccessHub() {
         },
         get downlink() {
             return backend?.downlink;
+        },
+        /** The running broker, or undefined (the routes then say device access is not running). */
+        get backend() {
+            return backend;
         },
     };
 }

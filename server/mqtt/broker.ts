@@ -10,6 +10,7 @@ import { passwordValid, parseUsername } from './signIn';
 import { topicAllowed, type TopicOwner } from './topics';
 import { createUplink } from './uplink';
 import { createMessageWriter } from './writer';
+import { createTraffic } from './traffic';
 import { createDownlink } from './downlink';
 
 /** MQTT CONNACK return codes (3.1.1). */
@@ -45,12 +46,43 @@ export async function createBroker({ db, log = (m) => console.warn(m) }: BrokerO
         // A device reconnecting with the same Alibaba clientId takes over; aedes closes the older session.
     });
 
-    const publish = (topic: string, payload: string | Buffer, qos: 0 | 1 = 0) =>
-        new Promise<void>((resolve, reject) =>
+    const traffic = createTraffic();
+    /** Connected devices by `{productKey}/{deviceName}`, to name the device a platform publish goes to. */
+    const liveByName = new Map<string, DeviceEntry>();
+    const ownerOf = (topic: string) => {
+        const m = /^\/(?:sys\/)?([^/]+)\/([^/]+)\//.exec(topic);
+        return m ? liveByName.get(`${m[1]}/${m[2]}`) : undefined;
+    };
+
+    const publish = (topic: string, payload: string | Buffer, qos: 0 | 1 = 0) => {
+        const device = ownerOf(topic);
+        if (device) {
+            traffic.emit({
+                time: Date.now(),
+                direction: 'down',
+                deviceId: device.deviceId,
+                productKey: device.productKey,
+                deviceName: device.deviceName,
+                topic,
+                payload: payload.toString(),
+            });
+        }
+        return new Promise<void>((resolve, reject) =>
             aedes.publish({ cmd: 'publish', topic, payload, qos, retain: false, dup: false } as PublishPacket, (err) =>
                 err ? reject(err) : resolve(),
             ),
         );
+    };
+    const status = (device: DeviceEntry, online: boolean) =>
+        traffic.emit({
+            time: Date.now(),
+            direction: 'status',
+            deviceId: device.deviceId,
+            productKey: device.productKey,
+            deviceName: device.deviceName,
+            topic: '',
+            payload: online ? 'online' : 'offline',
+        });
 
     const downlink = createDownlink({ directory, writer, publish, isOnline: (id) => live.has(id) });
     const uplink = createUplink({ directory, writer, publish, log, onReply: downlink.reply });
@@ -116,6 +148,15 @@ export async function createBroker({ db, log = (m) => console.warn(m) }: BrokerO
             return done(new Error('无权发布到该 Topic'));
         }
         counters.uplink++;
+        traffic.emit({
+            time: Date.now(),
+            direction: 'up',
+            deviceId: device.deviceId,
+            productKey: device.productKey,
+            deviceName: device.deviceName,
+            topic: packet.topic,
+            payload: (packet.payload as Buffer).toString(),
+        });
         // PUBACK follows the write: an acknowledged QoS 1 message is stored.
         uplink
             .handle(device, packet.topic, packet.payload as Buffer)
@@ -132,7 +173,9 @@ export async function createBroker({ db, log = (m) => console.warn(m) }: BrokerO
         counters.connects++;
         const older = live.get(device.deviceId);
         live.set(device.deviceId, client);
+        liveByName.set(`${device.productKey}/${device.deviceName}`, device);
         if (older && older !== client) older.close();
+        status(device, true);
         const address = (client.conn as { remoteAddress?: string }).remoteAddress;
         presence.online(device.deviceId, address);
     });
@@ -141,7 +184,9 @@ export async function createBroker({ db, log = (m) => console.warn(m) }: BrokerO
         const device = devices.get(client);
         if (!device || live.get(device.deviceId) !== client) return; // taken over: the newer one is online
         live.delete(device.deviceId);
+        liveByName.delete(`${device.productKey}/${device.deviceName}`);
         presence.offline(device.deviceId);
+        status(device, false);
         downlink.deviceLeft(device.deviceId);
     });
 
@@ -158,6 +203,15 @@ export async function createBroker({ db, log = (m) => console.warn(m) }: BrokerO
         uplink,
         downlink,
         counters,
+        traffic,
+        /** Publishes to a connected device's own topic (the debug page's 发布消息); false when it is not connected. */
+        async publishTo(deviceId: number, topic: string, payload: string, qos: 0 | 1): Promise<boolean> {
+            const client = live.get(deviceId);
+            const device = client && devices.get(client);
+            if (!device || !topicAllowed(topic, owners(device))) return false;
+            await publish(topic, payload, qos);
+            return true;
+        },
         /** Devices connected now. */
         get connected() {
             return live.size;
@@ -195,6 +249,7 @@ export async function createBroker({ db, log = (m) => console.warn(m) }: BrokerO
             for (const c of live.values()) c.close();
             wss.close();
             await new Promise<void>((resolve) => aedes.close(() => resolve()));
+            traffic.close();
             await presence.drain();
             await writer.drain();
         },

@@ -2029,6 +2029,91 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    '/api/device/propertyTestSet': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Sets writable properties of a connected device (Alink thing.service.property.set). Every identifier and value is checked against the thing model first (400 naming the identifier). sync (default true) waits for the device's _reply up to timeout ms (default 5000); the answer's state says replied, sent, timeout or offline. */
+        post: operations['setDeviceProperties'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/serviceTestSet': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Invokes a service of a connected device (Alink thing.service.{identifier}) with input parameters checked against the thing model. sync defaults to the service's call type (sync unless async). */
+        post: operations['invokeDeviceService'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/ms3/publishMessage': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Publishes a message to one of a connected device's own topics (the debug page). 400 when the device is not connected or the topic is not its own. */
+        post: operations['publishDeviceMessage'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/monitor/stream': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Server-sent events of the broker's live traffic: a `ready` event, then `traffic` events (TrafficEvent JSON) of one device (deviceId), one product (productKey) or all; a comment line every 15 s while idle. */
+        get: operations['trafficStream'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/monitor/real': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Connected devices, messages per second in and out (last 5 s), the last minute per second, and per product. */
+        get: operations['liveFigures'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2330,6 +2415,59 @@ export interface components {
          * @constant
          */
         Code0: 0;
+        PropertySetForm: {
+            deviceId: number;
+            /** @description JSON object of identifier: value */
+            params: string;
+            /** @enum {string} */
+            sync?: 'true' | 'false' | '1' | '0';
+            timeout?: number;
+        };
+        ServiceCallForm: {
+            deviceId: number;
+            identifier: string;
+            /** @description JSON object of the input parameters */
+            params?: string;
+            /** @enum {string} */
+            sync?: 'true' | 'false' | '1' | '0';
+            timeout?: number;
+        };
+        PublishMessageForm: {
+            deviceId: number;
+            topic: string;
+            payload?: string;
+            /** @enum {integer} */
+            qos?: 0 | 1;
+        };
+        DownlinkResult: {
+            messageId: string;
+            /** @enum {string} */
+            state: 'replied' | 'sent' | 'timeout' | 'offline';
+            code?: number;
+            message?: string;
+            data?: unknown;
+        };
+        LiveFigures: {
+            running: boolean;
+            connected: number;
+            upPerSecond: number;
+            downPerSecond: number;
+            totals: {
+                up: number;
+                down: number;
+            };
+            series: {
+                second: number;
+                up: number;
+                down: number;
+            }[];
+            products: {
+                productKey: string;
+                productName: string;
+                online: number;
+                upPerSecond: number;
+            }[];
+        };
         DeviceFailure: {
             /**
              * @description The HTTP status tells 400 / 404 / 409 / 413 / 500 apart
@@ -6221,6 +6359,156 @@ export interface operations {
             400: components['responses']['DeviceBadRequest'];
             401: components['responses']['Unauthorized'];
             404: components['responses']['DeviceNotFound'];
+        };
+    };
+    setDeviceProperties: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['PropertySetForm'];
+                'multipart/form-data': components['schemas']['PropertySetForm'];
+            };
+        };
+        responses: {
+            /** @description What became of the call */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        /** @constant */
+                        code: 0;
+                        msg: string;
+                        data: components['schemas']['DownlinkResult'];
+                    };
+                };
+            };
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    invokeDeviceService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['ServiceCallForm'];
+                'multipart/form-data': components['schemas']['ServiceCallForm'];
+            };
+        };
+        responses: {
+            /** @description What became of the call */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        /** @constant */
+                        code: 0;
+                        msg: string;
+                        data: components['schemas']['DownlinkResult'];
+                    };
+                };
+            };
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    publishDeviceMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['PublishMessageForm'];
+                'multipart/form-data': components['schemas']['PublishMessageForm'];
+            };
+        };
+        responses: {
+            /** @description Sent */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['CodeMs3'];
+                        msg: string;
+                        data: {
+                            topic: string;
+                            /** @enum {integer} */
+                            qos: 0 | 1;
+                            bytes: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['Ms3BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    trafficStream: {
+        parameters: {
+            query?: {
+                deviceId?: number;
+                productKey?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'text/event-stream': string;
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    liveFigures: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Live figures */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['LiveFigures'];
+                    };
+                };
+            };
+            401: components['responses']['Unauthorized'];
         };
     };
 }

@@ -16,6 +16,7 @@ import { detailHappyCases } from './detailContract';
 import { groupHappyCases } from './groupsContract';
 import { projectHappyCases } from './projectsContract';
 import { telemetryHappyCases } from './telemetryContract';
+import { accessHappyCases } from './accessContract';
 
 let s: TestServer;
 let product: { productId: number; productKey: string };
@@ -25,7 +26,11 @@ beforeAll(async () => {
     const list = await call(s, 'GET', '/api/product?pageNumber=1&pageSize=1&productName=智能路灯');
     product = (list.body.data as { records: Array<{ productId: number; productKey: string }> }).records[0];
 });
-afterAll(() => s?.close());
+const access = accessHappyCases(() => s);
+afterAll(async () => {
+    await access.stop();
+    await s?.close();
+});
 
 const data = (a: Answer) => a.body.data as Record<string, unknown>;
 
@@ -115,6 +120,7 @@ const happy: Record<string, () => Promise<Answer<unknown>>> = {
     ...telemetryHappyCases(() => s),
     ...projectHappyCases(() => s),
     ...groupHappyCases(() => s),
+    ...access.cases,
 };
 
 /** The success envelope each x-success-rule names (docs/platform-api.md). */
