@@ -7,7 +7,8 @@ import type { Db } from '../db/client';
 import { createDirectory, type DeviceEntry } from './directory';
 import { createPresence } from './presence';
 import { passwordValid, parseUsername } from './signIn';
-import { topicAllowed, type TopicOwner } from './topics';
+import { createGatewaySessions } from './gateway';
+import { topicAllowed } from './topics';
 import { createUplink } from './uplink';
 import { createMessageWriter } from './writer';
 import { createTraffic } from './traffic';
@@ -38,6 +39,10 @@ export async function createBroker({ db, log = (m) => console.warn(m) }: BrokerO
     const devices = new WeakMap<Client, DeviceEntry>();
     /** The live connection of each device: a newer one takes over. */
     const live = new Map<number, Client>();
+    /** Sub-devices signed in through a gateway's connection (combine login), and the gateway connection of each. */
+    const sessions = new WeakMap<Client, Map<number, DeviceEntry>>();
+    const subLive = new Map<number, Client>();
+    const isOnline = (deviceId: number) => live.has(deviceId) || subLive.has(deviceId);
     const counters = { connects: 0, refused: 0, uplink: 0, downlink: 0, deniedTopics: 0 };
 
     const aedes = await Aedes.createBroker({
@@ -84,7 +89,7 @@ export async function createBroker({ db, log = (m) => console.warn(m) }: BrokerO
             payload: online ? 'online' : 'offline',
         });
 
-    const downlink = createDownlink({ directory, writer, publish, isOnline: (id) => live.has(id) });
+    const downlink = createDownlink({ directory, writer, publish, isOnline });
     const uplink = createUplink({ directory, writer, publish, log, onReply: downlink.reply });
 
     aedes.authenticate = (client, username, password, done) => {
@@ -125,11 +130,45 @@ export async function createBroker({ db, log = (m) => console.warn(m) }: BrokerO
             });
     };
 
-    const owners = (device: DeviceEntry): TopicOwner[] => [device];
+    /** The device itself, and for a gateway the sub-devices signed in through this connection. */
+    const owners = (client: Client, device: DeviceEntry): DeviceEntry[] => [
+        device,
+        ...(sessions.get(client)?.values() ?? []),
+    ];
+
+    const subOnline = (gateway: Client, sub: DeviceEntry) => {
+        let map = sessions.get(gateway);
+        if (!map) sessions.set(gateway, (map = new Map()));
+        const older = subLive.get(sub.deviceId);
+        if (older && older !== gateway) sessions.get(older)?.delete(sub.deviceId);
+        map.set(sub.deviceId, sub);
+        subLive.set(sub.deviceId, gateway);
+        liveByName.set(`${sub.productKey}/${sub.deviceName}`, sub);
+        presence.online(sub.deviceId);
+        status(sub, true);
+    };
+    const subOffline = (gateway: Client, subId: number) => {
+        const sub = sessions.get(gateway)?.get(subId);
+        if (!sub) return;
+        sessions.get(gateway)!.delete(subId);
+        if (subLive.get(subId) !== gateway) return;
+        subLive.delete(subId);
+        liveByName.delete(`${sub.productKey}/${sub.deviceName}`);
+        presence.offline(subId);
+        status(sub, false);
+        downlink.deviceLeft(subId);
+    };
+    const gatewaySessions = createGatewaySessions({
+        directory,
+        reply: (topic, body) => publish(topic, JSON.stringify(body)),
+        online: subOnline,
+        offline: subOffline,
+        log,
+    });
 
     aedes.authorizeSubscribe = (client, sub, done) => {
         const device = devices.get(client);
-        if (!device || !topicAllowed(sub.topic, owners(device))) {
+        if (!device || !topicAllowed(sub.topic, owners(client, device))) {
             counters.deniedTopics++;
             log(`MQTT 拒绝订阅 ${sub.topic}（${device ? `${device.productKey}/${device.deviceName}` : '未知客户端'}）`);
             return done(null, null);
@@ -139,11 +178,12 @@ export async function createBroker({ db, log = (m) => console.warn(m) }: BrokerO
 
     aedes.authorizePublish = (client, packet, done) => {
         if (!client) return done(null); // the platform's own messages (replies, downlink, wills)
-        const device = devices.get(client);
-        if (!device || !topicAllowed(packet.topic, owners(device))) {
+        const gateway = devices.get(client);
+        const device = gateway && owners(client, gateway).find((o) => topicAllowed(packet.topic, [o]));
+        if (!gateway || !device) {
             counters.deniedTopics++;
             log(
-                `MQTT 拒绝发布 ${packet.topic}（${device ? `${device.productKey}/${device.deviceName}` : '未知客户端'}）`,
+                `MQTT 拒绝发布 ${packet.topic}（${gateway ? `${gateway.productKey}/${gateway.deviceName}` : '未知客户端'}）`,
             );
             return done(new Error('无权发布到该 Topic'));
         }
@@ -157,6 +197,13 @@ export async function createBroker({ db, log = (m) => console.warn(m) }: BrokerO
             topic: packet.topic,
             payload: (packet.payload as Buffer).toString(),
         });
+        if (device === gateway && gatewaySessions.handles(gateway, packet.topic)) {
+            gatewaySessions
+                .handle(client, gateway, packet.topic, packet.payload as Buffer)
+                .then(() => done(null))
+                .catch(() => done(null));
+            return;
+        }
         // PUBACK follows the write: an acknowledged QoS 1 message is stored.
         uplink
             .handle(device, packet.topic, packet.payload as Buffer)
@@ -185,6 +232,7 @@ export async function createBroker({ db, log = (m) => console.warn(m) }: BrokerO
         if (!device || live.get(device.deviceId) !== client) return; // taken over: the newer one is online
         live.delete(device.deviceId);
         liveByName.delete(`${device.productKey}/${device.deviceName}`);
+        for (const subId of [...(sessions.get(client)?.keys() ?? [])]) subOffline(client, subId);
         presence.offline(device.deviceId);
         status(device, false);
         downlink.deviceLeft(device.deviceId);
@@ -206,9 +254,10 @@ export async function createBroker({ db, log = (m) => console.warn(m) }: BrokerO
         traffic,
         /** Publishes to a connected device's own topic (the debug page's 发布消息); false when it is not connected. */
         async publishTo(deviceId: number, topic: string, payload: string, qos: 0 | 1): Promise<boolean> {
-            const client = live.get(deviceId);
+            const client = live.get(deviceId) ?? subLive.get(deviceId);
             const device = client && devices.get(client);
-            if (!device || !topicAllowed(topic, owners(device))) return false;
+            const target = client && device && owners(client, device).find((o) => o.deviceId === deviceId);
+            if (!target || !topicAllowed(topic, [target])) return false;
             await publish(topic, payload, qos);
             return true;
         },
@@ -216,7 +265,7 @@ export async function createBroker({ db, log = (m) => console.warn(m) }: BrokerO
         get connected() {
             return live.size;
         },
-        isOnline: (deviceId: number) => live.has(deviceId),
+        isOnline,
         /** Listens for MQTT over TCP; resolves with the port taken. */
         listen(port: number, host: string): Promise<number> {
             const server = createServer((socket) => aedes.handle(socket));
@@ -242,7 +291,11 @@ export async function createBroker({ db, log = (m) => console.warn(m) }: BrokerO
         },
         /** Closes the connections of these devices at once (disabled, deleted, renamed). */
         disconnect(deviceIds: number[]) {
-            for (const id of deviceIds) live.get(id)?.close();
+            for (const id of deviceIds) {
+                live.get(id)?.close();
+                const gateway = subLive.get(id);
+                if (gateway) subOffline(gateway, id);
+            }
         },
         async close() {
             for (const s of servers) s.close();
