@@ -8,6 +8,7 @@ import { createDirectory, type DeviceEntry } from './directory';
 import { createPresence } from './presence';
 import { passwordValid, parseUsername } from './signIn';
 import { createGatewaySessions } from './gateway';
+import { mayPublish, topicClasses } from './topicCatalog';
 import { topicAllowed } from './topics';
 import { createUplink } from './uplink';
 import { createMessageWriter } from './writer';
@@ -187,6 +188,32 @@ export async function createBroker({ db, log = (m) => console.warn(m) }: BrokerO
             );
             return done(new Error('无权发布到该 Topic'));
         }
+        mayPublishOn(device, packet.topic)
+            .then((allowed) => (allowed ? accept(client, gateway, device, packet, done) : deny(gateway, packet, done)))
+            .catch(() => done(null));
+    };
+
+    /** The topic catalog's 发布 topics of the device (the property post, the commonest, without a lookup). */
+    async function mayPublishOn(device: DeviceEntry, topic: string): Promise<boolean> {
+        if (topic === `/sys/${device.productKey}/${device.deviceName}/thing/event/property/post`) return true;
+        const model = await directory.model(device.productId);
+        const classes = topicClasses(device, device.deviceName, [...model.events.keys()], [...model.services.keys()]);
+        return mayPublish(classes, topic);
+    }
+
+    function deny(gateway: DeviceEntry, packet: PublishPacket, done: (err?: Error | null) => void) {
+        counters.deniedTopics++;
+        log(`MQTT 拒绝发布 ${packet.topic}（${gateway.productKey}/${gateway.deviceName}：不是可发布的 Topic）`);
+        done(new Error('无权发布到该 Topic'));
+    }
+
+    function accept(
+        client: Client,
+        gateway: DeviceEntry,
+        device: DeviceEntry,
+        packet: PublishPacket,
+        done: (err?: Error | null) => void,
+    ) {
         counters.uplink++;
         traffic.emit({
             time: Date.now(),
@@ -212,7 +239,7 @@ export async function createBroker({ db, log = (m) => console.warn(m) }: BrokerO
                 log(`上行消息处理失败（${packet.topic}）: ${String(err)}`);
                 done(null);
             });
-    };
+    }
 
     aedes.on('client', (client) => {
         const device = devices.get(client);

@@ -1,7 +1,8 @@
 /**
- * The topics a device may use (Alibaba Cloud IoT's layout): its system topics `/sys/{pk}/{dn}/...`, its custom
- * topics `/{pk}/{dn}/user/...` and its gateway session topics `/ext/session/{pk}/{dn}/...`. A gateway may also use
- * its sub-devices' topics. The product and device Topic tabs of the console list exactly these classes.
+ * The spaces of a device's topics (Alibaba Cloud IoT's layout): `/sys/{pk}/{dn}/...`, `/{pk}/{dn}/user/...`,
+ * `/ext/session/{pk}/{dn}/...`, `/ext/ntp/{pk}/{dn}/...` and its two firmware topics. A device subscribes to filters
+ * inside its spaces; what it may publish is narrower: the topics of topicCatalog.ts marked 发布 (mayPublish). A
+ * gateway may also use the spaces of the sub-devices signed in through it.
  */
 
 export interface TopicOwner {
@@ -10,13 +11,20 @@ export interface TopicOwner {
 }
 
 export function topicPrefixes({ productKey: pk, deviceName: dn }: TopicOwner): string[] {
-    return [`/sys/${pk}/${dn}/`, `/${pk}/${dn}/user/`, `/ext/session/${pk}/${dn}/`];
+    return [`/sys/${pk}/${dn}/`, `/${pk}/${dn}/user/`, `/ext/session/${pk}/${dn}/`, `/ext/ntp/${pk}/${dn}/`];
+}
+
+/** Single topics outside those spaces (firmware). */
+function singleTopics({ productKey: pk, deviceName: dn }: TopicOwner): string[] {
+    return [`/ota/device/upgrade/${pk}/${dn}`, `/ota/device/inform/${pk}/${dn}`];
 }
 
 /** Whether `topic` (a publish topic or a subscription filter) stays inside one of the owners' prefixes. */
 export function topicAllowed(topic: string, owners: TopicOwner[]): boolean {
     if (topic.includes('\u0000')) return false;
-    return owners.some((o) => topicPrefixes(o).some((prefix) => topic.startsWith(prefix)));
+    return owners.some(
+        (o) => topicPrefixes(o).some((prefix) => topic.startsWith(prefix)) || singleTopics(o).includes(topic),
+    );
 }
 
 /** `/sys/{pk}/{dn}/thing/...`: the owner and the rest, or undefined. */

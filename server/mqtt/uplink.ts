@@ -143,6 +143,17 @@ export function createUplink({ directory, writer, publish, onReply }: Deps) {
                     return;
                 }
             }
+            if (topic === `/ext/ntp/${device.productKey}/${device.deviceName}/request`) {
+                const received = Date.now();
+                const request = parseJson(payload) as { deviceSendTime?: unknown } | undefined;
+                const body = {
+                    deviceSendTime: String(request?.deviceSendTime ?? ''),
+                    serverRecvTime: String(received),
+                    serverSendTime: String(Date.now()),
+                };
+                await publish(`/ext/ntp/${device.productKey}/${device.deviceName}/response`, JSON.stringify(body));
+                return;
+            }
             // Custom topics and anything else inside the device's own space: logged as it came.
             const text = payload.toString('utf8');
             const printable = !text.includes('\uFFFD') && !text.includes('\u0000');

@@ -2382,15 +2382,15 @@ export interface components {
             name: string;
             topic: string;
             /**
-             * @description 发布 the device publishes
+             * @description 发布 the device publishes, 订阅 it subscribes, 发布和订阅 both (the custom user space); the broker enforces exactly this
              * @enum {string}
              */
-            permission: '发布' | '订阅';
+            permission: '发布' | '订阅' | '发布和订阅';
             description: string;
         };
         TopicGroup: {
             /** @enum {string} */
-            name: '基础通信Topic' | '物模型通信Topic';
+            name: '基础通信Topic' | '物模型通信Topic' | '自定义Topic' | '网关通信Topic';
             topics: components['schemas']['Topic'][];
         };
         ProductLog: {

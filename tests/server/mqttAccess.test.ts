@@ -130,6 +130,43 @@ describe('topic rights', () => {
         expect(await subscribe(client, '#')).toBe(128);
     });
 
+    it('lets a device publish only on the topics its Topic tab lists as 发布', async () => {
+        const device = await lamp();
+        const client = await signIn(device);
+        const answer = await call(
+            s,
+            'GET',
+            `/api/topic/list?productKey=${device.productKey}&deviceName=${device.deviceName}`,
+        );
+        const topics = answer.body.data as Array<{
+            name: string;
+            topics: Array<{ topic: string; permission: string }>;
+        }>;
+        const publishable = topics.flatMap((c) => c.topics).filter((t) => t.permission === '发布');
+        expect(publishable.length).toBeGreaterThan(5);
+        for (const t of publishable) await client.publishAsync(t.topic, '{}', { qos: 1 });
+        expect(client.connected).toBe(true);
+        // 属性设置 is the platform's to send: a device publishing it is closed.
+        const closed = new Promise<void>((r) => client.once('close', () => r()));
+        client.publish(`/sys/${device.productKey}/${device.deviceName}/thing/service/property/set`, '{}', { qos: 1 });
+        await closed;
+    });
+
+    it('answers an NTP request with the server times', async () => {
+        const device = await lamp();
+        const client = await signIn(device);
+        await subscribe(client, `/ext/ntp/${device.productKey}/${device.deviceName}/response`);
+        const answer = nextMessage(client, `/ext/ntp/${device.productKey}/${device.deviceName}/response`);
+        await client.publishAsync(
+            `/ext/ntp/${device.productKey}/${device.deviceName}/request`,
+            JSON.stringify({ deviceSendTime: '1571724098000' }),
+        );
+        expect(await answer).toMatchObject({
+            deviceSendTime: '1571724098000',
+            serverRecvTime: expect.stringMatching(/^\d{13}$/),
+        });
+    });
+
     it('closes a device that publishes outside its topics, and logs it', async () => {
         const device = await lamp();
         const client = await signIn(device);

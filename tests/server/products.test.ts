@@ -195,7 +195,7 @@ describe('topics', () => {
             name: string;
             topics: Array<{ topic: string; permission: string }>;
         }>;
-        expect(groups.map((g) => g.name)).toEqual(['基础通信Topic', '物模型通信Topic']);
+        expect(groups.map((g) => g.name)).toEqual(['基础通信Topic', '物模型通信Topic', '自定义Topic']);
         const topic = (t: string) => [...groups[0].topics, ...groups[1].topics].find((x) => x.topic === t)?.permission;
         const base = `/sys/${p.productKey}/dev01/thing`;
         expect(topic(`${base}/config/push`)).toBe('订阅');

@@ -1,0 +1,225 @@
+/**
+ * The topics of a device, in Alibaba Cloud IoT's layout, by class: what the console's Topic tabs list and what the
+ * broker enforces (server/mqtt/broker.ts). `发布` means the device publishes, `订阅` that it subscribes.
+ */
+export type Permission = '发布' | '订阅' | '发布和订阅';
+
+export interface TopicRow {
+    name: string;
+    topic: string;
+    permission: Permission;
+    description: string;
+}
+
+export function basicTopics(pk: string, dn: string): TopicRow[] {
+    return [
+        {
+            name: '配置推送',
+            topic: `/sys/${pk}/${dn}/thing/config/push`,
+            permission: '订阅',
+            description: '云端主动下推配置信息',
+        },
+        {
+            name: '配置获取',
+            topic: `/sys/${pk}/${dn}/thing/config/get`,
+            permission: '发布',
+            description: '设备端查询配置信息',
+        },
+        {
+            name: '配置获取响应',
+            topic: `/sys/${pk}/${dn}/thing/config/get_reply`,
+            permission: '订阅',
+            description: '云端响应配置信息',
+        },
+        {
+            name: '设备标签上报',
+            topic: `/sys/${pk}/${dn}/thing/deviceinfo/update`,
+            permission: '发布',
+            description: '设备上报标签信息',
+        },
+        {
+            name: '设备标签上报响应',
+            topic: `/sys/${pk}/${dn}/thing/deviceinfo/update_reply`,
+            permission: '订阅',
+            description: '云端响应标签上报',
+        },
+        {
+            name: '固件版本上报',
+            topic: `/ota/device/inform/${pk}/${dn}`,
+            permission: '发布',
+            description: '设备上报固件升级信息',
+        },
+        {
+            name: '固件升级',
+            topic: `/ota/device/upgrade/${pk}/${dn}`,
+            permission: '订阅',
+            description: '固件升级信息下行',
+        },
+        {
+            name: 'NTP 时钟同步请求',
+            topic: `/ext/ntp/${pk}/${dn}/request`,
+            permission: '发布',
+            description: 'NTP 时钟同步请求',
+        },
+        {
+            name: 'NTP 时钟同步响应',
+            topic: `/ext/ntp/${pk}/${dn}/response`,
+            permission: '订阅',
+            description: 'NTP 时钟同步响应',
+        },
+    ];
+}
+
+export function thingModelTopics(pk: string, dn: string, events: string[], services: string[]): TopicRow[] {
+    const base = `/sys/${pk}/${dn}/thing`;
+    return [
+        { name: '属性上报', topic: `${base}/event/property/post`, permission: '发布', description: '设备属性上报' },
+        {
+            name: '属性上报响应',
+            topic: `${base}/event/property/post_reply`,
+            permission: '订阅',
+            description: '云端响应属性上报',
+        },
+        { name: '属性设置', topic: `${base}/service/property/set`, permission: '订阅', description: '设备属性设置' },
+        {
+            name: '属性设置响应',
+            topic: `${base}/service/property/set_reply`,
+            permission: '发布',
+            description: '设备端响应属性设置',
+        },
+        ...events.flatMap((id): TopicRow[] => [
+            {
+                name: `事件上报（${id}）`,
+                topic: `${base}/event/${id}/post`,
+                permission: '发布',
+                description: '设备事件上报',
+            },
+            {
+                name: `事件上报响应（${id}）`,
+                topic: `${base}/event/${id}/post_reply`,
+                permission: '订阅',
+                description: '云端响应事件上报',
+            },
+        ]),
+        ...services.flatMap((id): TopicRow[] => [
+            {
+                name: `服务调用（${id}）`,
+                topic: `${base}/service/${id}`,
+                permission: '订阅',
+                description: '设备服务调用',
+            },
+            {
+                name: `服务调用响应（${id}）`,
+                topic: `${base}/service/${id}_reply`,
+                permission: '发布',
+                description: '设备端响应服务调用',
+            },
+        ]),
+    ];
+}
+
+/** A passthrough product's (data type 1) raw topics. */
+export function rawTopics(pk: string, dn: string): TopicRow[] {
+    const base = `/sys/${pk}/${dn}/thing/model`;
+    return [
+        { name: '透传数据上报', topic: `${base}/up_raw`, permission: '发布', description: '设备上报透传数据' },
+        {
+            name: '透传数据上报响应',
+            topic: `${base}/up_raw_reply`,
+            permission: '订阅',
+            description: '云端响应透传数据',
+        },
+        { name: '透传数据下发', topic: `${base}/down_raw`, permission: '订阅', description: '云端下发透传数据' },
+        {
+            name: '透传数据下发响应',
+            topic: `${base}/down_raw_reply`,
+            permission: '发布',
+            description: '设备端响应透传数据',
+        },
+    ];
+}
+
+/** Custom topics: the three every device has, and the whole `user` space, which the device may use freely. */
+export function customTopics(pk: string, dn: string): TopicRow[] {
+    return [
+        {
+            name: '自定义上报',
+            topic: `/${pk}/${dn}/user/update`,
+            permission: '发布',
+            description: '设备上报自定义数据',
+        },
+        {
+            name: '自定义上报错误',
+            topic: `/${pk}/${dn}/user/update/error`,
+            permission: '发布',
+            description: '设备上报错误',
+        },
+        { name: '自定义下发', topic: `/${pk}/${dn}/user/get`, permission: '订阅', description: '设备获取自定义数据' },
+        {
+            name: '自定义Topic',
+            topic: `/${pk}/${dn}/user/#`,
+            permission: '发布和订阅',
+            description: 'user 下的任意自定义 Topic',
+        },
+    ];
+}
+
+/** A gateway's sessions of its sub-devices (combine login). */
+export function gatewayTopics(pk: string, dn: string): TopicRow[] {
+    const base = `/ext/session/${pk}/${dn}/combine`;
+    return [
+        { name: '子设备上线', topic: `${base}/login`, permission: '发布', description: '网关代理子设备上线' },
+        { name: '子设备上线响应', topic: `${base}/login_reply`, permission: '订阅', description: '云端响应子设备上线' },
+        { name: '子设备下线', topic: `${base}/logout`, permission: '发布', description: '网关代理子设备下线' },
+        {
+            name: '子设备下线响应',
+            topic: `${base}/logout_reply`,
+            permission: '订阅',
+            description: '云端响应子设备下线',
+        },
+    ];
+}
+
+export interface TopicClass {
+    name: '基础通信Topic' | '物模型通信Topic' | '自定义Topic' | '网关通信Topic';
+    topics: TopicRow[];
+}
+
+/** Every topic class of a device of this product, as the console lists them and the broker enforces them. */
+export function topicClasses(
+    product: { productKey: string; nodeType: number; passthrough: boolean },
+    deviceName: string,
+    events: string[],
+    services: string[],
+): TopicClass[] {
+    const pk = product.productKey;
+    return [
+        { name: '基础通信Topic', topics: basicTopics(pk, deviceName) },
+        {
+            name: '物模型通信Topic',
+            topics: [
+                ...thingModelTopics(pk, deviceName, events, services),
+                ...(product.passthrough ? rawTopics(pk, deviceName) : []),
+            ],
+        },
+        { name: '自定义Topic', topics: customTopics(pk, deviceName) },
+        ...(product.nodeType === 1 ? [{ name: '网关通信Topic' as const, topics: gatewayTopics(pk, deviceName) }] : []),
+    ];
+}
+
+/** MQTT filter matching (`+` one level, `#` the rest). */
+export function filterMatches(filter: string, topic: string): boolean {
+    const f = filter.split('/');
+    const t = topic.split('/');
+    for (let i = 0; i < f.length; i++) {
+        if (f[i] === '#') return true;
+        if (i >= t.length) return false;
+        if (f[i] !== '+' && f[i] !== t[i]) return false;
+    }
+    return f.length === t.length;
+}
+
+/** Whether a device may publish on `topic`: a listed topic it publishes on, or one inside its custom space. */
+export function mayPublish(classes: TopicClass[], topic: string): boolean {
+    return classes.some((c) => c.topics.some((r) => r.permission !== '订阅' && filterMatches(r.topic, topic)));
+}
