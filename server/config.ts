@@ -23,6 +23,8 @@ export interface ServerConfig {
     map: GeoConfig;
     /** MQTT over TCP for devices (MQTT_PORT, default 1883; 0 picks a free port). MQTT over WebSocket is on PORT at /mqtt. */
     mqttPort: number;
+    /** Redis shared by several server processes on one database (REDIS_URL; docs/deployment.md); unset: one process. */
+    redisUrl: string | undefined;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -52,5 +54,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
         publicDir: path.resolve(cwd, nonEmpty(env.PUBLIC_DIR) ?? './dist'),
         map: loadGeoConfig(env),
         mqttPort: parsePort(env.MQTT_PORT, 1883, 'MQTT_PORT'),
+        redisUrl: nonEmpty(env.REDIS_URL),
     };
 }

@@ -111,7 +111,7 @@ async function main(): Promise<void> {
 
     // Device access: MQTT over TCP on MQTT_PORT and over WebSocket on this port's /mqtt. A taken MQTT port leaves the
     // console and the WebSocket access running, and says how to choose another.
-    const broker = await createBroker({ db: handle.db });
+    const broker = await createBroker({ db: handle.db, redisUrl: config.redisUrl });
     access.attach(broker);
     broker.attachWebSocket(server);
     let mqttLine: string;

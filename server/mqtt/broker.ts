@@ -7,6 +7,7 @@ import type { Db } from '../db/client';
 import { createDirectory, type DeviceEntry } from './directory';
 import { createPresence } from './presence';
 import { passwordValid, parseUsername } from './signIn';
+import { redisBackends } from './cluster';
 import { createGatewaySessions } from './gateway';
 import { mayPublish, topicClasses } from './topicCatalog';
 import { topicAllowed } from './topics';
@@ -24,6 +25,8 @@ function refuse(code: number, message: string): AuthenticateError {
 
 export interface BrokerOptions {
     db: Db;
+    /** Share the broker with other server processes through this Redis (REDIS_URL). */
+    redisUrl?: string;
     /** Where refusals and failures are logged (default console.warn). */
     log?: (message: string) => void;
 }
@@ -33,7 +36,7 @@ export interface BrokerOptions {
  * Alink uplink validated against the thing model and written in batches, downlink with replies. TCP on MQTT_PORT and
  * WebSocket on the HTTP server's /mqtt.
  */
-export async function createBroker({ db, log = (m) => console.warn(m) }: BrokerOptions) {
+export async function createBroker({ db, redisUrl, log = (m) => console.warn(m) }: BrokerOptions) {
     const directory = createDirectory(db);
     const writer = createMessageWriter(db);
     const presence = createPresence(db, writer, (err) => log(`设备状态写入失败: ${String(err)}`));
@@ -50,7 +53,21 @@ export async function createBroker({ db, log = (m) => console.warn(m) }: BrokerO
         drainTimeout: 10_000,
         connectTimeout: 10_000,
         // A device reconnecting with the same Alibaba clientId takes over; aedes closes the older session.
+        ...(redisUrl ? await redisBackends(redisUrl) : {}),
     });
+    /** Connections closed because the device connected again (here or on another process): not an OFFLINE. */
+    const takenOver = new WeakSet<Client>();
+    const keyOf = (client: Client) => `${aedes.id}/${client.id}`;
+
+    /** Delivers the broker's publications on `topic` to `fn` (from every process, with REDIS_URL). */
+    const listen = (topic: string, fn: (payload: Buffer) => void) =>
+        new Promise<() => void>((resolve) => {
+            const deliver = (packet: { payload: Buffer | string }, cb: () => void) => {
+                fn(Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload));
+                cb();
+            };
+            aedes.subscribe(topic, deliver, () => resolve(() => aedes.unsubscribe(topic, deliver, () => undefined)));
+        });
 
     const traffic = createTraffic();
     /** Connected devices by `{productKey}/{deviceName}`, to name the device a platform publish goes to. */
@@ -90,8 +107,24 @@ export async function createBroker({ db, log = (m) => console.warn(m) }: BrokerO
             payload: online ? 'online' : 'offline',
         });
 
-    const downlink = createDownlink({ directory, writer, publish, isOnline });
-    const uplink = createUplink({ directory, writer, publish, log, onReply: downlink.reply });
+    const downlink = createDownlink({ directory, writer, publish, isOnline, listen });
+    const uplink = createUplink({ directory, writer, publish, log });
+
+    // A device's connection closes wherever it is when it connects elsewhere (keep names the new connection) or is
+    // disabled, deleted or renamed (keep null). Every process listens; with REDIS_URL the message crosses processes.
+    const CLOSE_TOPIC = '$SYS/iot-platform/device/close';
+    const closeEverywhere = (deviceId: number, keep: string | null) =>
+        publish(CLOSE_TOPIC, JSON.stringify({ deviceId, keep })).catch(() => undefined);
+    await listen(CLOSE_TOPIC, (payload) => {
+        const { deviceId, keep } = JSON.parse(payload.toString()) as { deviceId: number; keep: string | null };
+        const client = live.get(deviceId);
+        if (client && keyOf(client) !== keep) {
+            if (keep !== null) takenOver.add(client);
+            client.close();
+        }
+        const gateway = subLive.get(deviceId);
+        if (gateway && keep === null) subOffline(gateway, deviceId);
+    });
 
     aedes.authenticate = (client, username, password, done) => {
         const who = parseUsername(username);
@@ -248,7 +281,11 @@ export async function createBroker({ db, log = (m) => console.warn(m) }: BrokerO
         const older = live.get(device.deviceId);
         live.set(device.deviceId, client);
         liveByName.set(`${device.productKey}/${device.deviceName}`, device);
-        if (older && older !== client) older.close();
+        if (older && older !== client) {
+            takenOver.add(older);
+            older.close();
+        }
+        void closeEverywhere(device.deviceId, keyOf(client));
         status(device, true);
         const address = (client.conn as { remoteAddress?: string }).remoteAddress;
         presence.online(device.deviceId, address);
@@ -256,8 +293,13 @@ export async function createBroker({ db, log = (m) => console.warn(m) }: BrokerO
 
     aedes.on('clientDisconnect', (client) => {
         const device = devices.get(client);
-        if (!device || live.get(device.deviceId) !== client) return; // taken over: the newer one is online
+        if (!device || live.get(device.deviceId) !== client) return; // taken over here: the newer one is online
         live.delete(device.deviceId);
+        if (takenOver.has(client)) {
+            // Taken over by another process: the device is online there.
+            liveByName.delete(`${device.productKey}/${device.deviceName}`);
+            return;
+        }
         liveByName.delete(`${device.productKey}/${device.deviceName}`);
         for (const subId of [...(sessions.get(client)?.keys() ?? [])]) subOffline(client, subId);
         presence.offline(device.deviceId);
@@ -322,6 +364,7 @@ export async function createBroker({ db, log = (m) => console.warn(m) }: BrokerO
                 live.get(id)?.close();
                 const gateway = subLive.get(id);
                 if (gateway) subOffline(gateway, id);
+                void closeEverywhere(id, null);
             }
         },
         async close() {

@@ -16,6 +16,8 @@ export interface DeviceEntry {
     /** Products of data type 1 pass raw payloads through (no Alink validation). */
     passthrough: boolean;
     gwId: number | null;
+    /** As stored when looked up: another server process may hold the device's connection (ONLINE there). */
+    status: string;
 }
 
 export interface ThingFunction {
@@ -50,6 +52,7 @@ export function createDirectory(db: Db) {
         nodeType: products.nodeType,
         dataType: products.dataType,
         gwId: devices.gwId,
+        status: devices.status,
     };
     const toEntry = (r: {
         deviceId: number;
@@ -61,6 +64,7 @@ export function createDirectory(db: Db) {
         nodeType: number;
         dataType: number;
         gwId: number | null;
+        status: string;
     }): DeviceEntry => ({
         deviceId: Number(r.deviceId),
         productId: r.productId,
@@ -71,6 +75,7 @@ export function createDirectory(db: Db) {
         nodeType: r.nodeType,
         passthrough: r.dataType === 1,
         gwId: r.gwId === null ? null : Number(r.gwId),
+        status: r.status,
     });
 
     async function loadModel(productId: number): Promise<ThingModelIndex> {

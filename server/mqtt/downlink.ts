@@ -24,11 +24,13 @@ interface Deps {
     writer: MessageWriter;
     publish: (topic: string, payload: string, qos?: 0 | 1) => Promise<void>;
     isOnline: (deviceId: number) => boolean;
+    /** Listens on a topic through the broker (replies come from whichever process holds the device); answers the unsubscribe. */
+    listen: (topic: string, fn: (payload: Buffer) => void) => Promise<() => void>;
 }
 
 export const DEFAULT_TIMEOUT_MS = 5_000;
 
-export function createDownlink({ directory, writer, publish, isOnline }: Deps) {
+export function createDownlink({ directory, writer, publish, isOnline, listen }: Deps) {
     const waiting = new Map<
         string,
         { deviceId: number; resolve: (r: DownlinkResult) => void; timer: NodeJS.Timeout }
@@ -43,7 +45,9 @@ export function createDownlink({ directory, writer, publish, isOnline }: Deps) {
         options: { sync?: boolean; timeoutMs?: number },
     ): Promise<DownlinkResult> {
         const messageId = String(randomInt(1, 2 ** 47));
-        if (!isOnline(device.deviceId)) return { messageId, state: 'offline', message: '设备不在线' };
+        // Connected here, or to another process of the platform (its status says ONLINE).
+        if (!isOnline(device.deviceId) && device.status !== 'ONLINE')
+            return { messageId, state: 'offline', message: '设备不在线' };
         const topic = `/sys/${device.productKey}/${device.deviceName}/${topicRest}`;
         const body = { id: messageId, version: '1.0', params, method };
         await writer.write({
@@ -53,6 +57,7 @@ export function createDownlink({ directory, writer, publish, isOnline }: Deps) {
             identifier,
             data: { direction: 'down', id: messageId, params },
         });
+        let stopListening: (() => void) | undefined;
         const replied = options.sync
             ? new Promise<DownlinkResult>((resolve) => {
                   const timer = setTimeout(() => {
@@ -62,9 +67,19 @@ export function createDownlink({ directory, writer, publish, isOnline }: Deps) {
                   waiting.set(messageId, { deviceId: device.deviceId, resolve, timer });
               })
             : undefined;
+        if (replied) {
+            stopListening = await listen(`${topic}_reply`, (payload) => {
+                try {
+                    reply(device.deviceId, JSON.parse(payload.toString('utf8')) as Record<string, unknown>);
+                } catch {
+                    // not JSON: not an answer to this call
+                }
+            });
+        }
         await publish(topic, JSON.stringify(body), 1);
         const result = replied ? await replied : { messageId, state: 'sent' as const };
-        if (result.state !== 'sent') {
+        stopListening?.();
+        if (result.state === 'timeout' || result.state === 'offline') {
             await writer
                 .write({
                     deviceId: device.deviceId,
@@ -76,6 +91,22 @@ export function createDownlink({ directory, writer, publish, isOnline }: Deps) {
                 .catch(() => undefined);
         }
         return result;
+    }
+
+    /** A device's `_reply` to a downlink call. */
+    function reply(deviceId: number, message: Record<string, unknown>) {
+        const id = String(message.id ?? '');
+        const entry = waiting.get(id);
+        if (!entry || entry.deviceId !== deviceId) return;
+        waiting.delete(id);
+        clearTimeout(entry.timer);
+        entry.resolve({
+            messageId: id,
+            state: 'replied',
+            code: typeof message.code === 'number' ? message.code : Number(message.code),
+            message: typeof message.message === 'string' ? message.message : undefined,
+            data: message.data,
+        });
     }
 
     return {
@@ -121,21 +152,6 @@ export function createDownlink({ directory, writer, publish, isOnline }: Deps) {
             return send(device, `thing.service.${identifier}`, identifier, `thing/service/${identifier}`, input, {
                 ...options,
                 sync,
-            });
-        },
-        /** A device's `_reply` to a downlink call. */
-        reply(device: DeviceEntry, _rest: string, message: Record<string, unknown>) {
-            const id = String(message.id ?? '');
-            const entry = waiting.get(id);
-            if (!entry || entry.deviceId !== device.deviceId) return;
-            waiting.delete(id);
-            clearTimeout(entry.timer);
-            entry.resolve({
-                messageId: id,
-                state: 'replied',
-                code: typeof message.code === 'number' ? message.code : Number(message.code),
-                message: typeof message.message === 'string' ? message.message : undefined,
-                data: message.data,
             });
         },
         /** A device that left answers nothing more: its waiting calls end as timeouts at once. */

@@ -128,8 +128,26 @@ export function createUplink({ directory, writer, publish, onReply }: Deps) {
                 const event = EVENT_POST.exec(sys.rest);
                 if (event) return eventPost(device, topic, event[1], parseJson(payload));
                 if (sys.rest.startsWith('thing/service/') && sys.rest.endsWith('_reply')) {
+                    // The device's answer to a downlink call: logged here (the caller, on whichever process, hears it
+                    // through its own subscription).
                     const message = parseJson(payload);
-                    if (message) onReply?.(device, sys.rest, message as Record<string, unknown>);
+                    const service = sys.rest.slice('thing/service/'.length, -'_reply'.length);
+                    const method =
+                        service === 'property/set'
+                            ? 'thing.service.property.set_reply'
+                            : `thing.service.${service}_reply`;
+                    await writer.write({
+                        deviceId: device.deviceId,
+                        ts: new Date(),
+                        method,
+                        identifier: service === 'property/set' ? null : service,
+                        data: {
+                            direction: 'up',
+                            id: String(message?.id ?? ''),
+                            ...(message ? { reply: message } : { raw: payload.toString('base64') }),
+                        },
+                    });
+                    onReply?.(device, sys.rest, (message ?? {}) as Record<string, unknown>);
                     return;
                 }
                 if (sys.rest === 'thing/model/up_raw') {
