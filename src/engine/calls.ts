@@ -86,6 +86,7 @@ export function useCall<T = unknown>(
         enabled: !!ref && options.enabled !== false,
         retry: (count: number, error: Error & { status?: number }) =>
             count < 2 && !(error?.status !== undefined && error.status >= 400 && error.status < 500),
+        ...(ref?.every ? { refetchInterval: ref.every * 1000 } : {}),
         ...options,
     });
 }

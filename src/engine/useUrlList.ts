@@ -25,6 +25,8 @@ export interface UrlListOptions {
     defaults?: Record<string, string>;
     /** Passed to getList (`{ call }` reads a custom call of the resource). */
     meta?: Record<string, unknown>;
+    /** Ask again every this many milliseconds (a list over a live call). */
+    refetchInterval?: number;
 }
 
 const SORT: SortPayload = { field: '', order: 'ASC' };
@@ -106,6 +108,7 @@ export function useUrlListController(options: UrlListOptions): ListControllerRes
         {
             enabled,
             placeholderData: keepPreviousData,
+            refetchInterval: options.refetchInterval,
             // A refusal (4xx, or a failure envelope) answers the same when asked again; a network fault may not.
             retry: (count: number, error: Error & { status?: number }) =>
                 count < 2 && !(error?.status !== undefined && error.status >= 400 && error.status < 500),

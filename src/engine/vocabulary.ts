@@ -44,6 +44,8 @@ export interface CallRef {
      * video device saved by `addRtsp` or `addGb` as the form's protocol says. Paths need not share a prefix.
      */
     by?: (scope: Scope) => string | undefined;
+    /** Ask again every this many seconds while shown (live figures). */
+    every?: number;
 }
 
 /** What reloads after an action succeeds: resource names (their lists, records and calls), or 'page' (everything on the page). Default: the action's resource. */
@@ -171,6 +173,8 @@ export interface FilterSpec {
     /** The query-string name (default: the source, under the list's prefix). */
     param?: string;
     defaultValue?: string;
+    /** Params cleared when this one changes (a device chosen under a product is cleared with the product). */
+    resets?: string[];
 }
 
 /** A figure above a list or in a counters section. */
@@ -270,6 +274,23 @@ export type Section =
           actions?: Action[];
           when?: (scope: Scope) => boolean;
       }
+    /** A row of actions with an optional text (a debug page's 设置属性 / 调用服务 / 发布消息). */
+    | { kind: 'actions'; title?: string; text?: Of<string>; actions: Action[]; when?: (scope: Scope) => boolean }
+    /**
+     * Live rows from a call that answers server-sent events (text/event-stream), newest first, at most `max` kept;
+     * the user may pause and clear. Each event's data is a JSON row shown in `columns`.
+     */
+    | {
+          kind: 'stream';
+          title?: string;
+          source: CallRef;
+          /** The SSE event name carrying rows (default 'message'). */
+          event?: string;
+          columns: Array<string | [string, FieldDefinition]>;
+          max?: number;
+          empty?: string;
+          when?: (scope: Scope) => boolean;
+      }
     /** Sections side by side (each takes an equal share, or `widths` in twelfths). */
     | { kind: 'row'; sections: Section[]; widths?: number[]; when?: (scope: Scope) => boolean };
 
@@ -320,6 +341,11 @@ export interface PageSpec {
         /** Tab shown when the URL names none or one that does not apply. */ fallback?: string;
     };
     sections?: Section[];
+    /**
+     * Choices at the top of the page kept in the URL query (product, then device): sections, tabs and actions read
+     * them in `scope.query`. Select choices may come from calls whose params read the query.
+     */
+    params?: FilterSpec[];
     /** Outside the layout (sign-in pages). */
     noLayout?: boolean;
 }

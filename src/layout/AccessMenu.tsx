@@ -5,6 +5,7 @@ import ExpandLess from '@mui/icons-material/ExpandLess';
 import ExpandMore from '@mui/icons-material/ExpandMore';
 import FolderOutlinedIcon from '@mui/icons-material/FolderOutlined';
 import HubIcon from '@mui/icons-material/Hub';
+import MonitorHeartIcon from '@mui/icons-material/MonitorHeart';
 import {
     Box,
     Button,
@@ -25,7 +26,10 @@ import { allowedRoutes, buildMenu, entryActive, type MenuEntry, type SectionSpec
 import { SHELL_API, type MenuNode } from './shellApi';
 
 /** The menu's sections; their entries, labels, icons and order come from the definitions' `menu`. */
-const SECTIONS: SectionSpec[] = [{ label: '设备接入', order: 30, icon: HubIcon }];
+const SECTIONS: SectionSpec[] = [
+    { label: '设备接入', order: 30, icon: HubIcon },
+    { label: '监控运维', order: 40, icon: MonitorHeartIcon },
+];
 
 function EntryIcon({ entry }: { entry: MenuEntry }) {
     const Icon = entry.icon ?? (entry.children ? FolderOutlinedIcon : ArticleOutlinedIcon);

@@ -203,6 +203,7 @@ export function DataList({ spec, resource: given, label }: DataListProps): React
         prefix,
         meta: VERB_CALLS.has(call) ? undefined : { call },
         selectionKey: `${resource}:${prefix}`,
+        refetchInterval: spec.source?.every ? spec.source.every * 1000 : undefined,
     });
     const rowId = spec.rowId;
     const rows = list.data;

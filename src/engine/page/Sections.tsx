@@ -13,6 +13,7 @@ import type { Action, Row, Scope, Section } from '../vocabulary';
 
 // Charts carry @mui/x-charts: a chunk of their own, loaded by the first page that draws one.
 const ChartSection = lazy(() => import('./ChartSection'));
+const StreamSection = lazy(() => import('./StreamSection'));
 
 const CELL = { px: 2, py: 1.25, m: 0, borderBottom: 1, borderRight: 1, borderColor: 'divider', minWidth: 0 };
 
@@ -143,6 +144,22 @@ function OneSection({ section, scope }: { section: Section; scope: Scope }) {
             );
         case 'widget':
             return <WidgetSection section={section} scope={scope} />;
+        case 'actions':
+            return (
+                <Block title={section.title} actions={section.actions} scope={scope}>
+                    {section.text ? (
+                        <Typography variant="body2" color="text.secondary">
+                            {typeof section.text === 'function' ? section.text(scope) : section.text}
+                        </Typography>
+                    ) : null}
+                </Block>
+            );
+        case 'stream':
+            return (
+                <Suspense fallback={widgetFallback}>
+                    <StreamSection section={section} scope={scope} />
+                </Suspense>
+            );
         case 'row': {
             const widths = section.widths;
             return (

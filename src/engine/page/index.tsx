@@ -30,6 +30,7 @@ import { resolveColumns } from '../list';
 import { ScopeProvider } from '../scope';
 import type { FieldDefinition } from '../types';
 import type { PageSpec, Row, Scope } from '../vocabulary';
+import { ParamsBar } from './ParamsBar';
 import { FieldGrid, Sections } from './Sections';
 import { useTab } from './tabs';
 
@@ -236,6 +237,7 @@ export function PageView({ page }: { page: PageSpec }): ReactNode {
                         {title}
                     </Typography>
                 )}
+                {page.params?.length ? <ParamsBar params={page.params} scope={scope} /> : null}
                 <Body page={page} scope={scope} />
             </Box>
         </ScopeProvider>
