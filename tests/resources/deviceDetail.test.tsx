@@ -528,16 +528,14 @@ describe('device detail screens', () => {
         expect(row).toHaveTextContent('14 B');
         // 下载 hands the browser a link to the file.
         const followed: string[] = [];
-        const click = vi
-            .spyOn(HTMLAnchorElement.prototype, 'click')
-            .mockImplementation(function (this: HTMLAnchorElement) {
-                followed.push(this.href);
-            });
+        const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (
+            this: HTMLAnchorElement,
+        ) {
+            followed.push(this.href);
+        });
         fireEvent.click(within(row).getByRole('button', { name: '下载' }));
         click.mockRestore();
-        expect(followed).toEqual([
-            expect.stringContaining(`/api/device/file/download?fileId=${stored.data.fileId}`),
-        ]);
+        expect(followed).toEqual([expect.stringContaining(`/api/device/file/download?fileId=${stored.data.fileId}`)]);
 
         fireEvent.click(screen.getByRole('button', { name: '上传文件' }));
         const dialog = await dialogNamed('上传文件');

@@ -36,16 +36,19 @@ export default function PropertyHistoryChart({ deviceId, identifier, range, labe
     const query = useQuery({
         queryKey: ['deviceDetail', 'propertyHistoryChart', deviceId, identifier, range],
         queryFn: async () => {
+            // The call reads the page's rows for lists; the chart wants the rows and their total (the envelope's data).
             const read = async (pageNumber: number) =>
                 (
-                    await dataProvider.invoke<HistoryPage>('deviceDetail', 'propertyHistory', {
-                        deviceId,
-                        identifier,
-                        range,
-                        pageNumber,
-                        pageSize: CHART_PAGE_SIZE,
-                        asc: false,
-                    })
+                    (
+                        await dataProvider.invoke('deviceDetail', 'propertyHistory', {
+                            deviceId,
+                            identifier,
+                            range,
+                            pageNumber,
+                            pageSize: CHART_PAGE_SIZE,
+                            asc: false,
+                        })
+                    ).body as { data: HistoryPage }
                 ).data;
             const first = await read(1);
             const pages = Math.min(CHART_PAGES, Math.ceil(first.total / CHART_PAGE_SIZE));
