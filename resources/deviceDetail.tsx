@@ -339,6 +339,14 @@ const propertyHistory: Action = {
     width: 'md',
     sections: [
         {
+            kind: 'fields',
+            columns: 2,
+            fields: [
+                ['dataTypeName', { label: '数据类型', render: (r) => dash(r.dataTypeName) }],
+                ['unit', { label: '单位', render: (r) => dash(r.unit) }],
+            ],
+        },
+        {
             kind: 'widget',
             widget: 'propertyHistoryChart',
             when: ({ record }) => isNumeric(record.dataTypeName),
