@@ -78,3 +78,41 @@ export const tagItemsSchema = yup
     .required();
 
 export type TagItem = yup.InferType<typeof tagItemSchema>;
+
+/** The tag dialog's location row before a point was confirmed on the map (SPEC "Tags and map"). */
+export const LOCATION_REQUIRED = '请先位置确定';
+
+const present = (v: unknown) => v !== undefined && v !== null && v !== '';
+
+/**
+ * The device tag dialog (resources/deviceDetail.tsx): an optional location (lng / lat from the map picker, kept as
+ * the `coordinate` tag) and key/value rows, each with its own rules; a later row reusing a key (or `coordinate`
+ * while a location is set) is the one marked; at most MAX_TAGS in all.
+ */
+export const deviceTagsFormSchema = yup.object({
+    hasLocation: yup.boolean(),
+    locationId: yup.number().optional(),
+    lng: yup.mixed().test('located', LOCATION_REQUIRED, function (value) {
+        const wanted = !!this.parent.hasLocation || present(this.parent.locationId);
+        return !wanted || present(value);
+    }),
+    items: yup
+        .array()
+        .of(yup.object({ key: tagKeyRule, value: tagValueRule }))
+        .test('unique-keys', TAG_MESSAGES.keyDuplicate, function (rows) {
+            const located = !!this.parent.hasLocation || present(this.parent.locationId);
+            const seen = new Set<string>(located ? [COORDINATE_KEY] : []);
+            for (const [i, row] of (rows ?? []).entries()) {
+                const key = String(row?.key ?? '').trim();
+                if (key && seen.has(key)) {
+                    return this.createError({ path: `${this.path}[${i}].key`, message: TAG_MESSAGES.keyDuplicate });
+                }
+                seen.add(key);
+            }
+            return true;
+        })
+        .test('count', TAG_MESSAGES.tooMany, function (rows) {
+            const located = !!this.parent.hasLocation || present(this.parent.locationId);
+            return (rows ?? []).length + (located ? 1 : 0) <= MAX_TAGS;
+        }),
+});

@@ -159,7 +159,20 @@ export interface FieldDefinition {
         single?: boolean;
     };
     /** Key / value rows (input 'keyValue'). */
-    keyValue?: { keyLabel: string; valueLabel: string; addLabel?: string; max?: number };
+    keyValue?: {
+        keyLabel: string;
+        valueLabel: string;
+        addLabel?: string;
+        max?: number;
+        /** Rows already saved (`when`) are deleted at once through `call` (the row in `scope.values`) after `confirm`. */
+        remove?: {
+            when: (row: Row) => boolean;
+            confirm: (row: Row) => string;
+            call: CallRef;
+            success?: string;
+            failure?: string;
+        };
+    };
     /** File input: accepted extensions without the dot, and the largest size in bytes. */
     file?: { accept?: string[]; maxSize?: number };
     /** Named input widget (input 'widget'), from the widget registry. */

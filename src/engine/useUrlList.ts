@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo } from 'react';
 import { keepPreviousData } from '@tanstack/react-query';
 import { useSearchParams } from 'react-router-dom';
-import { useGetList, useRecordSelection, type ListControllerResult, type SortPayload } from 'react-admin';
+import { useGetList, useNotify, useRecordSelection, type ListControllerResult, type SortPayload } from 'react-admin';
 
 export interface UrlListOptions {
     /** react-admin resource name (the definition's path). */
@@ -27,6 +27,8 @@ export interface UrlListOptions {
     meta?: Record<string, unknown>;
     /** Ask again every this many milliseconds (a list over a live call). */
     refetchInterval?: number;
+    /** Said as a warning instead of the server's words when the call fails. */
+    failure?: string;
 }
 
 const SORT: SortPayload = { field: '', order: 'ASC' };
@@ -102,6 +104,7 @@ export function useUrlListController(options: UrlListOptions): ListControllerRes
         [update, queryNames, pageParam],
     );
 
+    const notify = useNotify();
     const query = useGetList(
         resource,
         { pagination: { page, perPage }, sort: SORT, filter, meta },
@@ -112,7 +115,11 @@ export function useUrlListController(options: UrlListOptions): ListControllerRes
             // A refusal (4xx, or a failure envelope) answers the same when asked again; a network fault may not.
             retry: (count: number, error: Error & { status?: number }) =>
                 count < 2 && !(error?.status !== undefined && error.status >= 400 && error.status < 500),
-            // No snackbar: DataList shows the platform's message in place, with 重试 (once, not twice).
+            // No snackbar: DataList shows the platform's message in place, with 重试 (once, not twice). A list that
+            // declares its own `failure` words says them as a warning too (SPEC.md: run status toasts 未上报属性数据).
+            onError: options.failure
+                ? () => notify(options.failure!, { type: 'warning', messageArgs: { _: options.failure } })
+                : undefined,
         },
     );
     const [selectedIds, selection] = useRecordSelection({ resource, storeKey: options.selectionKey });

@@ -26,6 +26,8 @@ export interface Scope {
     values?: FormValues;
     /** Answers of the page-level calls (`PageSpec.load`), by name. */
     data?: Record<string, unknown>;
+    /** The detail page's record, kept when a row or a dialog takes `record` (a row action naming the page's device). */
+    page?: Row;
 }
 
 export type Of<T> = T | ((scope: Scope) => T);
@@ -110,6 +112,8 @@ export interface FormAction extends ActionBase {
     note?: Of<string>;
     /** Dialog width (default 'sm'). */
     width?: 'xs' | 'sm' | 'md' | 'lg';
+    /** A call answered before the form opens; `defaults` see its answer in `scope.data.load` (a device's saved tags). */
+    load?: CallRef;
 }
 
 /** A file the browser downloads: a GET call's URL (exports, templates, device files). */
@@ -129,6 +133,8 @@ export interface UploadAction extends ActionBase {
     accept?: string[];
     /** Largest file in bytes. */
     maxSize?: number;
+    /** Why a chosen file is refused before it travels (replaces the accept / maxSize rules' own words). */
+    check?: (file: File) => string | undefined;
     /** Further inputs of the upload form (e.g. the product an import goes to). */
     fields?: Array<string | [string, FieldDefinition]>;
     schema?: AnyObjectSchema;
@@ -158,7 +164,16 @@ export interface WidgetAction extends ActionBase {
     refresh?: Refresh;
 }
 
-export type Action = LinkAction | CallAction | FormAction | DownloadAction | UploadAction | CopyAction | WidgetAction;
+/** Sections (a list, a chart widget) in the engine's dialog, the row as record; lists inside keep their URL state only while it is open. */
+export interface DialogAction extends ActionBase {
+    kind: 'dialog';
+    title?: Of<string>;
+    sections: Section[];
+    width?: 'xs' | 'sm' | 'md' | 'lg' | 'xl';
+}
+
+export type Action =
+    LinkAction | CallAction | FormAction | DownloadAction | UploadAction | CopyAction | WidgetAction | DialogAction;
 
 /** A list filter: the search box, a select (static choices or from a call), a tree select, or text. */
 export interface FilterSpec {
@@ -213,7 +228,12 @@ export interface ListSpec {
     rowActions?: Action[];
     /** Actions over the selected rows; declaring any shows the checkboxes. */
     bulkActions?: Action[];
-    empty?: { text: string; action?: Action };
+    /** Shown when the call answers no rows: text, an optional hint under it and an action. */
+    empty?: { text: Of<string>; hint?: Of<string>; action?: Action };
+    /** A 刷新 button that reloads the list; a string is its accessible name ('刷新运行状态'). */
+    refresh?: true | string;
+    /** Said instead of the server's words when the call fails: a warning toast and the text in place of rows. */
+    failure?: string;
     /** The field that identifies a row (default: the resource's id field). */
     rowId?: string;
     title?: string;
@@ -292,7 +312,11 @@ export type Section =
           when?: (scope: Scope) => boolean;
       }
     /** Sections side by side (each takes an equal share, or `widths` in twelfths). */
-    | { kind: 'row'; sections: Section[]; widths?: number[]; when?: (scope: Scope) => boolean };
+    | { kind: 'row'; sections: Section[]; widths?: number[]; when?: (scope: Scope) => boolean }
+    /** A message in place of content (a feature still to come): text and a hint, centred. */
+    | { kind: 'note'; title?: string; text: Of<string>; hint?: Of<string>; when?: (scope: Scope) => boolean }
+    /** Tabs inside a tab, kept in the query param `param` (absent: the first); each a column of sections. */
+    | { kind: 'tabs'; param: string; label?: string; tabs: TabSpec[]; when?: (scope: Scope) => boolean };
 
 export interface TabSpec {
     /** The URL value of the tab (a path segment or a query value). */
@@ -323,6 +347,8 @@ export interface PageSpec {
         /** A reason the route names no record (a missing or malformed id): said instead of calling. */
         missing?: (scope: Scope) => string | undefined;
         /** Shape the answer into the scope's record. */ map?: (answer: unknown) => Row;
+        /** Said beside the progress bar while the record loads ('设备信息加载中…'). */
+        loading?: string;
     };
     /** Further calls whose answers the sections see in `scope.data`. */
     load?: Record<string, CallRef>;
@@ -336,9 +362,11 @@ export interface PageSpec {
     tabs?: TabSpec[];
     /** Where the tab lives: a path segment after the route (default) or a query param; `indexBase` 1 makes query values the tab's 1-based position among all tabs (checkIdx). */
     tabParam?: {
-        query: string;
+        /** The query param holding the tab; absent: the path segment after the route. */
+        query?: string;
         indexBase?: 0 | 1;
-        /** Tab shown when the URL names none or one that does not apply. */ fallback?: string;
+        /** Tab shown when the URL names none or one that does not apply; a function reads the scope (?child=true). */
+        fallback?: string | ((scope: Scope) => string | undefined);
     };
     sections?: Section[];
     /**

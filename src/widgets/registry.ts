@@ -38,6 +38,8 @@ export const widgets: Record<string, LazyExoticComponent<ComponentType<any>>> = 
     deviceMap: lazy(() => import('./dashboard/LocationMap').then((m) => ({ default: m.LocationMap }))),
     /** The map picker dialog (MapPickerDialogProps): type 'position' inputs open it. */
     mapPicker: lazy(() => import('../components/map/MapPickerDialog')),
+    /** A numeric property's history as a line over the last hour or 24 hours ({ deviceId, identifier, range, label }). */
+    propertyHistoryChart: lazy(() => import('./deviceDetail/PropertyHistoryChart')),
 };
 
 export function registerWidget(name: string, load: () => Promise<{ default: ComponentType<never> }>) {

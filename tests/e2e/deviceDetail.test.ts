@@ -100,7 +100,8 @@ describe.skipIf(!haveChromium)('device detail screens in Chromium', () => {
     const dialog = (name: string) => page.locator('[role=dialog]', { has: page.locator(`h2:has-text("${name}")`) });
     const toast = (text: string) => byText(page.locator('.MuiSnackbar-root'), text);
     const tab = (name: string) => page.locator('[role=tab]', { hasText: name });
-    const info = (label: string) => page.locator(`dd[aria-label="${label}"]`);
+    const info = (label: string) => page.locator(`[role=tabpanel] dd[aria-label="${label}"]`);
+    const title = () => page.locator('section h1').first();
     async function expectText(scope: Locator, text: string) {
         await expect.poll(async () => (await scope.textContent()) ?? '', { timeout: 15_000 }).toContain(text);
     }
@@ -111,7 +112,7 @@ describe.skipIf(!haveChromium)('device detail screens in Chromium', () => {
         await row.waitFor({ timeout: 60_000 });
         await row.locator('a:has-text("查看")').click();
         await page.waitForURL(`**/devInstanceDetail/${plain.productId}/${device.deviceId}`);
-        await expectText(page.locator('[data-testid=device-title]'), device.deviceName);
+        await expectText(title(), device.deviceName);
         expect(await page.locator('a', { hasText: plain.productName }).first().getAttribute('href')).toBe(
             `/productDetail/${plain.productId}`,
         );
@@ -125,9 +126,9 @@ describe.skipIf(!haveChromium)('device detail screens in Chromium', () => {
         await expectText(info('用户名'), device.username);
         await expectText(info('ClientId'), device.clientId);
         expect(await info('密码').innerText()).not.toContain(device.secret);
-        await page.click('button[aria-label=显示密码]');
+        await info('密码').locator('button:has-text("显示")').click();
         await expectText(info('密码'), device.secret);
-        await page.click('button[aria-label=复制ClientId]');
+        await page.click('button[aria-label="复制 ClientId"]');
         await toast('复制成功').waitFor();
         await screenshot(page, 'deviceDetail-info');
 
@@ -148,7 +149,7 @@ describe.skipIf(!haveChromium)('device detail screens in Chromium', () => {
 
     it('edits the remark', async () => {
         await page.goto(`${server.url}/devInstanceDetail/${plain.productId}/${device.deviceId}`);
-        await page.click('button:has-text("编辑")');
+        await page.locator('button', { hasText: /^编辑$/ }).click();
         const edit = dialog('编辑设备');
         await edit.locator('[name=remark]').fill('');
         await edit.locator('button:has-text("确定")').click();
@@ -165,11 +166,11 @@ describe.skipIf(!haveChromium)('device detail screens in Chromium', () => {
         await page.goto(`${server.url}/devInstanceDetail/${plain.productId}/${device.deviceId}`);
         await page.click('button:has-text("编辑标签")');
         const tags = dialog('编辑标签');
-        await tags.locator('button:has-text("添加位置标签")').click();
+        await tags.getByRole('switch', { name: '设置位置标签' }).click();
         await tags.locator('button:has-text("确定")').click();
         await byText(tags, '请先位置确定').waitFor();
 
-        await tags.locator('button:has-text("地图选点")').click();
+        await tags.locator('button:has-text("选择位置")').click();
         const picker = dialog('选择位置');
         await picker.locator('.maplibregl-canvas').waitFor();
         const confirm = picker.locator('button:has-text("确认位置")');
@@ -185,27 +186,37 @@ describe.skipIf(!haveChromium)('device detail screens in Chromium', () => {
         await screenshot(page, 'deviceDetail-map-picker');
         await confirm.click();
         await picker.waitFor({ state: 'detached' });
-        expect(await tags.locator('input[aria-label=位置]').inputValue()).toMatch(
-            /^上海市.*（纬度 31\.\d+，经度 121\.\d+）$/,
-        );
+        expect(await tags.getByLabel('位置', { exact: true }).inputValue()).toMatch(/^上海市.*（121\.\d+, 31\.\d+）$/);
 
+        const key = (n: number) =>
+            tags
+                .locator('[data-testid=items-row]')
+                .nth(n - 1)
+                .locator('input')
+                .nth(0);
+        const value = (n: number) =>
+            tags
+                .locator('[data-testid=items-row]')
+                .nth(n - 1)
+                .locator('input')
+                .nth(1);
         await tags.locator('button:has-text("添加标签")').click();
-        await tags.locator('input[aria-label=第1行Key]').fill('floor');
-        await tags.locator('input[aria-label=第1行Value]').fill('3F');
+        await key(1).fill('floor');
+        await value(1).fill('3F');
         await tags.locator('button:has-text("添加标签")').click();
-        await tags.locator('input[aria-label=第2行Key]').fill('floor');
-        await tags.locator('input[aria-label=第2行Value]').fill('4F');
+        await key(2).fill('floor');
+        await value(2).fill('4F');
         await tags.locator('button:has-text("确定")').click();
         await byText(tags, 'Key值不能重复,请重新定义Key值').waitFor();
-        await tags.locator('input[aria-label=第2行Key]').fill('room');
+        await key(2).fill('room');
         await screenshot(page, 'deviceDetail-tags-modal');
         await tags.locator('button:has-text("确定")').click();
         await toast('保存成功').waitFor();
         await tags.waitFor({ state: 'detached' });
 
-        const section = page.locator('[data-testid=device-tags]');
-        await expectText(section, 'floor: 3F');
-        await expectText(section, 'room: 4F');
+        const section = page.locator('section[aria-label=标签信息]');
+        await expectText(section.locator('tr', { hasText: 'floor' }), '3F');
+        await expectText(section.locator('tr', { hasText: 'room' }), '4F');
         await expectText(section, '纬度 31.');
         await expectText(info('物理位置'), '上海市');
         const list = await api<{ list: Array<{ key: string; value: string }> }>(
@@ -220,7 +231,7 @@ describe.skipIf(!haveChromium)('device detail screens in Chromium', () => {
         await page.goto(`${server.url}/devices?pk=${plain.productKey}`);
         await page.locator('tbody tr', { hasText: device.deviceName }).locator('a:has-text("查看")').click();
         await page.waitForURL(/\/devices\/[^/]+\/[^/?]+\?devicesId=\d+/);
-        await expectText(page.locator('[data-testid=device-title]'), device.deviceName);
+        await expectText(title(), device.deviceName);
         expect(await page.locator('[role=tab]').allInnerTexts()).toEqual([
             '设备信息',
             'Topic列表',
@@ -270,7 +281,7 @@ describe.skipIf(!haveChromium)('device detail screens in Chromium', () => {
 
         const [download] = await Promise.all([
             page.waitForEvent('download'),
-            row.locator('a:has-text("下载")').click(),
+            row.locator('button:has-text("下载")').click(),
         ]);
         expect(download.suggestedFilename()).toBe('固件 v1.2.bin');
         expect(readFileSync(await download.path()).equals(bytes)).toBe(true);
@@ -278,7 +289,7 @@ describe.skipIf(!haveChromium)('device detail screens in Chromium', () => {
         await row.locator('button:has-text("删除")').click();
         const ask = dialog('提示');
         await byText(ask, '是否删除此文件?').waitFor();
-        await ask.locator('button:has-text("删除")').click();
+        await ask.locator('button:has-text("确定")').click();
         await toast('删除成功').waitFor();
         await byText(page, '暂无文件').waitFor();
 
@@ -301,7 +312,7 @@ describe.skipIf(!haveChromium)('device detail screens in Chromium', () => {
         await screenshot(page, 'deviceDetail-instance-childDevice');
 
         await page.goto(`${server.url}/childDeviceDetail/${plain.productId}/${device.deviceId}`);
-        await expectText(page.locator('[data-testid=device-title]'), device.deviceName);
+        await expectText(title(), device.deviceName);
         expect(await page.locator('[role=tab]').allInnerTexts()).toEqual(['设备信息', 'Topic列表', '运行状态']);
         await tab('Topic列表').click();
         await page.waitForURL(`**/childDeviceDetail/${plain.productId}/${device.deviceId}/childDeviceTopic`);

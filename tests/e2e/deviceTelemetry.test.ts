@@ -81,14 +81,14 @@ describe.skipIf(!haveChromium)('device telemetry tabs in Chromium', () => {
         const hourTotal = Number((await byText(dialog, '共').textContent())?.match(/共 (\d+) 条/)?.[1]);
         expect(hourTotal).toBeGreaterThan(0);
 
-        await dialog.getByRole('button', { name: '24小时' }).click();
+        await dialog.getByRole('tab', { name: '24小时' }).click();
         await expect
             .poll(async () => Number((await byText(dialog, '共').textContent())?.match(/共 (\d+) 条/)?.[1]), {
                 timeout: 20_000,
             })
             .toBeGreaterThan(hourTotal);
         await dialog.getByRole('combobox').click();
-        await page.getByRole('option', { name: '50' }).click();
+        await page.getByRole('option', { name: '50 条/页' }).click();
         await expect.poll(() => tableRows(dialog, '历史数据').count(), { timeout: 20_000 }).toBe(50);
         await page.waitForTimeout(500); // the chart's entry animation
         await screenshot(page, 'deviceTelemetry-history');
@@ -99,7 +99,7 @@ describe.skipIf(!haveChromium)('device telemetry tabs in Chromium', () => {
         expect(new URL(page.url()).searchParams.get('dataTab')).toBe('event');
         await rowCount(page, '事件');
         const hourEvents = await tableRows(page, '事件').count();
-        await page.getByRole('button', { name: '1个月' }).click();
+        await page.getByRole('tab', { name: '1个月' }).click();
         await expect.poll(() => tableRows(page, '事件').count(), { timeout: 20_000 }).toBeGreaterThan(hourEvents);
         await screenshot(page, 'deviceTelemetry-events');
 
@@ -157,11 +157,12 @@ describe.skipIf(!haveChromium)('device telemetry tabs in Chromium', () => {
         const dialog = page.locator('[role=dialog]', { hasText: '添加子设备' });
         await dialog.waitFor();
         await dialog.getByRole('textbox', { name: '搜索可添加的设备' }).fill('TH-OFFICE');
-        const pick = dialog.getByRole('checkbox', { name: 'TH-OFFICE-02' });
+        await dialog.getByRole('textbox', { name: '搜索可添加的设备' }).press('Enter');
+        const pick = dialog.locator('tr', { hasText: 'TH-OFFICE-02' }).getByRole('checkbox');
         await pick.waitFor({ timeout: 20_000 });
         await pick.click();
         await dialog.getByRole('textbox', { name: '备注' }).fill('端到端新增');
-        await byText(dialog, '已选择 1 个设备').waitFor();
+        await byText(dialog, '已选 1 个').waitFor();
         await screenshot(page, 'deviceTelemetry-subDevicesAdd');
         await dialog.getByRole('button', { name: '确定' }).click();
         await toast('添加成功').waitFor();
@@ -171,7 +172,7 @@ describe.skipIf(!haveChromium)('device telemetry tabs in Chromium', () => {
         await expect.poll(async () => (await added.textContent()) ?? '').toContain('端到端新增');
         await screenshot(page, 'deviceTelemetry-subDevices');
 
-        await added.getByRole('button', { name: '移除 TH-OFFICE-02' }).click();
+        await added.getByRole('button', { name: '移除' }).click();
         const confirm = page.locator('[role=dialog]', { hasText: '确定将子设备' });
         await confirm.waitFor();
         await page.waitForTimeout(400); // the dialog's entry transition

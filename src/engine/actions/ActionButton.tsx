@@ -14,6 +14,7 @@ import { failureText, of, ROW_SX, useActionResource, useAfterSuccess, useToast }
 // a lazy import of it would move nothing (Vite's INEFFECTIVE_DYNAMIC_IMPORT).
 const UploadActionDialog = lazy(() => import('./UploadAction'));
 const WidgetActionDialog = lazy(() => import('./WidgetAction'));
+const DialogActionDialog = lazy(() => import('./DialogAction'));
 
 export interface ActionButtonProps {
     action: Action;
@@ -152,7 +153,7 @@ function CallButton(props: { action: CallAction; scope: Scope; size: 'small' | '
 
 /** Form, upload and widget actions: the button opens the action's dialog (loaded on the first click). */
 function DialogButton(props: {
-    action: Extract<Action, { kind: 'form' | 'upload' | 'widget' }>;
+    action: Extract<Action, { kind: 'form' | 'upload' | 'widget' | 'dialog' }>;
     scope: Scope;
     size: 'small' | 'medium';
     resource?: string;
@@ -171,7 +172,8 @@ function DialogButton(props: {
                 <ActionBar actions={action.extra} scope={scope} resource={resource} size="small" />
             ) : undefined;
             dialog = <UploadActionDialog action={action} extra={extra} {...common} />;
-        } else dialog = <WidgetActionDialog action={action} {...common} />;
+        } else if (action.kind === 'dialog') dialog = <DialogActionDialog action={action} {...common} />;
+        else dialog = <WidgetActionDialog action={action} {...common} />;
     }
     return (
         <>
@@ -205,6 +207,7 @@ export function ActionButton({ action, scope, resource: given, size = 'medium' }
         case 'form':
         case 'upload':
         case 'widget':
+        case 'dialog':
             return <DialogButton action={action} scope={scope} size={size} resource={resource} />;
     }
 }

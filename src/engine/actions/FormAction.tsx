@@ -1,10 +1,10 @@
-import { useMemo, type ReactNode } from 'react';
+import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import { yupResolver } from '@hookform/resolvers/yup';
-import { Box, Button, Typography } from '@mui/material';
+import { Box, Button, LinearProgress, Typography } from '@mui/material';
 import { useFormState, type Resolver } from 'react-hook-form';
 import { Form, useDataProvider } from 'react-admin';
 import type { AnyObjectSchema } from 'yup';
-import { runCall } from '../calls';
+import { runCall, useCall } from '../calls';
 import type { PlatformDataProvider } from '../choices';
 import { useOptionalDefinition } from '../context';
 import { FormInput } from '../inputs';
@@ -35,6 +35,8 @@ export interface ActionFormProps {
     width?: 'xs' | 'sm' | 'md' | 'lg';
     /** Under the inputs (notes, limits). */
     children?: ReactNode;
+    /** Shown in the same dialog instead of the form until what it starts from has loaded. */
+    pending?: ReactNode;
 }
 
 function SubmitButtons({ onClose, label }: { onClose: () => void; label: string }) {
@@ -66,6 +68,7 @@ export function ActionForm({
     submitLabel = '确定',
     width = 'sm',
     children,
+    pending,
 }: ActionFormProps) {
     const definition = useOptionalDefinition();
     const toast = useToast();
@@ -106,26 +109,35 @@ export function ActionForm({
             onClose={onClose}
             title={title}
             width={width}
-            actions={<SubmitButtons onClose={onClose} label={submitLabel} />}
+            actions={pending ? undefined : <SubmitButtons onClose={onClose} label={submitLabel} />}
             // noValidate: the schema's Chinese messages speak, not the browser's bubbles.
-            wrap={(inner) => (
-                <Form resolver={resolver} defaultValues={starting} onSubmit={submit} noValidate>
-                    {inner}
-                </Form>
-            )}
+            wrap={
+                pending
+                    ? undefined
+                    : (inner) => (
+                          <Form resolver={resolver} defaultValues={starting} onSubmit={submit} noValidate>
+                              {inner}
+                          </Form>
+                      )
+            }
         >
-            <Box sx={{ display: 'flex', flexDirection: 'column' }}>
-                {inputs.map(([source, field]) => (
-                    <FormInput
-                        key={source}
-                        source={source}
-                        field={field}
-                        mode={mode}
-                        disabled={disabled.includes(source)}
-                    />
-                ))}
-            </Box>
-            {children}
+            {pending}
+            {pending ? null : (
+                <>
+                    <Box sx={{ display: 'flex', flexDirection: 'column' }}>
+                        {inputs.map(([source, field]) => (
+                            <FormInput
+                                key={source}
+                                source={source}
+                                field={field}
+                                mode={mode}
+                                disabled={disabled.includes(source)}
+                            />
+                        ))}
+                    </Box>
+                    {children}
+                </>
+            )}
         </EngineDialog>
     );
 }
@@ -146,8 +158,28 @@ export default function FormActionDialog({
 }) {
     const dataProvider = useDataProvider<PlatformDataProvider>();
     const after = useAfterSuccess(resource);
-    const defaultValues = useMemo(() => action.defaults?.(scope), [action, scope]);
+    const loaded = useCall<unknown>(action.load, scope, { enabled: open && !!action.load, retry: false });
+    // Each opening reads the answer afresh: the form starts from what the platform holds now.
+    const [openedAt, setOpenedAt] = useState(0);
+    useEffect(() => {
+        if (open) setOpenedAt(Date.now());
+    }, [open]);
+    const ready = loaded.data !== undefined && openedAt > 0 && loaded.dataUpdatedAt >= openedAt;
+    const defaultValues = useMemo(
+        () => action.defaults?.(action.load ? { ...scope, data: { ...scope.data, load: loaded.data } } : scope),
+        [action, scope, loaded.data],
+    );
     const note = action.note ? of(action.note, scope) : undefined;
+    const title = of(action.title ?? action.label, scope);
+    // The form starts from the loaded answer: it opens once the call answered (a failure is said in its place).
+    const pending =
+        action.load && !ready ? (
+            loaded.isError ? (
+                <Typography color="error">加载失败：{(loaded.error as Error)?.message || '查询失败'}</Typography>
+            ) : (
+                <LinearProgress aria-label="加载中" />
+            )
+        ) : undefined;
 
     const onSubmit = async (values: FormValues) => {
         const submitScope = { ...scope, values };
@@ -159,7 +191,7 @@ export default function FormActionDialog({
         <ActionForm
             open={open}
             onClose={onClose}
-            title={of(action.title ?? action.label, scope)}
+            title={title}
             fields={action.fields}
             schema={action.schema}
             defaultValues={defaultValues}
@@ -168,6 +200,7 @@ export default function FormActionDialog({
             failure={action.failure}
             submitLabel={action.submitLabel}
             width={action.width}
+            pending={pending}
         >
             {note ? (
                 <Typography variant="body2" color="text.secondary" sx={{ mt: 1 }}>

@@ -82,7 +82,7 @@ export default function UploadActionDialog({
         // The same file chosen again after a fix must fire change again.
         e.target.value = '';
         if (!chosen) return;
-        const why = fileProblem(chosen, action.accept, action.maxSize);
+        const why = action.check ? action.check(chosen) : fileProblem(chosen, action.accept, action.maxSize);
         setProblem(why ?? '');
         setFile(why ? null : chosen);
     };

@@ -1,9 +1,15 @@
 import AddIcon from '@mui/icons-material/Add';
 import DeleteOutlineIcon from '@mui/icons-material/DeleteOutline';
 import { Box, Button, FormHelperText, IconButton, Tooltip, Typography } from '@mui/material';
+import { useState } from 'react';
 import { useFieldArray, useFormContext, useFormState } from 'react-hook-form';
-import { TextInput } from 'react-admin';
-import type { FieldDefinition } from '../types';
+import { Confirm, TextInput, useDataProvider } from 'react-admin';
+import { failureText, useToast } from '../actions/shared';
+import { runCall, useRefresh } from '../calls';
+import type { PlatformDataProvider } from '../choices';
+import { useOptionalDefinition } from '../context';
+import { useScope } from '../scope';
+import type { FieldDefinition, Row } from '../types';
 
 export interface KeyValueInputProps {
     source: string;
@@ -32,9 +38,10 @@ function listError(errors: Record<string, unknown>, source: string): string | un
  */
 export function KeyValueInput({ source, label, field, isRequired, helperText, disabled }: KeyValueInputProps) {
     const spec = field.keyValue!;
-    const { control } = useFormContext();
+    const { control, getValues } = useFormContext();
     const { errors } = useFormState({ control, name: source });
     const { fields: rows, append, remove } = useFieldArray({ control, name: source });
+    const removal = useSavedRowRemoval(spec.remove, remove);
     const full = spec.max !== undefined && rows.length >= spec.max;
     const message = listError(errors, source);
 
@@ -73,7 +80,11 @@ export function KeyValueInput({ source, label, field, isRequired, helperText, di
                         <span>
                             <IconButton
                                 aria-label={`删除第${index + 1}行`}
-                                onClick={() => remove(index)}
+                                onClick={() => {
+                                    const value = getValues(`${source}.${index}`) as Row;
+                                    if (spec.remove?.when(value)) removal.ask(index, value);
+                                    else remove(index);
+                                }}
                                 disabled={disabled}
                                 sx={{ mt: 1 }}
                             >
@@ -97,6 +108,48 @@ export function KeyValueInput({ source, label, field, isRequired, helperText, di
                 </Typography>
             ) : null}
             <FormHelperText error={!!message}>{message ?? helperText ?? ' '}</FormHelperText>
+            {removal.dialog}
         </Box>
     );
+}
+
+type Removal = NonNullable<NonNullable<FieldDefinition['keyValue']>['remove']>;
+
+/** A saved row is deleted on the platform at once, after its confirmation; the row leaves the form when that succeeds. */
+function useSavedRowRemoval(spec: Removal | undefined, remove: (index: number) => void) {
+    const scope = useScope();
+    const definition = useOptionalDefinition();
+    const dataProvider = useDataProvider<PlatformDataProvider>();
+    const refresh = useRefresh();
+    const toast = useToast();
+    const [asking, setAsking] = useState<{ index: number; row: Row } | null>(null);
+    const [busy, setBusy] = useState(false);
+    const run = async () => {
+        if (!spec || !asking) return;
+        setBusy(true);
+        try {
+            await runCall(dataProvider, spec.call, { ...scope, values: asking.row }, definition?.name);
+            toast(spec.success ?? '删除成功');
+            remove(asking.index);
+            void refresh(undefined, spec.call.resource ?? definition?.name);
+        } catch (error) {
+            toast(failureText(error, spec.failure), 'error');
+        } finally {
+            setBusy(false);
+            setAsking(null);
+        }
+    };
+    const dialog = spec ? (
+        <Confirm
+            isOpen={!!asking}
+            loading={busy}
+            title="提示"
+            content={asking ? spec.confirm(asking.row) : ''}
+            confirm="删除"
+            cancel="取消"
+            onConfirm={() => void run()}
+            onClose={() => (busy ? undefined : setAsking(null))}
+        />
+    ) : null;
+    return { ask: (index: number, row: Row) => setAsking({ index, row }), dialog };
 }

@@ -19,8 +19,10 @@ export interface WidgetInputProps {
 
 function useSetField() {
     const form = useFormContext();
+    // Subscribed here: a value set after a failed 确定 is checked again at once, so its message clears.
+    const { isSubmitted } = useFormState();
     return (name: string, value: unknown) =>
-        form.setValue(name, value, { shouldDirty: true, shouldValidate: form.formState.isSubmitted });
+        form.setValue(name, value, { shouldDirty: true, shouldValidate: isSubmitted });
 }
 
 /** A named input widget of the registry (input 'widget'): it gets the value, onChange and setField. */

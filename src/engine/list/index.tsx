@@ -5,6 +5,7 @@
  */
 import { useMemo, type ReactNode } from 'react';
 import InboxIcon from '@mui/icons-material/Inbox';
+import RefreshIcon from '@mui/icons-material/Refresh';
 import { Alert, Box, Button, Card, LinearProgress, Typography } from '@mui/material';
 import {
     Datagrid,
@@ -15,6 +16,7 @@ import {
     type ListControllerResult,
 } from 'react-admin';
 import { ActionBar } from '../actions';
+import { of } from '../actions/shared';
 import { callResource } from '../calls';
 import { definitionOf, referencePath, useOptionalDefinition } from '../context';
 import { renderField } from '../fields';
@@ -52,13 +54,19 @@ export function resolveColumns(
     });
 }
 
-function EmptyState({ spec, scope }: { spec: ListSpec; scope: Scope }) {
+function EmptyState({ spec, scope, text }: { spec: ListSpec; scope: Scope; text?: string }) {
+    const hint = spec.empty?.hint ? of(spec.empty.hint, scope) : undefined;
     return (
         <Box sx={{ textAlign: 'center', py: 6, color: 'text.secondary', width: '100%' }}>
             <InboxIcon sx={{ fontSize: 56, opacity: 0.4 }} aria-hidden />
             <Typography variant="body1" sx={{ mt: 1, mb: spec.empty?.action ? 2 : 0 }}>
-                {spec.empty?.text ?? '暂无数据'}
+                {text ?? (spec.empty?.text ? of(spec.empty.text, scope) : '暂无数据')}
             </Typography>
+            {hint ? (
+                <Typography variant="body2" sx={{ mt: 0.5 }}>
+                    {hint}
+                </Typography>
+            ) : null}
             {spec.empty?.action ? (
                 <Box sx={{ display: 'flex', justifyContent: 'center' }}>
                     <ActionBar actions={[{ variant: 'contained', ...spec.empty.action }]} scope={scope} />
@@ -204,6 +212,7 @@ export function DataList({ spec, resource: given, label }: DataListProps): React
         meta: VERB_CALLS.has(call) ? undefined : { call },
         selectionKey: `${resource}:${prefix}`,
         refetchInterval: spec.source?.every ? spec.source.every * 1000 : undefined,
+        failure: spec.failure,
     });
     const rowId = spec.rowId;
     const rows = list.data;
@@ -217,7 +226,8 @@ export function DataList({ spec, resource: given, label }: DataListProps): React
     const setFilter = (source: string, value: string) =>
         list.setFilters({ ...list.filterValues, [source]: value }, list.displayedFilters);
     const counters = spec.counters;
-    const hasTop = filters.length > 0 || !!spec.toolbar?.length || !!spec.title;
+    const hasTop = filters.length > 0 || !!spec.toolbar?.length || !!spec.title || !!spec.refresh;
+    const refreshName = typeof spec.refresh === 'string' ? spec.refresh : undefined;
     return (
         <Box sx={{ display: 'flex', flexDirection: 'column', gap: 1.5 }}>
             {hasTop ? (
@@ -230,6 +240,18 @@ export function DataList({ spec, resource: given, label }: DataListProps): React
                     <Filters filters={filters} values={list.filterValues} onChange={setFilter} scope={scope} />
                     <Box sx={{ flex: 1 }} />
                     {spec.toolbar?.length ? <ActionBar actions={spec.toolbar} scope={scope} /> : null}
+                    {spec.refresh ? (
+                        <Button
+                            size="small"
+                            variant="outlined"
+                            startIcon={<RefreshIcon />}
+                            disabled={list.isFetching}
+                            onClick={() => void list.refetch()}
+                            aria-label={refreshName}
+                        >
+                            {list.isFetching ? '刷新中…' : '刷新'}
+                        </Button>
+                    ) : null}
                 </Box>
             ) : null}
             {counters ? (
@@ -243,7 +265,11 @@ export function DataList({ spec, resource: given, label }: DataListProps): React
                     }
                 />
             ) : null}
-            {list.error && !list.data ? (
+            {list.error && spec.failure && !list.isFetching ? (
+                <Card variant="outlined">
+                    <EmptyState spec={spec} scope={scope} text={spec.failure} />
+                </Card>
+            ) : list.error && !list.data ? (
                 <ErrorState list={list} />
             ) : (
                 <ResourceContextProvider value={referencePath(resource)}>

@@ -1,9 +1,12 @@
 import { lazy, Suspense, type ReactNode } from 'react';
-import { Box, Card, CardContent, Typography } from '@mui/material';
+import { Box, Card, CardContent, Tab, Tabs, Typography } from '@mui/material';
+import InboxIcon from '@mui/icons-material/Inbox';
 import { RecordContextProvider, useRecordContext } from 'react-admin';
+import { useSearchParams } from 'react-router-dom';
 import { widgets } from '../../widgets/registry';
 import { ActionBar } from '../actions';
 import { widgetFallback } from '../actions/fallback';
+import { of } from '../actions/shared';
 import { useOptionalDefinition } from '../context';
 import { renderField } from '../fields';
 import { Counters, DataList, resolveColumns } from '../list';
@@ -107,6 +110,64 @@ function WidgetSection({ section, scope }: { section: Extract<Section, { kind: '
     );
 }
 
+/** A message in place of content: an icon, the text and a hint, centred. */
+function NoteSection({ section, scope }: { section: Extract<Section, { kind: 'note' }>; scope: Scope }) {
+    const hint = section.hint ? of(section.hint, scope) : undefined;
+    const body = (
+        <Box sx={{ textAlign: 'center', py: 6, color: 'text.secondary' }} role="status">
+            <InboxIcon sx={{ fontSize: 56, opacity: 0.4 }} aria-hidden />
+            <Typography variant="body1" sx={{ mt: 1 }}>
+                {of(section.text, scope)}
+            </Typography>
+            {hint ? (
+                <Typography variant="body2" sx={{ mt: 0.5, maxWidth: 560, mx: 'auto' }}>
+                    {hint}
+                </Typography>
+            ) : null}
+        </Box>
+    );
+    return (
+        <Block title={section.title} scope={scope}>
+            {body}
+        </Block>
+    );
+}
+
+/** Tabs inside a tab: the choice lives in the query param (the first tab leaves it out), the other params stay. */
+function TabsSection({ section, scope }: { section: Extract<Section, { kind: 'tabs' }>; scope: Scope }) {
+    const [search, setSearch] = useSearchParams();
+    const tabs = section.tabs.filter((t) => !t.when || t.when(scope));
+    const named = search.get(section.param);
+    const current = tabs.find((t) => t.key === named) ?? tabs[0];
+    if (!current) return null;
+    const choose = (key: string) =>
+        setSearch((now) => {
+            const next = new URLSearchParams(now);
+            if (key === tabs[0].key) next.delete(section.param);
+            else next.set(section.param, key);
+            return next;
+        });
+    return (
+        <Box>
+            <Tabs
+                value={current.key}
+                onChange={(_, key: string) => choose(key)}
+                aria-label={section.label}
+                variant="scrollable"
+                allowScrollButtonsMobile
+                sx={{ mb: 2, minHeight: 36, '& .MuiTab-root': { minHeight: 36, py: 0.5, textTransform: 'none' } }}
+            >
+                {tabs.map((t) => (
+                    <Tab key={t.key} value={t.key} label={t.label} />
+                ))}
+            </Tabs>
+            <Box role="tabpanel" aria-label={current.label}>
+                <Sections key={current.key} sections={current.sections} />
+            </Box>
+        </Box>
+    );
+}
+
 function OneSection({ section, scope }: { section: Section; scope: Scope }) {
     const definition = useOptionalDefinition();
     if (section.when && !section.when(scope)) return null;
@@ -160,6 +221,10 @@ function OneSection({ section, scope }: { section: Section; scope: Scope }) {
                     <StreamSection section={section} scope={scope} />
                 </Suspense>
             );
+        case 'note':
+            return <NoteSection section={section} scope={scope} />;
+        case 'tabs':
+            return <TabsSection section={section} scope={scope} />;
         case 'row': {
             const widths = section.widths;
             return (

@@ -180,7 +180,11 @@ function Body({ page, scope }: { page: PageSpec; scope: Scope }) {
                             <Tab key={t.key} value={t.key} label={t.label} />
                         ))}
                     </Tabs>
-                    {current ? <Sections key={current.key} sections={current.sections} /> : null}
+                    {current ? (
+                        <Box role="tabpanel" aria-label={current.label}>
+                            <Sections key={current.key} sections={current.sections} />
+                        </Box>
+                    ) : null}
                 </Box>
             ) : null}
         </>
@@ -203,7 +207,7 @@ export function PageView({ page }: { page: PageSpec }): ReactNode {
     const withRecord = useMemo(() => ({ ...base, record: mapped }), [base, mapped]);
     const data = useLoads(page, withRecord);
     const scope = useMemo(() => ({ ...withRecord, data }), [withRecord, data]);
-    const value = useMemo(() => ({ record: scope.record, data: scope.data }), [scope]);
+    const value = useMemo(() => ({ record: scope.record, data: scope.data, page: scope.record }), [scope]);
 
     const title = of(page.title, scope);
     if (page.record && (missing !== undefined || record.isError)) {
@@ -221,6 +225,11 @@ export function PageView({ page }: { page: PageSpec }): ReactNode {
         return (
             <Box sx={{ p: 2 }}>
                 <Title title={title} />
+                {page.record.loading ? (
+                    <Typography color="text.secondary" sx={{ mb: 1 }}>
+                        {page.record.loading}
+                    </Typography>
+                ) : null}
                 <LinearProgress aria-label="加载中" />
             </Box>
         );

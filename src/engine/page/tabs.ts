@@ -27,7 +27,8 @@ export function useTab(
     } else {
         named = params['*']?.split('/')[0] || undefined;
     }
-    const fallback = page.tabParam?.fallback;
+    const given = page.tabParam?.fallback;
+    const fallback = typeof given === 'function' ? given(scope) : given;
     const current =
         tabs.find((t) => t.key === named) ??
         tabs.find((t) => t.key === fallback) ??

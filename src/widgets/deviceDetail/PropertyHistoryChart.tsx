@@ -1,45 +1,60 @@
-import { Box, CircularProgress, Typography } from '@mui/material';
+import { Alert, Box, Button, CircularProgress, Typography } from '@mui/material';
 import { LineChart } from '@mui/x-charts/LineChart';
 import { useQuery } from '@tanstack/react-query';
 import dayjs from 'dayjs';
-import { TELEMETRY, toNumber, usePlatform, type HistoryPage, type HistoryPoint } from './api';
-import { LoadError } from './parts';
+import { useDataProvider } from 'react-admin';
+import type { PlatformDataProvider } from '../../engine/choices';
+import type { WidgetProps } from '../registry';
 
 /** The chart reads the newest points of the window 50 at a time (the largest page the call allows), at most this many pages. */
 export const CHART_PAGES = 10;
 const CHART_PAGE_SIZE = 50;
 
-interface HistoryChartProps {
-    base: { deviceId: number; identifier: string; startTime: number; endTime: number };
-    label: string;
-    range: 'hour' | 'day';
-}
-
-interface ChartData {
-    points: Array<{ time: Date; value: number }>;
+interface HistoryPage {
+    list: Array<{ timestamp: string; value: unknown }>;
     total: number;
 }
 
-/** A numeric property's values over the chosen window, oldest to newest. */
-export function HistoryChart({ base, label, range }: HistoryChartProps) {
-    const platform = usePlatform();
+interface ChartProps extends WidgetProps {
+    deviceId: number | string;
+    identifier: string;
+    /** 'hour' or 'day': the window the device detail's propertyHistory call asks for. */
+    range: 'hour' | 'day';
+    /** The series name: the property's name and unit. */
+    label: string;
+}
+
+const toNumber = (value: unknown): number | null => {
+    if (value === null || value === undefined || value === '') return null;
+    const n = typeof value === 'number' ? value : Number(value);
+    return Number.isFinite(n) ? n : null;
+};
+
+/** 属性历史's line: a numeric property's values over the last hour or 24 hours, oldest to newest. */
+export default function PropertyHistoryChart({ deviceId, identifier, range, label }: ChartProps) {
+    const dataProvider = useDataProvider<PlatformDataProvider>();
     const query = useQuery({
-        queryKey: [TELEMETRY, 'propertyHistoryChart', base],
-        queryFn: async (): Promise<ChartData> => {
+        queryKey: ['deviceDetail', 'propertyHistoryChart', deviceId, identifier, range],
+        queryFn: async () => {
+            // The call reads the page's rows for lists; the chart wants the rows and their total (the envelope's data).
             const read = async (pageNumber: number) =>
                 (
-                    await platform.invoke<HistoryPage>(TELEMETRY, 'propertyHistory', {
-                        ...base,
-                        pageNumber,
-                        pageSize: CHART_PAGE_SIZE,
-                        asc: false,
-                    })
+                    (
+                        await dataProvider.invoke('deviceDetail', 'propertyHistory', {
+                            deviceId,
+                            identifier,
+                            range,
+                            pageNumber,
+                            pageSize: CHART_PAGE_SIZE,
+                            asc: false,
+                        })
+                    ).body as { data: HistoryPage }
                 ).data;
             const first = await read(1);
             const pages = Math.min(CHART_PAGES, Math.ceil(first.total / CHART_PAGE_SIZE));
             const rest = await Promise.all(Array.from({ length: Math.max(0, pages - 1) }, (_, i) => read(i + 2)));
-            const newestFirst: HistoryPoint[] = [first, ...rest].flatMap((p) => p.list);
-            const points = newestFirst
+            const points = [first, ...rest]
+                .flatMap((p) => p.list)
                 .map((p) => ({ time: dayjs(p.timestamp).toDate(), value: toNumber(p.value) }))
                 .filter((p): p is { time: Date; value: number } => p.value !== null && !Number.isNaN(p.time.getTime()))
                 .reverse();
@@ -51,9 +66,18 @@ export function HistoryChart({ base, label, range }: HistoryChartProps) {
 
     const format = (d: Date) => dayjs(d).format(range === 'hour' ? 'HH:mm' : 'MM-DD HH:mm');
     return (
-        <Box sx={{ mb: 2 }} data-testid="property-history-chart" aria-label={`${label}历史曲线`} role="figure">
+        <Box data-testid="property-history-chart" aria-label={`${label}历史曲线`} role="figure">
             {query.error ? (
-                <LoadError title="曲线加载失败" error={query.error} onRetry={() => void query.refetch()} />
+                <Alert
+                    severity="error"
+                    action={
+                        <Button color="inherit" size="small" onClick={() => void query.refetch()}>
+                            重试
+                        </Button>
+                    }
+                >
+                    曲线加载失败：{(query.error as Error).message || '查询失败'}
+                </Alert>
             ) : query.isPending ? (
                 <Box sx={{ height: 260, display: 'flex', alignItems: 'center', justifyContent: 'center' }}>
                     <CircularProgress size={28} aria-label="曲线加载中" />
@@ -87,11 +111,13 @@ export function HistoryChart({ base, label, range }: HistoryChartProps) {
                         ]}
                         hideLegend
                     />
-                    {query.data.total > query.data.points.length ? (
-                        <Typography variant="caption" color="text.secondary">
-                            共 {query.data.total} 条记录，曲线显示最近的 {query.data.points.length} 条
-                        </Typography>
-                    ) : null}
+                    <Typography variant="caption" color="text.secondary">
+                        {query.data.total > query.data.points.length
+                            ? `曲线显示 ${query.data.total} 条记录中最近的 ${query.data.points.length} 条；`
+                            : ''}
+                        图表按时间顺序绘制最近 {CHART_PAGES * CHART_PAGE_SIZE}{' '}
+                        个以内的数据点，表格列出所选范围内的全部记录。
+                    </Typography>
                 </>
             )}
         </Box>
