@@ -32,6 +32,8 @@ import { deviceStatsRoutes } from './routes/deviceStats';
 import { groupRoutes } from './routes/group';
 import { groupDeviceRoutes } from './routes/groups';
 import { deviceCandidateRoutes } from './routes/deviceCandidates';
+import { simulationRoutes } from './routes/simulation';
+import { createSimulator } from './simulation/simulator';
 import { isProtectedPath, PROTECTED_PREFIXES, requireSession } from './sso/auth';
 import { ssoPages } from './sso/routes';
 import { sessionProbe } from './sso/sessionProbe';
@@ -53,6 +55,7 @@ export function createApp(deps: AppDeps) {
         maintenance: deps.maintenance ?? createMaintenance(deps.db, { logError }),
         access: deps.access ?? createAccessHub(),
     };
+    services.simulator = deps.simulator ?? createSimulator({ db: deps.db, access: services.access! });
     const app = new Hono<AppEnv>();
 
     app.onError((err, c) => {
@@ -104,6 +107,7 @@ export function createApp(deps: AppDeps) {
     app.route('/api/device', deviceCandidateRoutes(services));
     app.route('/api/device', deviceRoutes(services));
     app.route('/api/geo', createGeoRouter(services));
+    app.route('/api/simulation', simulationRoutes(services));
     app.route('/ms3/productLog', productLogRoutes(services));
     app.route('/', deviceAccessRoutes(services));
     app.route('/ms4', ms4Routes(services));

@@ -3,6 +3,7 @@ import type { ServerConfig } from './config';
 import type { Db } from './db/client';
 import type { Maintenance } from './db/maintenance';
 import type { AccessHub } from './mqtt/access';
+import type { Simulator } from './simulation/simulator';
 import type { SessionUser } from './sso/sessions';
 import type { ThrottleOptions } from './sso/throttle';
 
@@ -20,6 +21,8 @@ export interface AppDeps {
     maintenance?: Maintenance;
     /** Device access (the MQTT broker attaches to it); default: one with no broker. */
     access?: AccessHub;
+    /** The device simulator (its devices connect through `access`); default: one made here. */
+    simulator?: Simulator;
 }
 
 /** What every router receives: the deps with defaults filled in. */
@@ -31,6 +34,8 @@ export interface Services {
     maintenance?: Maintenance;
     /** Device connections: disconnect, downlink, online (absent in routers built outside createApp). */
     access?: AccessHub;
+    /** Simulated devices (/api/simulation). */
+    simulator?: Simulator;
 }
 
 export type AppEnv = { Variables: { user: SessionUser; token: string } };

@@ -67,6 +67,7 @@ async function main(): Promise<void> {
         import('./domain/deviceClusters'),
         import('./mqtt/broker'),
         import('./mqtt/access'),
+        import('./simulation/simulator'),
     ]);
     let handle: DatabaseHandle;
     try {
@@ -88,10 +89,12 @@ async function main(): Promise<void> {
         { deviceClusterIndex },
         { createBroker },
         { createAccessHub },
+        { createSimulator },
     ] = await later;
     const admin = await ensureAdmin(handle.db, config.adminPassword);
     const access = createAccessHub();
-    const app = createApp({ db: handle.db, config, access });
+    const simulator = createSimulator({ db: handle.db, access });
+    const app = createApp({ db: handle.db, config, access, simulator });
     // Plain HTTP/1.1 (no TLS or HTTP/2 options), so the adaptor returns a node:http Server.
     const server = createAdaptorServer({ fetch: app.fetch }) as Server;
     let port: number;
@@ -114,6 +117,11 @@ async function main(): Promise<void> {
     const broker = await createBroker({ db: handle.db, redisUrl: config.redisUrl });
     access.attach(broker);
     broker.attachWebSocket(server);
+    // Simulations that were running when the server stopped run again (their devices sign in through the broker).
+    void simulator
+        .resume()
+        .then((n) => n && console.log(`设备模拟: 已恢复 ${n} 个运行中的模拟`))
+        .catch((err) => console.error('恢复设备模拟失败 / failed to resume simulations:', err));
     let mqttLine: string;
     try {
         const mqttPort = await broker.listen(config.mqttPort, config.host);
@@ -182,8 +190,10 @@ async function main(): Promise<void> {
         console.log(`收到 ${signal}，正在停止…`);
         // Idle keep-alive sockets would hold close() open; busy ones get a few seconds to finish.
         server.close(() => {
-            broker
+            simulator
                 .close()
+                .catch((err) => console.error('停止设备模拟失败 / failed to stop simulations:', err))
+                .then(() => broker.close())
                 .catch((err) => console.error('关闭 MQTT 失败 / failed to close MQTT:', err))
                 .then(() => handle.close())
                 .catch((err) => console.error('关闭数据库失败 / failed to close the database:', err))

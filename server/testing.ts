@@ -10,6 +10,7 @@ import { users } from './db/schema';
 import type { AppDeps } from './deps';
 import { createAccessHub, type AccessHub } from './mqtt/access';
 import { seedDatabase } from './seed';
+import { createSimulator, type Simulator } from './simulation/simulator';
 import { COOKIE_NAME } from './sso/auth';
 import { createSession } from './sso/sessions';
 import { ADMIN_USERNAME, ensureAdmin } from './sso/users';
@@ -38,6 +39,8 @@ export interface TestServer {
     db: Db;
     /** Device access: a broker started in a test attaches here, so disable and delete disconnect. */
     access: AccessHub;
+    /** The device simulator of this server (its devices connect once a broker attaches to `access`). */
+    simulator: Simulator;
     kind: 'pglite' | 'postgres';
     config: ServerConfig;
     close(): Promise<void>;
@@ -67,8 +70,10 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
         await ensureAdmin(handle.db, TEST_ADMIN_PASSWORD);
         await seedDatabase(handle.db, { demo: config.seedDemo });
         const access = createAccessHub();
+        const simulator = createSimulator({ db: handle.db, access, log: () => undefined });
         const app = createApp({
             access,
+            simulator,
             db: handle.db,
             config,
             now: opts.now,
@@ -92,9 +97,11 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
             token,
             db: handle.db,
             access,
+            simulator,
             kind: handle.kind,
             config,
             close: async () => {
+                await simulator.close();
                 await handle.close();
                 if (!opts.config?.filesDir) rmSync(config.filesDir, { recursive: true, force: true });
             },

@@ -380,6 +380,55 @@ export const alertEvents = pgTable(
     ],
 );
 
+/**
+ * Device simulations (/monitor/imitate): simulated devices of one product signing in through the platform's own
+ * broker with their own secrets and reporting values from the thing model every interval (server/simulation/).
+ * `running` is what the simulation should be doing: running ones resume when the server starts.
+ */
+export const simulations = pgTable(
+    'simulations',
+    {
+        id: serial('id').primaryKey(),
+        productId: integer('product_id')
+            .notNull()
+            .references(() => products.id, { onDelete: 'cascade' }),
+        intervalSeconds: integer('interval_seconds').notNull(),
+        /** random: values drawn within each property's range; fixed: `fixed_values` by identifier. */
+        mode: text('mode').notNull(),
+        fixedValues: jsonb('fixed_values').notNull().default({}),
+        /** Also post one of the thing model's events each interval. */
+        events: boolean('events').notNull().default(false),
+        running: boolean('running').notNull().default(false),
+        /** Messages published, flushed from the simulator every few seconds and on stop. */
+        messagesSent: bigint('messages_sent', { mode: 'number' }).notNull().default(0),
+        createTime: createdAt('create_time'),
+        startTime: timestamp('start_time', { withTimezone: true }),
+        stopTime: timestamp('stop_time', { withTimezone: true }),
+    },
+    () => [
+        check('simulations_interval_check', sql`interval_seconds BETWEEN 1 AND 3600`),
+        check('simulations_mode_check', sql`mode IN ('random', 'fixed')`),
+    ],
+);
+
+/** The devices a simulation runs, in the order chosen (a deleted device leaves its simulations). */
+export const simulationDevices = pgTable(
+    'simulation_devices',
+    {
+        simulationId: integer('simulation_id')
+            .notNull()
+            .references(() => simulations.id, { onDelete: 'cascade' }),
+        deviceId: bigint('device_id', { mode: 'number' })
+            .notNull()
+            .references(() => devices.id, { onDelete: 'cascade' }),
+        position: integer('position').notNull(),
+    },
+    (t) => [
+        primaryKey({ columns: [t.simulationId, t.deviceId] }),
+        index('simulation_devices_device_idx').on(t.deviceId),
+    ],
+);
+
 /** Applications on the platform (the dashboard counts apps used and apps to use). */
 export const apps = pgTable('apps', {
     id: serial('id').primaryKey(),
@@ -415,4 +464,6 @@ export const schema = {
     groupDevices,
     alertEvents,
     apps,
+    simulations,
+    simulationDevices,
 };

@@ -3,6 +3,8 @@
  * send downlink calls; say who is online. The broker attaches itself once it runs; until then (tests without a
  * broker, a port that could not be taken) every device is simply offline.
  */
+import type { Duplex } from 'node:stream';
+import { duplexPair } from '../simulation/duplexPair';
 import type { DownlinkResult } from './downlink';
 import type { Traffic } from './traffic';
 
@@ -25,6 +27,8 @@ export interface DeviceAccessBackend {
             options?: { sync?: boolean; timeoutMs?: number },
         ): Promise<DownlinkResult>;
     };
+    /** The broker itself, for in-process connections (the simulator): it takes one end of a stream pair. */
+    aedes?: { handle(stream: Duplex): unknown };
 }
 
 export function createAccessHub() {
@@ -48,6 +52,19 @@ export function createAccessHub() {
         /** The running broker, or undefined (the routes then say device access is not running). */
         get backend() {
             return backend;
+        },
+        /**
+         * A connection to the broker inside this process, as a device's socket would be (the simulator's devices sign
+         * in through it with their own credentials); undefined while no broker runs.
+         */
+        connectStream(): Duplex | undefined {
+            if (!backend?.aedes) return undefined;
+            const [client, server] = duplexPair();
+            Object.assign(server, { remoteAddress: '127.0.0.1' });
+            server.on('error', () => undefined);
+            client.on('error', () => undefined);
+            backend.aedes.handle(server);
+            return client;
         },
     };
 }

@@ -2114,6 +2114,177 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    '/api/simulation/list': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Device simulations (/monitor/imitate), newest first, with their live figures: connected (devices of the
+         *     simulation signed in now), messagesSent (property posts, events and replies published), running (marked
+         *     running: it resumes when the server starts). data.running counts the running simulations.
+         */
+        get: operations['listSimulations'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/simulation/save': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Creates a simulation of one product's devices: the chosen deviceIds (of that product) and/or `amount` new
+         *     devices named sim_XXXX (created like any device, remark 模拟设备), at most 100 in all; every intervalSeconds
+         *     (1..3600) each posts its properties, random within the thing model's ranges (mode random) or the fixed values
+         *     by identifier (mode fixed; checked against the thing model), and one of its events when `events`. Started at
+         *     once unless start=false. 请选择产品, 请选择设备或填写新建模拟设备数量, 上报间隔须为1~3600秒的整数, 请选择取值方式,
+         *     固定取值时请至少填写一个属性的值, 产品不存在, 透传产品暂不支持模拟.
+         */
+        post: operations['createSimulation'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/simulation/start': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Its devices sign in through the broker and report every interval; it resumes after a restart. */
+        post: operations['startSimulation'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/simulation/stop': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Its devices disconnect (OFFLINE) unless another running simulation or onLine holds them. */
+        post: operations['stopSimulation'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/simulation/delete': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** @description Stops it and deletes it; its devices (sim_XXXX ones too) stay. */
+        delete: operations['deleteSimulation'];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/simulation/onLine': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description The device signs in through the broker as a simulated device (its own credentials) and stays until offLine;
+         *     answered once the broker accepted it (设备上线失败：… when refused, e.g. a disabled device).
+         */
+        post: operations['simulationOnLine'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/simulation/offLine': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description The device's simulated connection closes (OFFLINE), whichever simulation opened it. */
+        post: operations['simulationOffLine'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/simulation/sendProperty': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description One property post now from a simulated device that is online (设备未通过模拟上线，请先调用 onLine otherwise):
+         *     `params` (a JSON object of identifier → value), else random values from the thing model. The broker checks
+         *     and stores it as any device's post.
+         */
+        post: operations['simulationSendProperty'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/simulation/sendEvent': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description One event post now (`value`, a JSON object of output parameters, else random ones). */
+        post: operations['simulationSendEvent'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3005,6 +3176,93 @@ export interface components {
             data: {
                 list: components['schemas']['Device'][];
                 total: number;
+            };
+        };
+        Simulation: {
+            id: number;
+            productId: number;
+            productKey: string;
+            productName: string;
+            deviceCount: number;
+            firstDeviceId: number | null;
+            firstDeviceName: string | null;
+            /** @description The first 20 devices' names. */
+            deviceNames: string[];
+            intervalSeconds: number;
+            /** @enum {string} */
+            mode: 'random' | 'fixed';
+            /** @description Identifier → value (mode fixed). */
+            fixedValues: Record<string, never>;
+            events: boolean;
+            /** @description Marked running (resumes at server start). */
+            running: boolean;
+            /** @description Running in this server process now. */
+            active: boolean;
+            connected: number;
+            messagesSent: number;
+            createTime: components['schemas']['Time'] | null;
+            startTime: components['schemas']['Time'] | null;
+            stopTime: components['schemas']['Time'] | null;
+        };
+        SimulationForm: {
+            /** @description The product (or name it by productKey). */
+            productId?: number;
+            productKey?: string;
+            /** @description Repeated (`deviceIds=1&deviceIds=2`), comma-joined, or a JSON array. */
+            deviceIds?: string[];
+            /** @description New sim_XXXX devices to create. */
+            amount?: number;
+            intervalSeconds: number;
+            /** @enum {string} */
+            mode: 'random' | 'fixed';
+            /** @description A JSON object of identifier → value (or [{ key, value }] rows); mode fixed. */
+            fixedValues?: string;
+            events?: boolean;
+            /** @default true */
+            start: boolean;
+        };
+        SimulationIdForm: {
+            id: number;
+        };
+        SimulationDeviceForm: {
+            deviceId: number;
+        };
+        SimulationParamsForm: {
+            deviceId: number;
+            /** @description A JSON object of identifier → value. */
+            params?: string;
+        };
+        SimulationEventForm: {
+            deviceId: number;
+            identifier: string;
+            /** @description A JSON object of the event's output parameters. */
+            value?: string;
+        };
+        SimulationStateAnswer: {
+            code: components['schemas']['Code200'];
+            msg: string;
+            data: {
+                id: number;
+                running: boolean;
+            };
+        };
+        SimulationDeviceAnswer: {
+            code: components['schemas']['Code200'];
+            msg: string;
+            data: {
+                deviceId: number;
+                deviceName?: string;
+                online: boolean;
+            };
+        };
+        SimulationSentAnswer: {
+            code: components['schemas']['Code200'];
+            msg: string;
+            data: {
+                deviceId: number;
+                identifier?: string;
+                params?: Record<string, never>;
+                value?: Record<string, never>;
             };
         };
     };
@@ -6508,6 +6766,252 @@ export interface operations {
                     };
                 };
             };
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    listSimulations: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+                /** @description One product's simulations. */
+                productId?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of simulations */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['Simulation'][];
+                            total: number;
+                            running: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    createSimulation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['SimulationForm'];
+                'multipart/form-data': components['schemas']['SimulationForm'];
+                'application/json': components['schemas']['SimulationForm'];
+            };
+        };
+        responses: {
+            /** @description The new simulation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['SimulationStateAnswer'];
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    startSimulation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['SimulationIdForm'];
+                'multipart/form-data': components['schemas']['SimulationIdForm'];
+            };
+        };
+        responses: {
+            /** @description Running */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['SimulationStateAnswer'];
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    stopSimulation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['SimulationIdForm'];
+                'multipart/form-data': components['schemas']['SimulationIdForm'];
+            };
+        };
+        responses: {
+            /** @description Stopped */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['SimulationStateAnswer'];
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    deleteSimulation: {
+        parameters: {
+            query: {
+                id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    simulationOnLine: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['SimulationDeviceForm'];
+                'multipart/form-data': components['schemas']['SimulationDeviceForm'];
+            };
+        };
+        responses: {
+            /** @description Online */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['SimulationDeviceAnswer'];
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    simulationOffLine: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['SimulationDeviceForm'];
+                'multipart/form-data': components['schemas']['SimulationDeviceForm'];
+            };
+        };
+        responses: {
+            /** @description Offline */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['SimulationDeviceAnswer'];
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    simulationSendProperty: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['SimulationParamsForm'];
+                'multipart/form-data': components['schemas']['SimulationParamsForm'];
+            };
+        };
+        responses: {
+            /** @description Published */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['SimulationSentAnswer'];
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    simulationSendEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['SimulationEventForm'];
+                'multipart/form-data': components['schemas']['SimulationEventForm'];
+            };
+        };
+        responses: {
+            /** @description Published */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['SimulationSentAnswer'];
+                };
+            };
+            400: components['responses']['BadRequest'];
             401: components['responses']['Unauthorized'];
         };
     };

@@ -1,0 +1,199 @@
+import type { Context } from 'hono';
+import { Hono } from 'hono';
+import { simulationCreateSchema } from '../../schemas/simulation';
+import type { AppEnv, Services } from '../deps';
+import { ok } from '../http/envelope';
+import { badRequest, notFound } from '../http/errors';
+import { idList, paging, positiveInt, readBody, readListBody, validate, type FormValue } from '../http/input';
+import { createDirectory } from '../mqtt/directory';
+import { createSimulator, type Simulator } from '../simulation/simulator';
+import {
+    createSimulation,
+    deleteSimulation,
+    listSimulations,
+    runningCount,
+    simulationExists,
+} from '../simulation/store';
+
+type Body = Record<string, unknown>;
+
+/** JSON bodies as they are (objects kept); forms with repeated keys as lists. */
+async function readInput(c: Context): Promise<Body> {
+    const type = c.req.header('content-type') ?? '';
+    if (type.includes('application/json')) return readBody(c);
+    return readListBody(c);
+}
+
+const single = (body: Body, name: string): string | undefined => {
+    const v = body[name];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v === 'string') return v;
+    if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+    throw badRequest(`参数 ${name} 格式不正确：应为单个值`);
+};
+
+/** A JSON object given as an object (JSON body) or as its text (form); undefined when absent or empty. */
+function jsonObject(body: Body, name: string): Record<string, unknown> | undefined {
+    let v = body[name];
+    if (v === undefined || v === null || v === '') return undefined;
+    if (typeof v === 'string') {
+        try {
+            v = JSON.parse(v);
+        } catch {
+            throw badRequest(`参数 ${name} 应为 JSON 对象`);
+        }
+    }
+    // Key / value rows, as the console's form holds them.
+    if (Array.isArray(v) && v.every((r) => r && typeof r === 'object' && !Array.isArray(r) && 'key' in r)) {
+        const out: Record<string, unknown> = {};
+        for (const r of v as Array<{ key: unknown; value: unknown }>) {
+            const key = typeof r.key === 'string' ? r.key.trim() : '';
+            if (key) out[key] = r.value;
+        }
+        return out;
+    }
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw badRequest(`参数 ${name} 应为 JSON 对象`);
+    return v as Record<string, unknown>;
+}
+
+function identifierOf(body: Body, message: string): string {
+    const id = single(body, 'identifier')?.trim() ?? '';
+    if (!/^[A-Za-z_][A-Za-z0-9_]{0,49}$/.test(id)) throw badRequest(message);
+    return id;
+}
+
+const idOf = (raw: unknown) => positiveInt(raw, '缺少模拟ID');
+const deviceIdOf = (body: Body) => positiveInt(single(body, 'deviceId'), '缺少设备ID');
+
+/**
+ * /api/simulation: device simulations (/monitor/imitate) and SPEC's one-device simulation calls (onLine, offLine,
+ * sendProperty, sendEvent, propertyTestSet, serviceTestSet). General family (code 200).
+ */
+export function simulationRoutes(services: Services) {
+    const { db, config } = services;
+    const access = services.access;
+    const simulator: Simulator = services.simulator ?? createSimulator({ db, access: access! });
+    const directory = createDirectory(db);
+    const app = new Hono<AppEnv>();
+
+    app.get('/list', async (c) => {
+        const { size, offset } = paging(c.req.query('pageNumber'), c.req.query('pageSize'));
+        const rawProduct = c.req.query('productId');
+        const productId =
+            rawProduct === undefined || rawProduct === '' ? undefined : positiveInt(rawProduct, '产品ID格式不正确');
+        const page = await listSimulations(db, config.timeZone, { productId, limit: size, offset });
+        const records = page.records.map((r) => {
+            const live = simulator.status(r.id);
+            return {
+                ...r,
+                connected: live.connected,
+                messagesSent: r.messagesSent + live.unflushed,
+                // Marked running but not running here (no broker): said as it is.
+                active: live.active,
+            };
+        });
+        return ok(c, { records, total: page.total, running: await runningCount(db) });
+    });
+
+    app.post('/save', async (c) => {
+        const body = await readInput(c);
+        const input = await validate(simulationCreateSchema, {
+            productId: single(body, 'productId'),
+            amount: single(body, 'amount'),
+            intervalSeconds: single(body, 'intervalSeconds'),
+            mode: single(body, 'mode'),
+            events: single(body, 'events'),
+            start: single(body, 'start'),
+        });
+        const rawIds = body.deviceIds;
+        const deviceIds = idList(
+            Array.isArray(rawIds)
+                ? rawIds.map((v) => {
+                      if (typeof v !== 'string' && typeof v !== 'number') throw badRequest('设备ID格式不正确');
+                      return String(v);
+                  })
+                : (single(body, 'deviceIds') as FormValue | undefined),
+            '设备ID格式不正确',
+        );
+        const fixedValues = jsonObject(body, 'fixedValues') ?? {};
+        const model = await directory.model(input.productId);
+        const id = await createSimulation(
+            db,
+            {
+                productId: input.productId,
+                deviceIds,
+                amount: input.amount ?? 0,
+                intervalSeconds: input.intervalSeconds,
+                mode: input.mode as 'random' | 'fixed',
+                fixedValues,
+                events: input.events ?? false,
+            },
+            model,
+        );
+        const start = input.start ?? true;
+        if (start && simulator.available) await simulator.start(id);
+        return ok(c, { id, running: start && simulator.available });
+    });
+
+    app.post('/start', async (c) => {
+        const id = idOf(single(await readInput(c), 'id'));
+        if (!(await simulationExists(db, id))) throw notFound('模拟不存在');
+        await simulator.start(id);
+        return ok(c, { id, running: true });
+    });
+
+    app.post('/stop', async (c) => {
+        const id = idOf(single(await readInput(c), 'id'));
+        if (!(await simulationExists(db, id))) throw notFound('模拟不存在');
+        await simulator.stop(id);
+        return ok(c, { id, running: false });
+    });
+
+    app.delete('/delete', async (c) => {
+        const id = idOf(c.req.query('id'));
+        if (!(await simulationExists(db, id))) throw notFound('模拟不存在');
+        await simulator.halt(id);
+        await deleteSimulation(db, id);
+        return ok(c, null);
+    });
+
+    app.post('/onLine', async (c) => ok(c, await simulator.onLine(deviceIdOf(await readInput(c)))));
+
+    app.post('/offLine', async (c) => ok(c, await simulator.offLine(deviceIdOf(await readInput(c)))));
+
+    app.post('/sendProperty', async (c) => {
+        const body = await readInput(c);
+        const deviceId = deviceIdOf(body);
+        const params = jsonObject(body, 'params');
+        return ok(c, await simulator.sendProperty(deviceId, params));
+    });
+
+    app.post('/sendEvent', async (c) => {
+        const body = await readInput(c);
+        const deviceId = deviceIdOf(body);
+        const identifier = identifierOf(body, '请填写事件标识符');
+        return ok(c, await simulator.sendEvent(deviceId, identifier, jsonObject(body, 'value')));
+    });
+
+    app.post('/propertyTestSet', async (c) => {
+        const body = await readInput(c);
+        const deviceId = deviceIdOf(body);
+        const params = jsonObject(body, 'params');
+        if (!params) throw badRequest('请至少设置一个属性');
+        const downlink = access?.downlink;
+        if (!downlink) throw badRequest('设备接入服务未运行');
+        return ok(c, await downlink.setProperties(deviceId, params, { sync: true }));
+    });
+
+    app.post('/serviceTestSet', async (c) => {
+        const body = await readInput(c);
+        const deviceId = deviceIdOf(body);
+        const identifier = identifierOf(body, '请填写服务标识符');
+        const params = jsonObject(body, 'params') ?? {};
+        const downlink = access?.downlink;
+        if (!downlink) throw badRequest('设备接入服务未运行');
+        return ok(c, await downlink.invokeService(deviceId, identifier, params, { sync: true }));
+    });
+
+    return app;
+}
