@@ -45,13 +45,9 @@ const amount = yup
 
 const mode = yup.string().required(SIMULATION_MESSAGES.mode).oneOf(['random', 'fixed'], SIMULATION_MESSAGES.mode);
 
-/** The 新建模拟 form: fixed values as key / value rows (identifier, value). */
+/** The 新建模拟 form: the product by its ProductKey, fixed values as key / value rows (identifier, value). */
 export const simulationFormSchema = yup.object({
-    productId: yup
-        .number()
-        .transform(blankToUndefined)
-        .typeError(SIMULATION_MESSAGES.product)
-        .required(SIMULATION_MESSAGES.product),
+    productKey: yup.string().trim().required(SIMULATION_MESSAGES.product),
     deviceIds: yup
         .array()
         .of(yup.mixed<string | number>().required())

@@ -5,6 +5,7 @@ import type { AppEnv, Services } from '../deps';
 import { ok } from '../http/envelope';
 import { badRequest, notFound } from '../http/errors';
 import { idList, paging, positiveInt, readBody, readListBody, validate, type FormValue } from '../http/input';
+import { productByKey } from '../domain/devices';
 import { createDirectory } from '../mqtt/directory';
 import { createSimulator, type Simulator } from '../simulation/simulator';
 import {
@@ -97,8 +98,16 @@ export function simulationRoutes(services: Services) {
 
     app.post('/save', async (c) => {
         const body = await readInput(c);
+        // The product by id, or by its ProductKey (the console's form picks devices by productKey).
+        const productKey = single(body, 'productKey')?.trim();
+        let productId = single(body, 'productId');
+        if (!productId && productKey) {
+            const product = await productByKey(db, productKey);
+            if (!product) throw badRequest('产品不存在');
+            productId = String(product.id);
+        }
         const input = await validate(simulationCreateSchema, {
-            productId: single(body, 'productId'),
+            productId,
             amount: single(body, 'amount'),
             intervalSeconds: single(body, 'intervalSeconds'),
             mode: single(body, 'mode'),

@@ -4,7 +4,10 @@ import { MENU } from '../../server/routes/menu';
 import { allowedRoutes, buildMenu, entryActive, type MenuEntry } from '../../src/layout/menuModel';
 
 /** The side menu comes from the definitions' `menu`; the platform's GET /api/menu says which entries show. */
-const SECTIONS = [{ label: '设备接入', order: 30 }];
+const SECTIONS = [
+    { label: '设备接入', order: 30 },
+    { label: '监控运维', order: 40 },
+];
 const menu = buildMenu(resources, allowedRoutes(MENU), SECTIONS);
 
 const leaves = (entries: MenuEntry[]): MenuEntry[] => entries.flatMap((e) => (e.children ? leaves(e.children) : [e]));
@@ -15,7 +18,8 @@ const lit = (pathname: string) =>
 
 describe('menu from the definitions', () => {
     it('lays out the entries the platform allows, in their sections and order', () => {
-        expect(menu.map((e) => e.label)).toEqual(['概览', '项目管理', '设备接入', '产品更新日志']);
+        expect(menu.map((e) => e.label)).toEqual(['概览', '项目管理', '设备接入', '产品更新日志', '监控运维']);
+        expect(menu[4].children?.map((e) => e.label)).toEqual(['实时监控', '在线调试', '设备日志', '设备模拟']);
         expect(menu[2].children?.map((e) => [e.label, e.to])).toEqual([
             ['产品管理', '/product'],
             ['设备管理', '/deviceInstance'],
@@ -34,6 +38,7 @@ describe('menu from the definitions', () => {
         expect(lit('/programOverview/5')).toEqual(['项目管理']);
         expect(lit('/groupDetail/9')).toEqual(['分组管理']);
         expect(lit('/productLog')).toEqual(['产品更新日志']);
+        expect(lit('/monitor/imitate')).toEqual(['设备模拟']);
     });
 
     it('hides what the platform does not list, and a section left empty', () => {
