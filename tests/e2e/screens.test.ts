@@ -58,6 +58,7 @@ describe.skipIf(!haveChromium)('every screen at laptop sizes', () => {
             ['programList', '/programList'],
             ['programOverview', `/programOverview/${String(project.id)}`],
             ['groups', '/groups'],
+            ['imitate', '/monitor/imitate'],
         );
     }, 300_000);
 

@@ -53,7 +53,7 @@ describe.skipIf(!haveChromium)('device simulation in Chromium', () => {
         await form.getByRole('table', { name: '选择已有设备' }).waitFor();
         await form.getByRole('spinbutton', { name: /新建模拟设备数量/ }).fill('2');
         await form.getByRole('spinbutton', { name: /上报间隔/ }).fill('1');
-        await form.getByRole('checkbox', { name: /同时上报事件/ }).check();
+        await byText(form, '同时上报事件（每个间隔随机一个）').click();
         await screenshot(page, 'simulation-create');
         await form.getByRole('button', { name: '确定' }).click();
         await toast('模拟已创建').waitFor();
@@ -107,6 +107,7 @@ describe.skipIf(!haveChromium)('device simulation in Chromium', () => {
         await toast('模拟已停止').waitFor();
         await expect.poll(async () => (await row.textContent()) ?? '', { timeout: 20_000 }).toContain('已停止');
         expect(await row.textContent()).toContain('0 / 2');
+        await page.waitForTimeout(500); // the chip's colour fades from 运行中 to 已停止
         await screenshot(page, 'simulation-stopped');
 
         await page.goto(detailUrl);
