@@ -68,7 +68,8 @@ const deviceIdOf = (body: Body) => positiveInt(single(body, 'deviceId'), '缺少
 
 /**
  * /api/simulation: device simulations (/monitor/imitate) and SPEC's one-device simulation calls (onLine, offLine,
- * sendProperty, sendEvent, propertyTestSet, serviceTestSet). General family (code 200).
+ * sendProperty, sendEvent; propertyTestSet and serviceTestSet are the device family's, /api/device/*). General family
+ * (code 200).
  */
 export function simulationRoutes(services: Services) {
     const { db, config } = services;
@@ -182,26 +183,6 @@ export function simulationRoutes(services: Services) {
         const deviceId = deviceIdOf(body);
         const identifier = identifierOf(body, '请填写事件标识符');
         return ok(c, await simulator.sendEvent(deviceId, identifier, jsonObject(body, 'value')));
-    });
-
-    app.post('/propertyTestSet', async (c) => {
-        const body = await readInput(c);
-        const deviceId = deviceIdOf(body);
-        const params = jsonObject(body, 'params');
-        if (!params) throw badRequest('请至少设置一个属性');
-        const downlink = access?.downlink;
-        if (!downlink) throw badRequest('设备接入服务未运行');
-        return ok(c, await downlink.setProperties(deviceId, params, { sync: true }));
-    });
-
-    app.post('/serviceTestSet', async (c) => {
-        const body = await readInput(c);
-        const deviceId = deviceIdOf(body);
-        const identifier = identifierOf(body, '请填写服务标识符');
-        const params = jsonObject(body, 'params') ?? {};
-        const downlink = access?.downlink;
-        if (!downlink) throw badRequest('设备接入服务未运行');
-        return ok(c, await downlink.invokeService(deviceId, identifier, params, { sync: true }));
     });
 
     return app;

@@ -62,8 +62,9 @@ export function randomValue(dataType: TslDataType | null | undefined, depth = 0)
         case 'text': {
             const limit = numberOf(specs.length) ?? 16;
             const length = Math.max(1, Math.min(limit, 1 + randomInt(12)));
-            let out = '';
-            for (let i = 0; i < length; i++) out += ALPHABET[randomInt(ALPHABET.length)];
+            // A letter first: text that reads as a number or JSON word is not mistaken for one on its way back.
+            let out = ALPHABET[randomInt(52)];
+            for (let i = 1; i < length; i++) out += ALPHABET[randomInt(ALPHABET.length)];
             return out.slice(0, Math.max(0, limit));
         }
         case 'date':

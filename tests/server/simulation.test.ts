@@ -1,6 +1,6 @@
-import { eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devices, simulations } from '../../server/db/schema';
+import { devices, propertyRecords, simulations } from '../../server/db/schema';
 import { createSimulator } from '../../server/simulation/simulator';
 import { checkValue } from '../../server/mqtt/thingValues';
 import { createTestServer, type TestServer } from '../../server/testing';
@@ -120,25 +120,35 @@ describe('a simulation of three new devices', () => {
         await until(async () => (await simulation(id)).messagesSent > before, 3_000);
     });
 
-    it('answers a property set from the console with code 200, and reports the new value', async () => {
-        const answer = ok<{ state: string; code: number }>(
-            await call(
-                s,
-                'POST',
-                '/api/simulation/propertyTestSet',
-                form({ deviceId: ids[1], params: JSON.stringify({ Brightness: 42 }) }),
-            ),
-        );
-        expect(answer).toMatchObject({ state: 'replied', code: 200 });
-        const service = ok<{ state: string; code: number }>(
-            await call(
-                s,
-                'POST',
-                '/api/simulation/serviceTestSet',
-                form({ deviceId: ids[1], identifier: 'SetSchedule', params: JSON.stringify({ OnTime: '18:00' }) }),
-            ),
-        );
-        expect(service).toMatchObject({ state: 'replied', code: 200 });
+    it('answers a property set and a service call from the console with code 200, and reports the set value', async () => {
+        const device = async (path: string, values: Record<string, string | number>) => {
+            const answer = await call(s, 'POST', path, form(values));
+            expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+            expect(answer.body.code).toBe(0);
+            return answer.body.data as { state: string; code: number };
+        };
+        expect(
+            await device('/api/device/propertyTestSet', {
+                deviceId: ids[1],
+                params: JSON.stringify({ Brightness: 42 }),
+            }),
+        ).toMatchObject({ state: 'replied', code: 200 });
+        // The simulated device reports the value it took: it is in the property's history.
+        await until(async () => {
+            const rows = await s.db
+                .select({ value: propertyRecords.value })
+                .from(propertyRecords)
+                .where(and(eq(propertyRecords.deviceId, ids[1]), eq(propertyRecords.identifier, 'Brightness')));
+            return rows.some((r) => r.value === 42);
+        }, 5_000);
+        expect(
+            await device('/api/device/serviceTestSet', {
+                deviceId: ids[1],
+                identifier: 'SetSchedule',
+                params: JSON.stringify({ OnTime: '18:00' }),
+                sync: 'true',
+            }),
+        ).toMatchObject({ state: 'replied', code: 200 });
     });
 
     it('stop: every device OFFLINE, the simulation stopped', async () => {

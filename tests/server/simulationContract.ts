@@ -75,19 +75,5 @@ export function simulationHappyCases(server: () => TestServer): Record<string, (
             call(s(), 'POST', '/api/simulation/sendProperty', form({ deviceId: await online() })),
         'POST /api/simulation/sendEvent': async () =>
             call(s(), 'POST', '/api/simulation/sendEvent', form({ deviceId: await online(), identifier: 'LampFault' })),
-        'POST /api/simulation/propertyTestSet': async () =>
-            call(
-                s(),
-                'POST',
-                '/api/simulation/propertyTestSet',
-                form({ deviceId: await online(), params: '{"Brightness":30}' }),
-            ),
-        'POST /api/simulation/serviceTestSet': async () =>
-            call(
-                s(),
-                'POST',
-                '/api/simulation/serviceTestSet',
-                form({ deviceId: await online(), identifier: 'SetSchedule', params: '{"OnTime":"18:00"}' }),
-            ),
     };
 }
