@@ -29,6 +29,8 @@ beforeAll(async () => {
 });
 const access = accessHappyCases(() => s);
 afterAll(async () => {
+    // Simulated devices (the simulation cases) leave before the broker closes, as at a server's stop.
+    await s?.simulator.close();
     await access.stop();
     await s?.close();
 });
