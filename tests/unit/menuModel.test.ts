@@ -25,6 +25,7 @@ describe('menu from the definitions', () => {
             ['设备管理', '/deviceInstance'],
             ['设备与视频流', '/devices'],
             ['分组管理', '/groups'],
+            ['视频设备', '/videoList'],
         ]);
     });
 
