@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { DATA_TYPE_LABELS, IDENTIFIER, type DataTypeName } from '../../schemas/thingModel';
 import type { Db, Tx } from '../db/client';
 import { deviceMessages, deviceProperties, devices, propertyRecords, thingFunctions } from '../db/schema';
@@ -24,6 +25,14 @@ export function dataTypeName(type: string | undefined): string {
 
 type Reader = Db | Tx;
 
+/**
+ * A jsonb value read as its JSON text and parsed once: drizzle's jsonb column parses the driver's already-parsed
+ * value again, so a text property "6" would come back as the number 6.
+ */
+function jsonValue(column: AnyPgColumn) {
+    return sql<unknown>`${column}::text`.mapWith((text: string | null) => (text === null ? null : JSON.parse(text)));
+}
+
 /** The device's product, or 404 设备不存在. */
 export async function deviceProductId(db: Reader, deviceId: number): Promise<number> {
     const [row] = await db.select({ productId: devices.productId }).from(devices).where(eq(devices.id, deviceId));
@@ -41,8 +50,8 @@ export async function listProperties(db: Reader, deviceId: number, timeZone: str
             identifier: thingFunctions.identifier,
             dataType: thingFunctions.dataType,
             ts: deviceProperties.ts,
-            value: deviceProperties.value,
-            desired: deviceProperties.desired,
+            value: jsonValue(deviceProperties.value),
+            desired: jsonValue(deviceProperties.desired),
         })
         .from(thingFunctions)
         .leftJoin(
@@ -90,7 +99,7 @@ export async function propertyHistory(db: Reader, q: HistoryQuery, timeZone: str
         lte(propertyRecords.ts, q.end),
     );
     const rows = await db
-        .select({ ts: propertyRecords.ts, value: propertyRecords.value })
+        .select({ ts: propertyRecords.ts, value: jsonValue(propertyRecords.value) })
         .from(propertyRecords)
         .where(where)
         .orderBy(q.ascending ? asc(propertyRecords.ts) : desc(propertyRecords.ts))

@@ -288,3 +288,19 @@ describe('downlink', () => {
         expect(offline.state).toBe('offline');
     });
 });
+
+describe('text values', () => {
+    it('keeps a text property that looks like a number as text', async () => {
+        const device = await lamp();
+        const client = await signIn(device);
+        const topic = `/sys/${device.productKey}/${device.deviceName}/thing/event/property/post`;
+        await subscribe(client, `${topic}_reply`);
+        const reply = nextMessage(client, `${topic}_reply`);
+        await client.publishAsync(topic, JSON.stringify({ id: '1', params: { FirmwareVersion: '6' } }), { qos: 1 });
+        expect(await reply).toMatchObject({ code: 200 });
+        const rows = okData<{ properties: PropertyRow[] }>(
+            await call(s, 'GET', `/api/device/properties?deviceId=${device.deviceId}`),
+        ).properties;
+        expect(rows.find((r) => r.identifier === 'FirmwareVersion')?.value).toBe('6');
+    });
+});
