@@ -41,7 +41,8 @@ const handlers = () => [
     http.post('*/api/shelf/remove', async ({ request }) => {
         const body = new URLSearchParams(await request.text());
         removed.push(body);
-        boxes = boxes.filter((b) => String(b.boxId) !== body.get('boxId'));
+        const ids = (body.get('boxId') ?? '').split(',');
+        boxes = boxes.filter((b) => !ids.includes(String(b.boxId)));
         return ok(null);
     }),
     http.get('*/api/shelf/areas', ({ request }) => {
@@ -192,6 +193,20 @@ const shelves = defineResource({
                         ],
                         toolbar: [putBoxes],
                         rowActions: [removeBox],
+                        bulkActions: [
+                            {
+                                kind: 'call',
+                                label: '全部取下',
+                                call: {
+                                    call: 'remove',
+                                    params: ({ record, selected }) => ({
+                                        shelfId: record.shelfId,
+                                        boxId: selected?.map((b) => b.boxId).join(','),
+                                    }),
+                                },
+                                success: '已全部取下',
+                            },
+                        ],
                         empty: { text: '架上没有箱子', action: putBoxes, filtered: '没有这种颜色的箱子' },
                     },
                 },
@@ -297,6 +312,20 @@ describe('lists on declared pages', () => {
         expect(Object.fromEntries(removed[0])).toEqual({ shelfId: '1', boxId: '2' });
         boxes = [];
         await waitFor(() => expect(screen.queryByText('BX-02')).not.toBeInTheDocument());
+    });
+
+    it('drops rows a bulk action removed from the selection', async () => {
+        renderDefinitions([shelves], '/shelf/1');
+        const table = await screen.findByRole('table', { name: '架上的箱子' }, SLOW);
+        const row = (await within(table).findByText('BX-01')).closest('tr')!;
+        fireEvent.click(within(row).getByRole('checkbox'));
+        const bar = await screen.findByRole('status');
+        expect(bar).toHaveTextContent('已选择 1 项');
+        fireEvent.click(within(bar).getByRole('button', { name: '全部取下' }));
+        expect(await screen.findByText('已全部取下')).toBeInTheDocument();
+        expect(Object.fromEntries(removed[0])).toEqual({ shelfId: '1', boxId: '1' });
+        await waitFor(() => expect(within(table).queryByText('BX-01')).not.toBeInTheDocument());
+        await waitFor(() => expect(screen.queryByText(/已选择/)).not.toBeInTheDocument());
     });
 
     it('shows the empty text with its action when nothing is there', async () => {

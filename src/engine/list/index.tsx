@@ -3,7 +3,7 @@
  * detail tab, several lists on one page. Paging, page size and filters live in the URL under the list's prefix;
  * the call is the resource's getList or any custom call (`source`), with params from the scope (route, record).
  */
-import { useMemo, type ReactNode } from 'react';
+import { useEffect, useMemo, type ReactNode } from 'react';
 import InboxIcon from '@mui/icons-material/Inbox';
 import RefreshIcon from '@mui/icons-material/Refresh';
 import { Alert, Box, Button, Card, LinearProgress, Typography } from '@mui/material';
@@ -99,8 +99,13 @@ function RowActionsCell({ actions, scope }: { actions: Action[]; scope: Scope; l
 
 /** Above the rows while some are selected: how many, the bulk actions over them, and 取消选择. */
 function SelectionBar({ actions, scope }: { actions: Action[]; scope: Scope }) {
-    const { selectedIds, onUnselectItems, data } = useListContext<Row & { id: string }>();
+    const { selectedIds, onUnselectItems, onSelect, data, isFetching } = useListContext<Row & { id: string }>();
     const selected = useMemo(() => (data ?? []).filter((row) => selectedIds.includes(row.id)), [data, selectedIds]);
+    // Rows gone from the list (removed by a bulk action, or another page shown) leave the selection.
+    useEffect(() => {
+        if (isFetching || !data || selected.length === selectedIds.length) return;
+        onSelect(selected.map((row) => row.id));
+    }, [isFetching, data, selected, selectedIds, onSelect]);
     const bulkScope = useMemo(() => ({ ...scope, selected }), [scope, selected]);
     if (!selectedIds?.length) return null;
     return (
