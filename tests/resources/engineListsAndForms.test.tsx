@@ -7,9 +7,9 @@ import { defineResource, type Action } from '../../src/engine';
 import { chooseOption, mswServer, ok, renderDefinitions, searchParam } from './helpers';
 
 /**
- * Engine concepts first needed by the group screens, on an entity of their own (shelves holding boxes): the
- * refresh action, a header subtitle, a list's label and counters title, the dialog filter with its chip, the
- * filtered empty text, the page's record beside a row (scope.parent), a form's live schema and `ready`, the
+ * Engine concepts first needed by the group screens, on an entity of their own (shelves holding boxes): a
+ * header subtitle, a list's label and counters title, the dialog filter with its chip, the filtered empty text,
+ * the selection after a bulk action, the page's record beside a row (scope.page), a form's live schema and `ready`, the
  * tree's own roots call with `blocked` and `note`, and the picker's rowLabel, selectedText, empty and required
  * filter.
  */
@@ -74,8 +74,8 @@ const handlers = () => [
 const removeBox: Action = {
     kind: 'call',
     label: '取下',
-    call: { call: 'remove', params: ({ record, parent }) => ({ shelfId: parent?.shelfId, boxId: record.boxId }) },
-    confirm: ({ record, parent }) => `确定从「${String(parent?.name)}」取下 ${String(record.code)} 吗？`,
+    call: { call: 'remove', params: ({ record, page }) => ({ shelfId: page?.shelfId, boxId: record.boxId }) },
+    confirm: ({ record, page }) => `确定从「${String(page?.name)}」取下 ${String(record.code)} 吗？`,
     success: '已取下',
 };
 
@@ -155,7 +155,7 @@ const shelves = defineResource({
                     list: {
                         columns: ['name'],
                         rowId: 'shelfId',
-                        toolbar: [{ kind: 'refresh', label: '刷新列表' }],
+                        refresh: '刷新列表',
                     },
                 },
             ],
@@ -258,7 +258,7 @@ beforeEach(() => {
 });
 
 describe('lists on declared pages', () => {
-    it('刷新列表 (a refresh action) asks the list again', async () => {
+    it("刷新列表 (the list's refresh button) asks the list again", async () => {
         renderDefinitions([shelves], '/shelves');
         expect(await screen.findByText('一号货架', undefined, SLOW)).toBeInTheDocument();
         expect(shelfAsks).toBe(1);
@@ -300,7 +300,7 @@ describe('lists on declared pages', () => {
         expect(await screen.findByText('BX-02')).toBeInTheDocument();
     });
 
-    it("gives a row's actions the page's record as scope.parent", async () => {
+    it("gives a row's actions the page's record as scope.page", async () => {
         renderDefinitions([shelves], '/shelf/1');
         const table = await screen.findByRole('table', { name: '架上的箱子' }, SLOW);
         const row = (await within(table).findByText('BX-02')).closest('tr')!;
