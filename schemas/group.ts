@@ -4,6 +4,8 @@ import { platformName, requiredInt } from './rules';
 /** Deepest level; a level-3 group is a leaf and cannot be a parent (SPEC.md "Groups"). */
 export const MAX_GROUP_LEVEL = 3;
 
+/** SPEC.md §9 "Group pages": default 5; options 5, 10, 20, quick jumper and size changer. */
+export const GROUP_PAGE_SIZE = 5;
 export const GROUP_PAGE_SIZES = [5, 10, 20] as const;
 export const GROUP_DEVICE_PAGE_SIZE = 10;
 /** Lazy tree children load after this delay (SPEC.md "Tree child load delay"). */
@@ -47,6 +49,19 @@ export const groupSaveSchema = yup.object({
     pid: requiredInt(GROUP_MESSAGES.parentRequired).min(0, GROUP_MESSAGES.parentRequired),
     name: groupNameOnSave,
     remark: yup.string().trim().max(200, GROUP_MESSAGES.remarkMax).optional(),
+});
+
+/** While typing in the new-group form, the name rules of SPEC.md speak ('分组名称不能为空' when emptied). */
+export const groupLiveSchema = yup.object({
+    projectCode: yup.string(),
+    pid: yup.mixed(),
+    name: groupNameRule,
+    remark: yup.string().trim().max(200, GROUP_MESSAGES.remarkMax),
+});
+
+/** The 编辑分组 form: the description only. */
+export const groupRemarkSchema = yup.object({
+    remark: yup.string().trim().max(200, GROUP_MESSAGES.remarkMax),
 });
 
 /** Edit: the description; a name (renamed by the same rules) and pid (a move) only when sent. */

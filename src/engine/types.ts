@@ -147,6 +147,12 @@ export interface FieldDefinition {
         emptyOption?: Choice;
         /** Wait before loading children (ms), so a fast scroll does not ask for every node. */
         delay?: number;
+        /** The roots' own call, when another call than `source` answers them (its params alone; no parentParam). */
+        roots?: CallRef;
+        /** While this answers a text (e.g. 选择项目后可选择该项目的分组), no node is asked for and the text is shown. */
+        blocked?: (values: FormValues) => string | undefined;
+        /** A caption under a node (why it is disabled, e.g. 第三级分组，不能作为父组). */
+        note?: (node: Row, level: number) => string | undefined;
     };
     /** Picker (input 'picker'): rows of a paged call with checkboxes; the selection survives paging and search. */
     picker?: {
@@ -157,6 +163,12 @@ export interface FieldDefinition {
         filters?: FilterSpec[];
         /** Only one row may be chosen. */
         single?: boolean;
+        /** Field naming a row in its checkbox's label (`选择 SL-BJ-0001`; default rowId). */
+        rowLabel?: string;
+        /** How the chosen count is said (default `已选 ${n} 个`). */
+        selectedText?: (count: number) => string;
+        /** Text when the call answers no rows (default 暂无可选的数据). */
+        empty?: string;
     };
     /** Key / value rows (input 'keyValue'). */
     keyValue?: {

@@ -114,6 +114,10 @@ export interface FormAction extends ActionBase {
     width?: 'xs' | 'sm' | 'md' | 'lg';
     /** A call answered before the form opens; `defaults` see its answer in `scope.data.load` (a device's saved tags). */
     load?: CallRef;
+    /** What speaks while the person types (before and between saves); `schema` alone decides on 确定. */
+    liveSchema?: AnyObjectSchema;
+    /** 确定 stays disabled until this holds for the form values (e.g. rows chosen in a picker). */
+    ready?: (values: FormValues) => boolean;
 }
 
 /** A file the browser downloads: a GET call's URL (exports, templates, device files). */
@@ -179,7 +183,7 @@ export type Action =
 export interface FilterSpec {
     source: string;
     label: string;
-    input?: 'search' | 'text' | 'select' | 'tree' | 'tabs';
+    input?: 'search' | 'text' | 'select' | 'tree' | 'tabs' | 'dialog';
     choices?: Array<{ id: string | number; name: string }>;
     /** Choices from a call; `optionValue` / `optionText` name the row's fields. */
     choicesFrom?: CallRef & { optionValue?: string; optionText?: string; childrenField?: string };
@@ -190,6 +194,19 @@ export interface FilterSpec {
     defaultValue?: string;
     /** Params cleared when this one changes (a device chosen under a product is cleared with the product). */
     resets?: string[];
+    /** In a picker: no rows are asked for until this filter has a value; the text says what to choose first. */
+    required?: string;
+    /**
+     * input 'dialog': a button (the label) opening a form whose fields are filters of their own (each kept in the
+     * URL under its name), and a deletable chip saying what is applied; `source` is the field that turns it on.
+     */
+    dialog?: {
+        title?: string;
+        fields: Array<[string, FieldDefinition]>;
+        schema?: AnyObjectSchema;
+        note?: string;
+        chip: (values: Record<string, string>) => string;
+    };
 }
 
 /** A figure above a list or in a counters section. */
@@ -222,14 +239,14 @@ export interface ListSpec {
     /** A 跳至 N 页 box beside the pager. */
     jumper?: boolean;
     filters?: FilterSpec[];
-    /** Figures above the table (设备总数 / 在线), from a call or the record. */
-    counters?: { call?: CallRef; items: CounterSpec[] };
+    /** Figures above the table (设备总数 / 在线), from a call or the record; `title` names the group of figures. */
+    counters?: { call?: CallRef; items: CounterSpec[]; title?: string };
     toolbar?: Action[];
     rowActions?: Action[];
     /** Actions over the selected rows; declaring any shows the checkboxes. */
     bulkActions?: Action[];
-    /** Shown when the call answers no rows: text, an optional hint under it and an action. */
-    empty?: { text: Of<string>; hint?: Of<string>; action?: Action };
+    /** Shown when the call answers no rows: text, an optional hint under it and an action; `filtered`: the text instead while a filter is applied (nothing matches rather than nothing there; no action then). */
+    empty?: { text: Of<string>; hint?: Of<string>; action?: Action; filtered?: string };
     /** A 刷新 button that reloads the list; a string is its accessible name ('刷新运行状态'). */
     refresh?: true | string;
     /** Said instead of the server's words when the call fails: a warning toast and the text in place of rows. */
@@ -237,6 +254,8 @@ export interface ListSpec {
     /** The field that identifies a row (default: the resource's id field). */
     rowId?: string;
     title?: string;
+    /** The table's accessible name when no title is shown. */
+    label?: string;
     /** Keep the table compact (nested lists). */
     dense?: boolean;
     /** Only while this holds. */
@@ -354,6 +373,8 @@ export interface PageSpec {
     load?: Record<string, CallRef>;
     header?: {
         title?: (scope: Scope) => string;
+        /** A quieter line beside the title and status (the path of a nested record). */
+        subtitle?: (scope: Scope) => string | undefined;
         /** Field holding the status chip's value (the field's choices give its colour). */
         status?: string;
         fields?: Array<string | [string, FieldDefinition]>;

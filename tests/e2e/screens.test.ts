@@ -46,6 +46,7 @@ describe.skipIf(!haveChromium)('every screen at laptop sizes', () => {
         const product = await first(page, server.url, '/api/product?pageNumber=1&pageSize=1');
         const device = await first(page, server.url, '/api/device/list?pageNumber=1&pageSize=1');
         const project = await first(page, server.url, '/api/project/list?page=1&size=1');
+        const rootGroup = await first(page, server.url, '/api/group/tree');
         routes.push(
             ['introduce', '/introduce'],
             ['product', '/product'],
@@ -59,6 +60,9 @@ describe.skipIf(!haveChromium)('every screen at laptop sizes', () => {
             ['programOverview', `/programOverview/${String(project.id)}`],
             ['groups', '/groups'],
             ['imitate', '/monitor/imitate'],
+            ['groupDetail', `/groups/detail?groupId=${String(rootGroup.groupId)}`],
+            ['groupDevices', `/groups/detail?groupId=${String(rootGroup.groupId)}&tab=devices`],
+            ['groupChildren', `/groupDetail/${String(rootGroup.groupId)}?tab=children`],
         );
     }, 300_000);
 

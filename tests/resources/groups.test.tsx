@@ -171,7 +171,7 @@ describe('/groups', () => {
         renderApp('/groups');
         fireEvent.click(await screen.findByRole('button', { name: '新建分组' }, SLOW));
         const dialog = await dialogNamed('新建分组');
-        fireEvent.mouseDown(within(dialog).getByRole('combobox', { name: /所属项目/ }));
+        fireEvent.mouseDown(await within(dialog).findByRole('combobox', { name: /所属项目/ }));
         fireEvent.click(within(await screen.findByRole('listbox')).getByRole('option', { name: project.name }));
         fireEvent.click(within(dialog).getByRole('textbox', { name: /父级分组/ }));
         fireEvent.click(within(await screen.findByRole('tree')).getByText('无（作为一级分组）'));
@@ -207,7 +207,7 @@ describe('group detail', () => {
         expect(await screen.findByText('一级的描述')).toBeInTheDocument();
 
         fireEvent.click(
-            within(screen.getByRole('navigation', { name: '面包屑' })).getByRole('link', { name: '分组管理' }),
+            within(screen.getByRole('navigation', { name: 'breadcrumb' })).getByRole('link', { name: '分组管理' }),
         );
         expect(await screen.findByRole('button', { name: '新建分组' })).toBeInTheDocument();
     });

@@ -1,7 +1,7 @@
-import { useEffect, useMemo, useState, type ReactNode } from 'react';
+import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { yupResolver } from '@hookform/resolvers/yup';
 import { Box, Button, LinearProgress, Typography } from '@mui/material';
-import { useFormState, type Resolver } from 'react-hook-form';
+import { useFormState, useWatch, type Resolver } from 'react-hook-form';
 import { Form, useDataProvider } from 'react-admin';
 import type { AnyObjectSchema } from 'yup';
 import { runCall, useCall } from '../calls';
@@ -37,16 +37,32 @@ export interface ActionFormProps {
     children?: ReactNode;
     /** Shown in the same dialog instead of the form until what it starts from has loaded. */
     pending?: ReactNode;
+    /** What speaks while the person types; `schema` alone decides on submit. */
+    liveSchema?: AnyObjectSchema;
+    /** Submit stays disabled until this holds for the values. */
+    ready?: (values: FormValues) => boolean;
 }
 
-function SubmitButtons({ onClose, label }: { onClose: () => void; label: string }) {
+function SubmitButtons({
+    onClose,
+    label,
+    ready,
+    onSaving,
+}: {
+    onClose: () => void;
+    label: string;
+    ready?: (values: FormValues) => boolean;
+    onSaving?: () => void;
+}) {
     const { isSubmitting } = useFormState();
+    const values = useWatch() as FormValues;
+    const waiting = ready ? !ready(values) : false;
     return (
         <>
             <Button onClick={onClose} disabled={isSubmitting}>
                 取消
             </Button>
-            <Button type="submit" variant="contained" disabled={isSubmitting}>
+            <Button type="submit" variant="contained" disabled={isSubmitting || waiting} onClick={onSaving}>
                 {isSubmitting ? '提交中…' : label}
             </Button>
         </>
@@ -69,10 +85,23 @@ export function ActionForm({
     width = 'sm',
     children,
     pending,
+    liveSchema,
+    ready,
 }: ActionFormProps) {
     const definition = useOptionalDefinition();
     const toast = useToast();
-    const resolver = useMemo(() => (schema ? (yupResolver(schema) as Resolver) : undefined), [schema]);
+    // With a live schema, the save schema speaks once per click of the submit button (the resolver's next run).
+    const saving = useRef(false);
+    const resolver = useMemo((): Resolver | undefined => {
+        const onSave = schema ? (yupResolver(schema) as Resolver) : undefined;
+        if (!liveSchema) return onSave;
+        const onType = yupResolver(liveSchema) as Resolver;
+        return (values, context, options) => {
+            const now = saving.current && onSave ? onSave : onType;
+            saving.current = false;
+            return now(values, context, options);
+        };
+    }, [schema, liveSchema]);
     const inputs = useMemo(
         () => resolveInputs(fields, definition).map(([s, f]): [string, FieldDefinition] => [s, fieldForMode(f, mode)]),
         [fields, definition, mode],
@@ -109,13 +138,28 @@ export function ActionForm({
             onClose={onClose}
             title={title}
             width={width}
-            actions={pending ? undefined : <SubmitButtons onClose={onClose} label={submitLabel} />}
+            actions={
+                pending ? undefined : (
+                    <SubmitButtons
+                        onClose={onClose}
+                        label={submitLabel}
+                        ready={ready}
+                        onSaving={liveSchema ? () => (saving.current = true) : undefined}
+                    />
+                )
+            }
             // noValidate: the schema's Chinese messages speak, not the browser's bubbles.
             wrap={
                 pending
                     ? undefined
                     : (inner) => (
-                          <Form resolver={resolver} defaultValues={starting} onSubmit={submit} noValidate>
+                          <Form
+                              resolver={resolver}
+                              defaultValues={starting}
+                              onSubmit={submit}
+                              noValidate
+                              mode={liveSchema ? 'onTouched' : undefined}
+                          >
                               {inner}
                           </Form>
                       )
@@ -201,6 +245,8 @@ export default function FormActionDialog({
             submitLabel={action.submitLabel}
             width={action.width}
             pending={pending}
+            liveSchema={action.liveSchema}
+            ready={action.ready}
         >
             {note ? (
                 <Typography variant="body2" color="text.secondary" sx={{ mt: 1 }}>

@@ -56,6 +56,7 @@ function FilterBox({ spec, scope, onApply }: { spec: FilterSpec; scope: Scope; o
                 select
                 size="small"
                 label={spec.label}
+                required={!!spec.required}
                 value={text}
                 onChange={(e) => {
                     setText(e.target.value);
@@ -121,6 +122,8 @@ export function PickerInput({ source, label, field, isRequired, helperText, disa
     const resource = callResource(spec.source, definition?.name);
     const own = spec.source.params ? spec.source.params(scope) : {};
     const filter: Row = { ...own, ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== '')) };
+    // A required filter without its value: nothing is asked for yet, its text says what to choose first.
+    const waiting = (spec.filters ?? []).find((f) => f.required && !filters[f.source])?.required;
     const rowsQuery = useQuery({
         queryKey: [resource, 'picker', spec.source.call, filter, page, perPage],
         queryFn: ({ signal }) =>
@@ -132,12 +135,14 @@ export function PickerInput({ source, label, field, isRequired, helperText, disa
                 ...(spec.source.call === 'getList' ? {} : { meta: { call: spec.source.call, params: filter } }),
             }),
         placeholderData: keepPreviousData,
+        enabled: !waiting,
     });
 
     const chosen: Id[] = Array.isArray(input.value) ? (input.value as Id[]) : [];
     const isChosen = (id: Id) => chosen.some((c) => String(c) === String(id));
     const rows = (rowsQuery.data?.data ?? []) as Row[];
     const idOf = (row: Row) => (row[spec.rowId] ?? row.id) as Id;
+    const nameOf = (row: Row) => String(spec.rowLabel ? (row[spec.rowLabel] ?? idOf(row)) : idOf(row));
     const total = rowsQuery.data?.total ?? 0;
 
     const set = (next: Id[]) => {
@@ -185,7 +190,11 @@ export function PickerInput({ source, label, field, isRequired, helperText, disa
                     ))}
                 </Box>
             ) : null}
-            {rowsQuery.error ? (
+            {waiting ? (
+                <Typography color="text.secondary" sx={{ py: 4, textAlign: 'center' }}>
+                    {waiting}
+                </Typography>
+            ) : rowsQuery.error ? (
                 <Alert severity="error">加载失败：{failureText(rowsQuery.error)}</Alert>
             ) : rowsQuery.isPending ? (
                 <Box sx={{ py: 4, textAlign: 'center' }} role="status">
@@ -193,7 +202,7 @@ export function PickerInput({ source, label, field, isRequired, helperText, disa
                 </Box>
             ) : rows.length === 0 ? (
                 <Typography color="text.secondary" sx={{ py: 4, textAlign: 'center' }}>
-                    暂无可选的数据
+                    {spec.empty ?? '暂无可选的数据'}
                 </Typography>
             ) : (
                 <TableContainer sx={{ maxHeight: 360, opacity: rowsQuery.isPlaceholderData ? 0.6 : 1 }}>
@@ -236,7 +245,7 @@ export function PickerInput({ source, label, field, isRequired, helperText, disa
                                                 disabled={disabled}
                                                 onClick={(e) => e.stopPropagation()}
                                                 onChange={() => toggle(id)}
-                                                slotProps={{ input: { 'aria-label': `选择 ${String(id)}` } }}
+                                                slotProps={{ input: { 'aria-label': `选择 ${nameOf(row)}` } }}
                                             />
                                         </TableCell>
                                         <RecordContextProvider value={row}>
@@ -253,9 +262,9 @@ export function PickerInput({ source, label, field, isRequired, helperText, disa
             )}
             <Box sx={{ display: 'flex', alignItems: 'center', gap: 2, mt: 1, flexWrap: 'wrap' }}>
                 <Typography variant="body2" color="text.secondary" sx={{ flex: 1 }} aria-live="polite">
-                    已选 {chosen.length} 个
+                    {spec.selectedText ? spec.selectedText(chosen.length) : `已选 ${chosen.length} 个`}
                 </Typography>
-                {total > 0 ? (
+                {total > 0 && !waiting ? (
                     <>
                         <Typography variant="body2" color="text.secondary">
                             共 {total} 条

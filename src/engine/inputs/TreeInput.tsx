@@ -88,9 +88,10 @@ export function TreeInput({ source, label, field, isRequired, helperText, disabl
     const [children, setChildren] = useState<Map<string, Children>>(new Map());
     const [names, setNames] = useState<Map<string, string>>(new Map());
 
-    const rootRef = childrenCall(spec, spec.rootValue ?? 0);
-    const roots = useCall<unknown>(rootRef, scope, { enabled: open && !disabled });
-    const rootKey = JSON.stringify(spec.source.params?.(scope) ?? {});
+    const rootRef = spec.roots ?? childrenCall(spec, spec.rootValue ?? 0);
+    const blocked = spec.blocked?.(values);
+    const roots = useCall<unknown>(rootRef, scope, { enabled: open && !disabled && !blocked });
+    const rootKey = JSON.stringify([spec.source.params?.(scope) ?? {}, spec.roots?.params?.(scope) ?? {}]);
 
     // Other params (another project): another tree.
     useEffect(() => {
@@ -145,6 +146,7 @@ export function TreeInput({ source, label, field, isRequired, helperText, disabl
             const expandable =
                 (spec.hasChildren?.(node.row, node.level) ?? true) && !(Array.isArray(kids) && !kids.length);
             const selected = String(input.value) === key;
+            const note = spec.note?.(node.row, node.level);
             return (
                 <Box key={key} component="li" role="none" sx={{ listStyle: 'none' }}>
                     <ListItem
@@ -180,7 +182,11 @@ export function TreeInput({ source, label, field, isRequired, helperText, disabl
                             onClick={() => pick(node.id, node.name)}
                             sx={{ borderRadius: 1, py: 0.25 }}
                         >
-                            <ListItemText primary={node.name} slotProps={{ primary: { noWrap: true } }} />
+                            <ListItemText
+                                primary={node.name}
+                                secondary={note}
+                                slotProps={{ primary: { noWrap: true }, secondary: { variant: 'caption' } }}
+                            />
                         </ListItemButton>
                     </ListItem>
                     {isOpen && kids === 'loading' ? (
@@ -281,7 +287,13 @@ export function TreeInput({ source, label, field, isRequired, helperText, disabl
                             </ListItemButton>
                         </ListItem>
                     ) : null}
-                    {roots.isPending ? (
+                    {blocked ? (
+                        <ListItem>
+                            <Typography variant="caption" color="text.secondary">
+                                {blocked}
+                            </Typography>
+                        </ListItem>
+                    ) : roots.isPending ? (
                         <Status depth={0}>
                             <CircularProgress size={14} sx={{ mr: 1 }} />
                             <Typography variant="caption">加载中…</Typography>

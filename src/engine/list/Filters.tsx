@@ -1,6 +1,8 @@
 import { useEffect, useState } from 'react';
+import FilterListIcon from '@mui/icons-material/FilterList';
 import SearchIcon from '@mui/icons-material/Search';
-import { Box, InputAdornment, MenuItem, Tab, Tabs, TextField } from '@mui/material';
+import { Box, Button, Chip, InputAdornment, MenuItem, Tab, Tabs, TextField, Typography } from '@mui/material';
+import { ActionForm } from '../actions/FormAction';
 import { useCall } from '../calls';
 import type { FilterSpec, Row, Scope } from '../vocabulary';
 
@@ -10,6 +12,8 @@ interface FiltersProps {
     filters: FilterSpec[];
     values: Values;
     onChange: (source: string, value: string) => void;
+    /** Several filters at once (a dialog filter's fields). */
+    onChangeMany?: (values: Record<string, string>) => void;
     scope: Scope;
 }
 
@@ -125,6 +129,59 @@ interface FilterProps {
     scope: Scope;
 }
 
+const text = (value: unknown) => (value === undefined || value === null ? '' : String(value));
+
+/** A button opening a form of several filters; what is applied shows as a chip whose delete clears them all. */
+function DialogFilter({
+    filter,
+    values,
+    onChangeMany,
+}: {
+    filter: FilterSpec;
+    values: Values;
+    onChangeMany: (values: Record<string, string>) => void;
+}) {
+    const [open, setOpen] = useState(false);
+    const fields = filter.dialog?.fields ?? [];
+    const current = Object.fromEntries(fields.map(([source]) => [source, text(values[source])]));
+    const applied = current[filter.source] !== undefined && current[filter.source] !== '';
+    return (
+        <>
+            <Button variant="outlined" startIcon={<FilterListIcon />} onClick={() => setOpen(true)}>
+                {filter.label}
+            </Button>
+            {applied ? (
+                <Chip
+                    sx={{ maxWidth: '100%' }}
+                    label={filter.dialog?.chip(current)}
+                    onDelete={() => onChangeMany(Object.fromEntries(fields.map(([source]) => [source, ''])))}
+                    aria-label={`清除${filter.label}`}
+                />
+            ) : null}
+            {open ? (
+                <ActionForm
+                    open={open}
+                    onClose={() => setOpen(false)}
+                    title={filter.dialog?.title ?? filter.label}
+                    fields={fields}
+                    schema={filter.dialog?.schema}
+                    defaultValues={current}
+                    width="xs"
+                    onSubmit={async (submitted) =>
+                        onChangeMany(Object.fromEntries(fields.map(([source]) => [source, text(submitted[source])])))
+                    }
+                >
+                    {filter.dialog?.note ? (
+                        <Typography variant="body2" color="text.secondary" sx={{ mt: 1 }}>
+                            {filter.dialog.note}
+                        </Typography>
+                    ) : null}
+                </ActionForm>
+            ) : null}
+        </>
+    );
+}
+
 function OneFilter(props: FilterProps) {
     const { filter, value, onChange } = props;
     switch (filter.input ?? 'search') {
@@ -139,19 +196,30 @@ function OneFilter(props: FilterProps) {
 }
 
 /** The filters above a list, left to right as declared; their values live in the URL. */
-export function Filters({ filters, values, onChange, scope }: FiltersProps) {
+export function Filters({ filters, values, onChange, onChangeMany, scope }: FiltersProps) {
     if (!filters.length) return null;
     return (
         <Box sx={{ display: 'flex', alignItems: 'center', flexWrap: 'wrap', gap: 1.5 }}>
-            {filters.map((f) => (
-                <OneFilter
-                    key={f.source}
-                    filter={f}
-                    value={values[f.source] === undefined ? '' : String(values[f.source])}
-                    onChange={(v) => onChange(f.source, v)}
-                    scope={scope}
-                />
-            ))}
+            {filters.map((f) =>
+                f.input === 'dialog' ? (
+                    <DialogFilter
+                        key={f.source}
+                        filter={f}
+                        values={values}
+                        onChangeMany={
+                            onChangeMany ?? ((many) => Object.entries(many).forEach(([k, v]) => onChange(k, v)))
+                        }
+                    />
+                ) : (
+                    <OneFilter
+                        key={f.source}
+                        filter={f}
+                        value={values[f.source] === undefined ? '' : String(values[f.source])}
+                        onChange={(v) => onChange(f.source, v)}
+                        scope={scope}
+                    />
+                ),
+            )}
         </Box>
     );
 }

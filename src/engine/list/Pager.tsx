@@ -33,6 +33,8 @@ export function Pager({ page, perPage, total, onPage, onPerPage, perPageOptions 
                 flexWrap: 'wrap',
                 gap: 2,
                 py: 1.5,
+                // Inside a list's card: the last word (页) keeps off the card's edge.
+                px: 2,
             }}
         >
             <Typography variant="body2" color="text.secondary" sx={{ whiteSpace: 'nowrap' }}>

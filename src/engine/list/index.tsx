@@ -3,7 +3,7 @@
  * detail tab, several lists on one page. Paging, page size and filters live in the URL under the list's prefix;
  * the call is the resource's getList or any custom call (`source`), with params from the scope (route, record).
  */
-import { useMemo, type ReactNode } from 'react';
+import { useEffect, useMemo, type ReactNode } from 'react';
 import InboxIcon from '@mui/icons-material/Inbox';
 import RefreshIcon from '@mui/icons-material/Refresh';
 import { Alert, Box, Button, Card, LinearProgress, Typography } from '@mui/material';
@@ -54,7 +54,20 @@ export function resolveColumns(
     });
 }
 
-function EmptyState({ spec, scope, text }: { spec: ListSpec; scope: Scope; text?: string }) {
+function EmptyState({
+    spec,
+    scope,
+    text,
+    filtered,
+}: {
+    spec: ListSpec;
+    scope: Scope;
+    text?: string;
+    filtered?: boolean;
+}) {
+    // Nothing matches the filters: said as such, without the action that fills an empty list.
+    if (filtered && spec.empty?.filtered)
+        return <EmptyState spec={{ ...spec, empty: { text: spec.empty.filtered } }} scope={scope} />;
     const hint = spec.empty?.hint ? of(spec.empty.hint, scope) : undefined;
     return (
         <Box sx={{ textAlign: 'center', py: 6, color: 'text.secondary', width: '100%' }}>
@@ -86,8 +99,13 @@ function RowActionsCell({ actions, scope }: { actions: Action[]; scope: Scope; l
 
 /** Above the rows while some are selected: how many, the bulk actions over them, and 取消选择. */
 function SelectionBar({ actions, scope }: { actions: Action[]; scope: Scope }) {
-    const { selectedIds, onUnselectItems, data } = useListContext<Row & { id: string }>();
+    const { selectedIds, onUnselectItems, onSelect, data, isFetching } = useListContext<Row & { id: string }>();
     const selected = useMemo(() => (data ?? []).filter((row) => selectedIds.includes(row.id)), [data, selectedIds]);
+    // Rows gone from the list (removed by a bulk action, or another page shown) leave the selection.
+    useEffect(() => {
+        if (isFetching || !data || selected.length === selectedIds.length) return;
+        onSelect(selected.map((row) => row.id));
+    }, [isFetching, data, selected, selectedIds, onSelect]);
     const bulkScope = useMemo(() => ({ ...scope, selected }), [scope, selected]);
     if (!selectedIds?.length) return null;
     return (
@@ -136,8 +154,10 @@ function ListBody({
     scope,
     definition,
     label,
+    filtered,
 }: {
     label?: string;
+    filtered?: boolean;
     spec: ListSpec;
     list: ListControllerResult;
     scope: Scope;
@@ -157,7 +177,7 @@ function ListBody({
                 rowClick={false}
                 size={spec.dense ? 'small' : 'medium'}
                 aria-label={label}
-                empty={<EmptyState spec={spec} scope={scope} />}
+                empty={<EmptyState spec={spec} scope={scope} filtered={filtered} />}
                 sx={{ '& .RaDatagrid-headerCell': { fontWeight: 600, whiteSpace: 'nowrap' } }}
             >
                 {columns.map(([source, field]) => renderField(source, field))}
@@ -190,7 +210,12 @@ export function DataList({ spec, resource: given, label }: DataListProps): React
     const prefix = spec.urlPrefix ?? '';
     const filters = useMemo(() => spec.filters ?? [], [spec.filters]);
     const queryFilters = useMemo(
-        () => Object.fromEntries(filters.map((f) => [f.source, f.param ?? prefixed(prefix, f.source)])),
+        () =>
+            Object.fromEntries([
+                ...filters.map((f) => [f.source, f.param ?? prefixed(prefix, f.source)]),
+                // A dialog filter's fields are filters of their own, each under its name.
+                ...filters.flatMap((f) => (f.dialog?.fields ?? []).map(([s]) => [s, prefixed(prefix, s)])),
+            ]),
         [filters, prefix],
     );
     const defaults = useMemo(
@@ -225,6 +250,12 @@ export function DataList({ spec, resource: given, label }: DataListProps): React
 
     const setFilter = (source: string, value: string) =>
         list.setFilters({ ...list.filterValues, [source]: value }, list.displayedFilters);
+    const setFilterValues = (values: Record<string, string>) =>
+        list.setFilters({ ...list.filterValues, ...values }, list.displayedFilters);
+    const filtered = Object.keys(queryFilters).some((key) => {
+        const value = list.filterValues?.[key];
+        return value !== undefined && value !== '' && value !== defaults[key] && !(fixed && key in fixed);
+    });
     const counters = spec.counters;
     const hasTop = filters.length > 0 || !!spec.toolbar?.length || !!spec.title || !!spec.refresh;
     const refreshName = typeof spec.refresh === 'string' ? spec.refresh : undefined;
@@ -237,7 +268,13 @@ export function DataList({ spec, resource: given, label }: DataListProps): React
                             {spec.title}
                         </Typography>
                     ) : null}
-                    <Filters filters={filters} values={list.filterValues} onChange={setFilter} scope={scope} />
+                    <Filters
+                        filters={filters}
+                        values={list.filterValues}
+                        onChange={setFilter}
+                        onChangeMany={setFilterValues}
+                        scope={scope}
+                    />
                     <Box sx={{ flex: 1 }} />
                     {spec.toolbar?.length ? <ActionBar actions={spec.toolbar} scope={scope} /> : null}
                     {spec.refresh ? (
@@ -258,6 +295,7 @@ export function DataList({ spec, resource: given, label }: DataListProps): React
                 <Counters
                     call={counters.call}
                     items={counters.items}
+                    title={counters.title}
                     scope={
                         counters.call
                             ? scope
@@ -280,7 +318,8 @@ export function DataList({ spec, resource: given, label }: DataListProps): React
                                 list={shown}
                                 scope={scope}
                                 definition={definition}
-                                label={label ?? spec.title}
+                                label={label ?? spec.label ?? spec.title}
+                                filtered={filtered}
                             />
                         </Card>
                     </ListContextProvider>

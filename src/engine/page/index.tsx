@@ -67,6 +67,7 @@ function Header({ page, scope }: { page: PageSpec; scope: Scope }) {
     const header = page.header;
     const title = header?.title?.(scope) ?? of(page.title, scope);
     const status = header?.status;
+    const subtitle = header?.subtitle?.(scope);
     const fields = header?.fields ? resolveColumns(header.fields, definition) : [];
     return (
         <Card variant="outlined" component="section" aria-label={title}>
@@ -76,6 +77,11 @@ function Header({ page, scope }: { page: PageSpec; scope: Scope }) {
                         {title}
                     </Typography>
                     {status ? statusChip(definition?.fields[status], scope.record[status]) : null}
+                    {subtitle ? (
+                        <Typography variant="body2" color="text.secondary" sx={{ wordBreak: 'break-word' }}>
+                            {subtitle}
+                        </Typography>
+                    ) : null}
                     <Box sx={{ flex: 1 }} />
                     {header?.actions?.length ? <ActionBar actions={header.actions} scope={scope} /> : null}
                 </Box>
