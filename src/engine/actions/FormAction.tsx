@@ -37,6 +37,8 @@ export interface ActionFormProps {
     children?: ReactNode;
     /** Shown in the same dialog instead of the form until what it starts from has loaded. */
     pending?: ReactNode;
+    /** A failure whose message belongs to one input: that input's source; the message shows under it. */
+    errorField?: (message: string) => string | undefined;
 }
 
 function SubmitButtons({ onClose, label }: { onClose: () => void; label: string }) {
@@ -69,6 +71,7 @@ export function ActionForm({
     width = 'sm',
     children,
     pending,
+    errorField,
 }: ActionFormProps) {
     const definition = useOptionalDefinition();
     const toast = useToast();
@@ -97,7 +100,11 @@ export function ActionForm({
         try {
             await onSubmit(values);
         } catch (error) {
-            toast(failureText(error, failure), 'error');
+            const text = failureText(error, failure);
+            const source = errorField?.(text);
+            // react-admin's Form sets what onSubmit answers as the inputs' errors.
+            if (source) return { [source]: text };
+            toast(text, 'error');
             return;
         }
         onClose();
@@ -201,6 +208,7 @@ export default function FormActionDialog({
             submitLabel={action.submitLabel}
             width={action.width}
             pending={pending}
+            errorField={action.errorField}
         >
             {note ? (
                 <Typography variant="body2" color="text.secondary" sx={{ mt: 1 }}>
