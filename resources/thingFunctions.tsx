@@ -1,4 +1,9 @@
 import * as yup from 'yup';
+import AddIcon from '@mui/icons-material/Add';
+import DataObjectIcon from '@mui/icons-material/DataObject';
+import FileDownloadIcon from '@mui/icons-material/FileDownload';
+import FileUploadIcon from '@mui/icons-material/FileUpload';
+import LibraryAddIcon from '@mui/icons-material/LibraryAdd';
 import {
     defineResource,
     type Action,
@@ -171,6 +176,7 @@ const TOOLBAR: Action[] = [
     {
         kind: 'form',
         label: '添加自定义功能',
+        icon: AddIcon,
         variant: 'contained',
         fields: FORM_FIELDS,
         schema: functionFormSchema,
@@ -185,6 +191,7 @@ const TOOLBAR: Action[] = [
     {
         kind: 'form',
         label: '添加标准功能',
+        icon: LibraryAddIcon,
         variant: 'outlined',
         width: 'md',
         fields: [
@@ -243,6 +250,7 @@ const TOOLBAR: Action[] = [
     {
         kind: 'upload',
         label: '导入物模型',
+        icon: FileUploadIcon,
         variant: 'outlined',
         call: {
             resource: 'thingFunctions',
@@ -262,6 +270,7 @@ const TOOLBAR: Action[] = [
     {
         kind: 'download',
         label: '导出物模型',
+        icon: FileDownloadIcon,
         variant: 'outlined',
         call: { resource: 'thingFunctions', call: 'export', params: ({ record }) => ({ productId: record.productId }) },
         saveAs: ({ record }) => `${String(record.productKey ?? record.productId)}-thing-model.json`,
@@ -270,6 +279,7 @@ const TOOLBAR: Action[] = [
     {
         kind: 'widget',
         label: '查看物模型',
+        icon: DataObjectIcon,
         variant: 'outlined',
         title: '查看物模型（TSL）',
         widget: 'thingModelTsl',

@@ -356,6 +356,22 @@ describe('thing model editor', { timeout: 60_000 }, () => {
         expect((await functionsOf(productId)).map((f) => f.identifier)).toEqual(['Old']);
     });
 
+    it('shows the whole model as TSL JSON in a dialog with 复制 and 关闭', async () => {
+        const user = userEvent.setup({ delay: null });
+        const { productId, productKey } = await newProduct();
+        await postJson('/api/function/save', temperature(productId, 'Temp'));
+        await openEditor(productId);
+        await user.click(screen.getByRole('button', { name: '查看物模型' }));
+        const dialog = await screen.findByRole('dialog', { name: '查看物模型（TSL）' });
+        const json = await within(dialog).findByLabelText('物模型 JSON');
+        await waitFor(() => expect(json.textContent).toContain('"identifier": "Temp"'));
+        expect(JSON.parse(json.textContent ?? '')).toMatchObject({ profile: { productKey } });
+        await user.click(within(dialog).getByRole('button', { name: '关闭' }));
+        await waitFor(() =>
+            expect(screen.queryByRole('dialog', { name: '查看物模型（TSL）' })).not.toBeInTheDocument(),
+        );
+    });
+
     describe('export', () => {
         const created: Blob[] = [];
         let downloads: string[] = [];
