@@ -43,6 +43,7 @@ const handlers = () => [
             { code: 'C1', name: '卷尺' },
             { code: 'C2', name: '锤子' },
             { code: 'H1', name: '扳手' },
+            { code: 'BAD', name: '坏尺' },
         ]),
     ),
     http.post('*/api/box/tool/save', async ({ request }) => {
@@ -273,6 +274,21 @@ describe('rows, switch and the thing-model concepts', { timeout: 30_000 }, () =>
             { code: 'C1', name: '卷尺' },
             { code: 'C2', name: '锤子' },
         ]);
+    });
+
+    it('names each item that failed, keeps the dialog open and reloads what the others changed', async () => {
+        renderDefinitions([boxes], '/box/7/tools');
+        await screen.findByRole('table', { name: '工具列表' });
+        const before = calls.filter((c) => c.path === 'tools').length;
+        fireEvent.click(screen.getByRole('button', { name: '从目录添加' }));
+        const dialog = await screen.findByRole('dialog', { name: '从目录添加' });
+        fireEvent.click(await within(dialog).findByRole('checkbox', { name: '选择 C1' }));
+        fireEvent.click(within(dialog).getByRole('checkbox', { name: '选择 BAD' }));
+        fireEvent.click(within(dialog).getByRole('button', { name: '确定' }));
+        expect(await screen.findByText('坏尺：不能添加')).toBeInTheDocument();
+        expect(screen.getByRole('dialog', { name: '从目录添加' })).toBeInTheDocument();
+        expect(saved).toEqual([{ code: 'C1', name: '卷尺' }]);
+        await waitFor(() => expect(calls.filter((c) => c.path === 'tools').length).toBeGreaterThan(before));
     });
 
     it('reads an upload in the browser, previews it, and sends what it read', async () => {

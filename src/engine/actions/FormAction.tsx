@@ -4,7 +4,7 @@ import { Box, Button, LinearProgress, Typography } from '@mui/material';
 import { useFormState, type Resolver } from 'react-hook-form';
 import { Form, useDataProvider } from 'react-admin';
 import type { AnyObjectSchema } from 'yup';
-import { runCall, useCall } from '../calls';
+import { runCall, useCall, useRefresh } from '../calls';
 import type { PlatformDataProvider } from '../choices';
 import { useOptionalDefinition } from '../context';
 import { FormInput } from '../inputs';
@@ -176,6 +176,7 @@ export default function FormActionDialog({
         () => action.defaults?.(action.load ? { ...scope, data: { ...scope.data, load: loaded.data } } : scope),
         [action, scope, loaded.data],
     );
+    const refresh = useRefresh();
     const note = action.note ? of(action.note, scope) : undefined;
     const title = of(action.title ?? action.label, scope);
     // The form starts from the loaded answer: it opens once the call answered (a failure is said in its place).
@@ -190,7 +191,15 @@ export default function FormActionDialog({
 
     const onSubmit = async (values: FormValues) => {
         const submitScope = { ...scope, values };
-        const answer = await runCall(dataProvider, action.submit, submitScope, resource);
+        let answer: unknown;
+        try {
+            answer = await runCall(dataProvider, action.submit, submitScope, resource);
+        } catch (error) {
+            // Some items of an `each` call went through: what they changed reloads while the dialog says the rest.
+            if ((error as { done?: unknown[] }).done?.length)
+                void refresh(action.refresh, action.submit.resource ?? resource);
+            throw error;
+        }
         await after({ ...action, callResource: action.submit.resource }, answer, submitScope);
     };
 
