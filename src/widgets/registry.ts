@@ -30,6 +30,12 @@ export const widgets: Record<string, LazyExoticComponent<ComponentType<any>>> = 
     dataTypeSpec: lazy(() => import('./thingModel/DataTypeSpec')),
     /** A product's thing model as TSL JSON with copy ({ productId }): the 查看物模型 dialog's body. */
     thingModelTsl: lazy(() => import('./thingModel/TslView')),
+    /**
+     * Only until resources/deviceDetail.tsx's Topic列表 tab says `sections: topicSections(({ record }) => ({ productKey:
+     * record.productKey, deviceName: record.deviceName }))` (resources/topics.ts); then this entry, TopicTable and
+     * api.ts go.
+     */
+    productTopics: lazy(() => import('../components/thingModel/TopicTable').then((m) => ({ default: m.TopicTable }))),
     /** 我的项目: the project cards of the dashboard, each to its overview, and 新建项目. */
     projectCards: lazy(() => import('./dashboard/ProjectCards').then((m) => ({ default: m.ProjectCards }))),
     /** 设备分布: every located device on the map (clusters from the server above 10,000), click to open one. */
