@@ -15,6 +15,7 @@ import {
     type TabSpec,
 } from '../src/engine/types';
 import { DEVICE_STATUSES, deviceEditSchema, normaliseStatus } from '../schemas/device';
+import { topicSections } from './topics';
 import {
     FILE_EXTENSIONS,
     FILE_MAX_BYTES,
@@ -661,13 +662,7 @@ const TAB = {
     info: { label: '设备信息', sections: infoSections },
     topic: {
         label: 'Topic列表',
-        sections: [
-            {
-                kind: 'widget',
-                widget: 'productTopics',
-                props: ({ record }) => ({ productKey: record.productKey, deviceName: record.deviceName }),
-            },
-        ],
+        sections: topicSections(({ record }) => ({ productKey: record.productKey, deviceName: record.deviceName })),
     },
     thingModelData: {
         label: '物模型数据',

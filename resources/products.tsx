@@ -8,6 +8,8 @@ import {
     productCreateSchema,
     productUpdateSchema,
 } from '../schemas/product';
+import { functionLoads, functionSections } from './thingFunctions';
+import { topicSections } from './topics';
 
 /** /productDetail/{tab}?productId=1, or /productDetail/{productId} as device screens link. */
 const productIdOf = ({ query, route }: Scope) => {
@@ -50,6 +52,7 @@ export default defineResource({
                 notFound: (scope) => `未找到ID为 ${productIdOf(scope)} 的产品`,
                 notFoundTitle: '产品不存在',
             },
+            load: functionLoads(({ record }) => record.productId),
             header: {
                 title: ({ record }) => String(record.productName ?? ''),
                 fields: [['productKey', { label: 'ProductKey', copy: true }], 'nodeType'],
@@ -123,30 +126,12 @@ export default defineResource({
                 {
                     key: 'topic',
                     label: 'Topic类列表',
-                    sections: [
-                        {
-                            kind: 'widget',
-                            widget: 'productTopics',
-                            props: ({ record }) => ({ productKey: record.productKey }),
-                        },
-                    ],
+                    sections: topicSections(({ record }) => ({ productKey: record.productKey })),
                 },
                 {
                     key: 'function',
                     label: '功能定义',
-                    sections: [
-                        {
-                            kind: 'widget',
-                            widget: 'thingModelEditor',
-                            props: ({ record }) => ({
-                                product: {
-                                    productId: record.productId,
-                                    productKey: record.productKey,
-                                    categoryId: record.categoryId,
-                                },
-                            }),
-                        },
-                    ],
+                    sections: functionSections(),
                 },
             ],
         },

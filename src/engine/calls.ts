@@ -35,6 +35,7 @@ export async function runCall(
     current: string | undefined,
     opts: { onProgress?: (fraction: number) => void; signal?: AbortSignal } = {},
 ): Promise<unknown> {
+    if (ref.each) return runEach(dataProvider, ref, scope, current, opts);
     const resource = callResource(ref, current);
     const params = callParams(ref, scope);
     const call = callName(ref, scope);
@@ -63,6 +64,32 @@ export async function runCall(
         default:
             throw new Error(`动作不能直接调用 ${call}`);
     }
+}
+
+/**
+ * A call run once per params object of `each`, in order. Every one is tried; when some fail, the error says which
+ * (each failure's own message, one per line) and carries `done`, the answers of those that succeeded.
+ */
+async function runEach(
+    dataProvider: PlatformDataProvider,
+    ref: CallRef,
+    scope: Scope,
+    current: string | undefined,
+    opts: { signal?: AbortSignal },
+): Promise<unknown[]> {
+    const { each, eachName, ...one } = ref;
+    const done: unknown[] = [];
+    const failed: string[] = [];
+    for (const params of each!(scope)) {
+        try {
+            done.push(await runCall(dataProvider, { ...one, params: () => params }, scope, current, opts));
+        } catch (error) {
+            const message = error instanceof Error && error.message ? error.message : '操作失败';
+            failed.push(eachName ? `${eachName(params)}：${message}` : message);
+        }
+    }
+    if (failed.length) throw Object.assign(new Error(failed.join('\n')), { done });
+    return done;
 }
 
 /** react-query key of a call: under its resource, so refreshing the resource reloads it. */

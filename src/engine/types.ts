@@ -1,7 +1,7 @@
 import type { ComponentType, ReactNode } from 'react';
 import type { AnyObjectSchema } from 'yup';
 import type { ApiMapping } from '../../dataProvider/types';
-import type { Action, CallRef, FilterSpec, ListSpec, MenuSpec, PageSpec, Row } from './vocabulary';
+import type { Action, CallRef, FilterSpec, ListSpec, MenuSpec, PageSpec, Row, Scope } from './vocabulary';
 
 export type * from './vocabulary';
 
@@ -167,6 +167,10 @@ export interface FieldDefinition {
         rowLabel?: string;
         /** How the chosen count is said (default `已选 ${n} 个`). */
         selectedText?: (count: number) => string;
+        /** A row shown but not choosable, with the reason beside it ('已添加'); false: choosable. */
+        disabled?: (row: Row, scope: Scope) => string | false;
+        /** The value holds the chosen rows themselves, not their ids (a submit that needs the whole row). */
+        keepRows?: boolean;
         /** Text when the call answers no rows (default 暂无可选的数据). */
         empty?: string;
     };
@@ -189,6 +193,8 @@ export interface FieldDefinition {
     file?: { accept?: string[]; maxSize?: number };
     /** Named input widget (input 'widget'), from the widget registry. */
     widget?: string;
+    /** Props given to the input widget beside value and onChange (a mode, a nested flag). */
+    widgetProps?: Record<string, unknown>;
     /** Type 'position': the form fields the picked point fills. */
     position?: {
         longitude: string;

@@ -48,6 +48,10 @@ export interface CallRef {
     by?: (scope: Scope) => string | undefined;
     /** Ask again every this many seconds while shown (live figures). */
     every?: number;
+    /** Runs the call once per params object, in order (no batch path on the platform); answers the list of answers. */
+    each?: (scope: Scope) => Array<Record<string, unknown>>;
+    /** Names one `each` item in the failure message ('温度（Temp）：标识符已存在'). */
+    eachName?: (params: Record<string, unknown>) => string;
 }
 
 /** What reloads after an action succeeds: resource names (their lists, records and calls), or 'page' (everything on the page). Default: the action's resource. */
@@ -66,6 +70,8 @@ interface ActionBase {
     /** 'contained' for the primary toolbar button; rows use text buttons. */
     variant?: 'text' | 'outlined' | 'contained';
     color?: 'primary' | 'error' | 'inherit' | 'secondary' | 'success' | 'warning';
+    /** The button's accessible name when its label alone is ambiguous (编辑 on every row → `编辑 ${identifier}`). */
+    ariaLabel?: (scope: Scope) => string;
 }
 
 /** A route built from the scope. */
@@ -118,12 +124,18 @@ export interface FormAction extends ActionBase {
     liveSchema?: AnyObjectSchema;
     /** 确定 stays disabled until this holds for the form values (e.g. rows chosen in a picker). */
     ready?: (values: FormValues) => boolean;
+    /** A server failure whose message belongs to one input: that input's source (shown under it, not as a toast). */
+    errorField?: (message: string) => string | undefined;
 }
 
 /** A file the browser downloads: a GET call's URL (exports, templates, device files). */
 export interface DownloadAction extends ActionBase {
     kind: 'download';
     call: CallRef;
+    /** The call answers data, not a file: its answer is saved as a JSON file of this name. */
+    saveAs?: (scope: Scope) => string;
+    /** Shown when a `saveAs` call fails without a message of its own (default '操作失败'). */
+    failure?: string;
 }
 
 /** An upload dialog: choose a file, a progress bar while it travels, then the answer (or a named result widget). */
@@ -150,6 +162,12 @@ export interface UploadAction extends ActionBase {
     result?: string;
     /** Extra actions in the dialog (e.g. download the template). */
     extra?: Action[];
+    /** The file is read in the browser: `value` travels under fileField instead of the file; `error` refuses it. */
+    parse?: (text: string) => { value?: unknown; error?: string };
+    /** Said once a parsed file is chosen (what it will change), from its value and the scope. */
+    preview?: (value: unknown, scope: Scope) => string;
+    /** Text of the submit button (default 上传). */
+    submitLabel?: string;
 }
 
 /** Copy a value to the clipboard; says 复制成功. */
@@ -260,6 +278,13 @@ export interface ListSpec {
     dense?: boolean;
     /** Only while this holds. */
     when?: (scope: Scope) => boolean;
+    /**
+     * Rows computed in the browser, every one shown (no pager): from the scope (the record, a page load) with no
+     * call, or with `source` from that call's whole answer, asked once. undefined: still loading.
+     */
+    rows?: (scope: Scope, answer?: unknown) => Row[] | undefined;
+    /** Shape each row with what the scope knows (names from a page load) before the columns see it. */
+    map?: (row: Row, scope: Scope) => Row;
 }
 
 export interface ChartSpec {
@@ -330,6 +355,16 @@ export type Section =
           empty?: string;
           when?: (scope: Scope) => boolean;
       }
+    /** One of several groups of sections, chosen by a radio (or tabs) kept in the URL under `param`; first by default. */
+    | {
+          kind: 'switch';
+          /** Accessible name of the radio group. */
+          label: string;
+          param: string;
+          input?: 'radio' | 'tabs';
+          options: Array<{ key: string; label: string; sections: Section[] }>;
+          when?: (scope: Scope) => boolean;
+      }
     /** Sections side by side (each takes an equal share, or `widths` in twelfths). */
     | { kind: 'row'; sections: Section[]; widths?: number[]; when?: (scope: Scope) => boolean }
     /** A message in place of content (a feature still to come): text and a hint, centred. */
@@ -369,7 +404,7 @@ export interface PageSpec {
         /** Said beside the progress bar while the record loads ('设备信息加载中…'). */
         loading?: string;
     };
-    /** Further calls whose answers the sections see in `scope.data`. */
+    /** Further calls whose answers the sections see in `scope.data` (asked once the page's record is loaded). */
     load?: Record<string, CallRef>;
     header?: {
         title?: (scope: Scope) => string;

@@ -26,12 +26,10 @@ export interface InputWidgetProps {
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const widgets: Record<string, LazyExoticComponent<ComponentType<any>>> = {
-    /** A product's thing model: its functions as a table with add, edit, delete, import and export ({ product }). */
-    thingModelEditor: lazy(() =>
-        import('../components/thingModel/ThingModelEditor').then((m) => ({ default: m.ThingModelEditor })),
-    ),
-    /** A product's topic classes, basic and thing-model, switched by a radio ({ productKey }). */
-    productTopics: lazy(() => import('../components/thingModel/TopicTable').then((m) => ({ default: m.TopicTable }))),
+    /** Input: a thing-model data type with its specs, or with `params` a list of params (struct members recurse). */
+    dataTypeSpec: lazy(() => import('./thingModel/DataTypeSpec')),
+    /** A product's thing model as TSL JSON with copy ({ productId }): the 查看物模型 dialog's body. */
+    thingModelTsl: lazy(() => import('./thingModel/TslView')),
     /** 我的项目: the project cards of the dashboard, each to its overview, and 新建项目. */
     projectCards: lazy(() => import('./dashboard/ProjectCards').then((m) => ({ default: m.ProjectCards }))),
     /** 设备分布: every located device on the map (clusters from the server above 10,000), click to open one. */

@@ -31,7 +31,7 @@ let product: ProductRow;
 beforeAll(async () => {
     platform = await createTestServer({ seed: true });
     // Compile the lazily loaded page once here, not inside the first test's time budget.
-    await Promise.all([import('../../src/engine/page'), import('../../src/components/thingModel/ThingModelEditor')]);
+    await Promise.all([import('../../src/engine/page'), import('../../src/widgets/thingModel/DataTypeSpec')]);
     const page = await api<{ records: ProductRow[] }>('/api/product?pageNumber=1&pageSize=100');
     const first = page.records.find((p) => p.projectName && p.remark) ?? page.records[0];
     product = await api<ProductRow>(`/api/product/detail?productId=${first.productId}`);

@@ -69,7 +69,7 @@ const findCategory = (nodes: Tree[], name: string): Tree | undefined =>
 beforeAll(async () => {
     platform = await createTestServer({ seed: false });
     // Compile the lazily loaded page once here, not inside the first test's time budget.
-    await Promise.all([import('../../src/engine/page'), import('../../src/components/thingModel/ThingModelEditor')]);
+    await Promise.all([import('../../src/engine/page'), import('../../src/widgets/thingModel/DataTypeSpec')]);
     // A category whose standard functions are known: 路灯照明 offers LightSwitch, Brightness, ...
     categoryId = findCategory(await api<Tree[]>('/api/product/list-category'), '路灯照明')!.id;
 });
@@ -97,7 +97,10 @@ async function fillNames(user: ReturnType<typeof userEvent.setup>, dialog: HTMLE
     await user.type(within(dialog).getByLabelText(/^标识符/), id);
 }
 
-const functionTable = () => screen.getByRole('table', { name: '功能定义' });
+// The engine's list shows its empty state instead of an empty table: wait for the table to be there.
+const functionTable = () => screen.findByRole('table', { name: '功能定义' });
+/** The import dialog's file input (the engine's upload dialog has one). */
+const fileInput = (dialog: HTMLElement) => dialog.querySelector<HTMLInputElement>('input[type=file]')!;
 
 // Nested dialogs typed into key by key: generous, so a loaded CI machine does not fail them on time alone.
 describe('thing model editor', { timeout: 60_000 }, () => {
@@ -115,7 +118,7 @@ describe('thing model editor', { timeout: 60_000 }, () => {
         await user.click(within(dialog).getByRole('button', { name: '确定' }));
 
         expect(await screen.findByText('添加成功')).toBeInTheDocument();
-        const row = (await within(functionTable()).findByText('Temperature')).closest('tr')!;
+        const row = (await within(await functionTable()).findByText('Temperature')).closest('tr')!;
         expect(row).toHaveTextContent('属性');
         expect(row).toHaveTextContent('温度');
         expect(row).toHaveTextContent('int32 (整数型)');
@@ -162,7 +165,7 @@ describe('thing model editor', { timeout: 60_000 }, () => {
         await user.click(within(dialog).getByRole('button', { name: '添加枚举项' }));
         await user.type(within(dialog).getByLabelText('枚举描述 2'), '开');
         await user.click(within(dialog).getByRole('button', { name: '确定' }));
-        expect(await within(functionTable()).findByText('枚举值: 0 - 关, 1 - 开')).toBeInTheDocument();
+        expect(await within(await functionTable()).findByText('枚举值: 0 - 关, 1 - 开')).toBeInTheDocument();
         const [saved] = await functionsOf(productId);
         expect(saved.dataType).toEqual({ type: 'enum', specs: { '0': '关', '1': '开' } });
     });
@@ -195,7 +198,7 @@ describe('thing model editor', { timeout: 60_000 }, () => {
         expect(within(members).getByRole('listitem')).toHaveTextContent('经度（Longitude）');
         await user.click(within(dialog).getByRole('button', { name: '确定' }));
 
-        expect(await within(functionTable()).findByText('结构体参数: 经度(Longitude)')).toBeInTheDocument();
+        expect(await within(await functionTable()).findByText('结构体参数: 经度(Longitude)')).toBeInTheDocument();
         const [saved] = await functionsOf(productId);
         expect(saved.dataType).toEqual({
             type: 'struct',
@@ -225,7 +228,7 @@ describe('thing model editor', { timeout: 60_000 }, () => {
         const { productId } = await newProduct();
         await postJson('/api/function/save', temperature(productId, 'Temp'));
         await openEditor(productId);
-        await user.click(await within(functionTable()).findByRole('button', { name: '编辑 Temp' }));
+        await user.click(await within(await functionTable()).findByRole('button', { name: '编辑 Temp' }));
         const dialog = await screen.findByRole('dialog', { name: '编辑功能' });
         expect(within(dialog).getByRole('radio', { name: '事件' })).toBeDisabled();
         expect(within(dialog).getByLabelText(/^最大值/)).toHaveValue(120);
@@ -234,7 +237,7 @@ describe('thing model editor', { timeout: 60_000 }, () => {
         await user.type(name, '环境温度');
         await user.click(within(dialog).getByRole('button', { name: '确定' }));
         expect(await screen.findByText('修改成功')).toBeInTheDocument();
-        expect(await within(functionTable()).findByText('环境温度')).toBeInTheDocument();
+        expect(await within(await functionTable()).findByText('环境温度')).toBeInTheDocument();
         const [saved] = await functionsOf(productId);
         expect(saved).toMatchObject({ identifier: 'Temp', name: '环境温度', dataType: { type: 'float' } });
     });
@@ -244,19 +247,21 @@ describe('thing model editor', { timeout: 60_000 }, () => {
         const { productId } = await newProduct();
         await postJson('/api/function/save', temperature(productId, 'Temp'));
         await openEditor(productId);
-        await user.click(await within(functionTable()).findByRole('button', { name: '删除 Temp' }));
+        await user.click(await within(await functionTable()).findByRole('button', { name: '删除 Temp' }));
         const confirm = await screen.findByRole('dialog', { name: '删除功能' });
         expect(confirm).toHaveTextContent('确认删除功能“温度（Temp）”吗？');
         await user.click(within(confirm).getByRole('button', { name: '取消' }));
         await waitFor(() => expect(screen.queryByRole('dialog', { name: '删除功能' })).not.toBeInTheDocument());
         expect(await functionsOf(productId)).toHaveLength(1);
 
-        await user.click(within(functionTable()).getByRole('button', { name: '删除 Temp' }));
+        await user.click(within(await functionTable()).getByRole('button', { name: '删除 Temp' }));
         await user.click(
-            within(await screen.findByRole('dialog', { name: '删除功能' })).getByRole('button', { name: '确认' }),
+            within(await screen.findByRole('dialog', { name: '删除功能' })).getByRole('button', { name: '确定' }),
         );
         expect(await screen.findByText('删除成功')).toBeInTheDocument();
-        await waitFor(() => expect(within(functionTable()).queryByText('Temp')).not.toBeInTheDocument());
+        // The last function gone, the list says it is empty and no row is left.
+        expect(await screen.findByText('暂无功能定义，请添加自定义功能或标准功能')).toBeInTheDocument();
+        expect(screen.queryByRole('button', { name: '删除 Temp' })).not.toBeInTheDocument();
         expect(await functionsOf(productId)).toEqual([]);
     });
 
@@ -268,12 +273,12 @@ describe('thing model editor', { timeout: 60_000 }, () => {
         const dialog = await screen.findByRole('dialog', { name: '添加标准功能' });
         await user.click(await within(dialog).findByRole('checkbox', { name: '选择 LightSwitch' }));
         await user.click(within(dialog).getByRole('checkbox', { name: '选择 Brightness' }));
-        expect(within(dialog).getByText('已选择 2 个')).toBeInTheDocument();
+        expect(within(dialog).getByText('已选 2 个')).toBeInTheDocument();
         await user.click(within(dialog).getByRole('button', { name: '添加' }));
 
         expect(await screen.findByText('已添加 2 个标准功能')).toBeInTheDocument();
-        expect(await within(functionTable()).findByText('LightSwitch')).toBeInTheDocument();
-        expect(within(functionTable()).getByText('布尔值: 0 - 关闭 / 1 - 开启')).toBeInTheDocument();
+        expect(await within(await functionTable()).findByText('LightSwitch')).toBeInTheDocument();
+        expect(within(await functionTable()).getByText('布尔值: 0 - 关闭 / 1 - 开启')).toBeInTheDocument();
         const saved = await functionsOf(productId);
         expect(saved.map((f) => [f.identifier, f.standard])).toEqual([
             ['LightSwitch', true],
@@ -307,7 +312,7 @@ describe('thing model editor', { timeout: 60_000 }, () => {
             services: [],
         };
         await user.upload(
-            within(dialog).getByTestId('thing-model-file'),
+            fileInput(dialog),
             new File([JSON.stringify(model)], 'model.json', { type: 'application/json' }),
         );
         expect(
@@ -318,8 +323,8 @@ describe('thing model editor', { timeout: 60_000 }, () => {
         await user.click(within(dialog).getByRole('button', { name: '确认导入' }));
 
         expect(await screen.findByText('导入成功')).toBeInTheDocument();
-        expect(await within(functionTable()).findByText('Power')).toBeInTheDocument();
-        expect(within(functionTable()).queryByText('Old')).not.toBeInTheDocument();
+        expect(await within(await functionTable()).findByText('Power')).toBeInTheDocument();
+        expect(within(await functionTable()).queryByText('Old')).not.toBeInTheDocument();
         expect((await functionsOf(productId)).map((f) => f.identifier)).toEqual(['Power', 'Label', 'Fault']);
     });
 
@@ -330,7 +335,7 @@ describe('thing model editor', { timeout: 60_000 }, () => {
         await openEditor(productId);
         await user.click(screen.getByRole('button', { name: '导入物模型' }));
         const dialog = await screen.findByRole('dialog', { name: '导入物模型' });
-        const input = within(dialog).getByTestId('thing-model-file');
+        const input = fileInput(dialog);
 
         await user.upload(input, new File(['{"properties": ['], 'broken.json', { type: 'application/json' }));
         expect(await within(dialog).findByText('文件不是有效的 JSON，请检查文件内容')).toBeInTheDocument();
@@ -344,9 +349,27 @@ describe('thing model editor', { timeout: 60_000 }, () => {
         const confirm = within(dialog).getByRole('button', { name: '确认导入' });
         await waitFor(() => expect(confirm).toBeEnabled());
         await user.click(confirm);
-        expect(await within(dialog).findByText('属性「坏属性」：请输入最小值')).toBeInTheDocument();
+        // The engine says an upload's failure in its toast; the dialog stays open.
+        expect(await screen.findByText('属性「坏属性」：请输入最小值')).toBeInTheDocument();
+        expect(screen.getByRole('dialog', { name: '导入物模型' })).toBeInTheDocument();
 
         expect((await functionsOf(productId)).map((f) => f.identifier)).toEqual(['Old']);
+    });
+
+    it('shows the whole model as TSL JSON in a dialog with 复制 and 关闭', async () => {
+        const user = userEvent.setup({ delay: null });
+        const { productId, productKey } = await newProduct();
+        await postJson('/api/function/save', temperature(productId, 'Temp'));
+        await openEditor(productId);
+        await user.click(screen.getByRole('button', { name: '查看物模型' }));
+        const dialog = await screen.findByRole('dialog', { name: '查看物模型（TSL）' });
+        const json = await within(dialog).findByLabelText('物模型 JSON');
+        await waitFor(() => expect(json.textContent).toContain('"identifier": "Temp"'));
+        expect(JSON.parse(json.textContent ?? '')).toMatchObject({ profile: { productKey } });
+        await user.click(within(dialog).getByRole('button', { name: '关闭' }));
+        await waitFor(() =>
+            expect(screen.queryByRole('dialog', { name: '查看物模型（TSL）' })).not.toBeInTheDocument(),
+        );
     });
 
     describe('export', () => {

@@ -1,7 +1,10 @@
-import type { FieldErrors, FieldValues, Resolver } from 'react-hook-form';
-import { yupResolver } from '@hookform/resolvers/yup';
-import type { AnyObjectSchema } from 'yup';
-import type { DataType, DataTypeName, FunctionType } from '../../../schemas/thingModel';
+import {
+    thingFunctionSchema,
+    thingParamSchema,
+    type DataType,
+    type DataTypeName,
+    type FunctionType,
+} from '../../../schemas/thingModel';
 import { DEFAULT_TEXT_LENGTH, type ThingFunction, type ThingParam } from './model';
 
 /**
@@ -88,8 +91,8 @@ export function emptyFunction(type: FunctionType = 'property'): FunctionForm {
 
 const str = (v: unknown): string => (v === undefined || v === null ? '' : String(v));
 /** Numbers travel as numbers; anything not a number stays as typed so the schema names the problem. */
-const num = (v: string): number | string | undefined => {
-    const t = v.trim();
+const num = (v: unknown): number | string | undefined => {
+    const t = str(v).trim();
     if (t === '') return undefined;
     return Number.isNaN(Number(t)) ? t : Number(t);
 };
@@ -101,18 +104,18 @@ export function toDataType(form: DataTypeForm): DataType {
         case 'float':
         case 'double': {
             const specs: Record<string, unknown> = { min: num(form.min), max: num(form.max) };
-            if (form.step.trim() !== '') specs.step = num(form.step);
+            if (str(form.step).trim() !== '') specs.step = num(form.step);
             if (form.unit) specs.unit = form.unit;
             return { type, specs };
         }
         case 'text':
             return { type, specs: { length: num(form.length) } };
         case 'bool':
-            return { type, specs: { '0': form.boolFalse.trim(), '1': form.boolTrue.trim() } };
+            return { type, specs: { '0': str(form.boolFalse).trim(), '1': str(form.boolTrue).trim() } };
         case 'enum':
             return {
                 type,
-                specs: Object.fromEntries(form.enumItems.map((i) => [i.value.trim(), i.text.trim()])),
+                specs: Object.fromEntries(form.enumItems.map((i) => [str(i.value).trim(), str(i.text).trim()])),
             };
         case 'date':
             return { type, specs: {} };
@@ -166,7 +169,11 @@ export function fromDataType(dataType: DataType | undefined): DataTypeForm {
 }
 
 export function toParam(form: ParamForm): ThingParam {
-    return { identifier: form.identifier.trim(), name: form.name.trim(), dataType: toDataType(form.dataType) };
+    return {
+        identifier: str(form.identifier).trim(),
+        name: str(form.name).trim(),
+        dataType: toDataType(form.dataType ?? emptyDataType()),
+    };
 }
 
 export function fromParam(param: ThingParam): ParamForm {
@@ -182,9 +189,9 @@ export function toFunction(form: FunctionForm, productId: number): ThingFunction
     const fn: ThingFunction = {
         productId,
         type: form.type,
-        name: form.name.trim(),
-        identifier: form.identifier.trim(),
-        description: form.description.trim(),
+        name: str(form.name).trim(),
+        identifier: str(form.identifier).trim(),
+        description: str(form.description).trim(),
     };
     if (form.id !== undefined) fn.id = form.id;
     if (form.required !== undefined) fn.required = form.required;
@@ -193,11 +200,11 @@ export function toFunction(form: FunctionForm, productId: number): ThingFunction
         fn.accessMode = form.accessMode;
     } else if (form.type === 'event') {
         fn.eventType = form.eventType;
-        fn.outputData = form.outputData.map(toParam);
+        fn.outputData = (form.outputData ?? []).map(toParam);
     } else {
         fn.callType = form.callType;
-        fn.inputData = form.inputData.map(toParam);
-        fn.outputData = form.outputData.map(toParam);
+        fn.inputData = (form.inputData ?? []).map(toParam);
+        fn.outputData = (form.outputData ?? []).map(toParam);
     }
     return fn;
 }
@@ -222,7 +229,7 @@ export function fromFunction(fn: ThingFunction): FunctionForm {
 /** Checks the shared schema cannot express on the platform's shape (an object cannot hold duplicate keys). */
 export function formDataTypeError(form: DataTypeForm): string | undefined {
     if (form.type === 'enum') {
-        const values = form.enumItems.map((i) => i.value.trim());
+        const values = form.enumItems.map((i) => str(i.value).trim());
         if (new Set(values).size !== values.length) return '枚举值不能重复';
     }
     if (form.type === 'array' && form.itemType === 'struct' && form.members.length === 0)
@@ -231,29 +238,37 @@ export function formDataTypeError(form: DataTypeForm): string | undefined {
 }
 
 /**
- * A react-hook-form resolver that converts the form to the platform's shape, validates that with the shared
- * yup schema (so messages and paths are the server's), then adds the form-only checks. Paths line up because
- * the converted object keeps the form's field names.
+ * The form schemas: the form's values are converted to the platform's shape, which the shared schema validates (so
+ * messages and paths are the server's: the converted object keeps the form's field names), then the form-only
+ * checks run on what was typed. A form validated by one of these submits the platform's shape.
  */
-export function thingResolver<T extends FieldValues>(
-    schema: AnyObjectSchema,
-    convert: (values: T) => Record<string, unknown>,
-    extra?: (values: T) => Array<[string, string]>,
-): Resolver<T> {
-    const base = yupResolver(schema) as unknown as Resolver<Record<string, unknown>>;
-    return async (values, context, options) => {
-        const result = await base(convert(values), context, options as never);
-        const errors = { ...(result.errors as FieldErrors<T>) } as Record<string, unknown>;
-        for (const [path, message] of extra?.(values) ?? []) {
-            const [head, ...rest] = path.split('.');
-            if (rest.length === 0) errors[head] ??= { type: 'form', message };
-            else {
-                const nested = { ...((errors[head] as Record<string, unknown>) ?? {}) };
-                nested[rest.join('.')] ??= { type: 'form', message };
-                errors[head] = nested;
-            }
-        }
-        if (Object.keys(errors).length > 0) return { values: {}, errors: errors as FieldErrors<T> };
-        return { values, errors: {} };
-    };
+export const functionFormSchema = thingFunctionSchema
+    .transform((value: unknown, original: unknown) =>
+        isForm(original)
+            ? toFunction(original as FunctionForm, Number((original as { productId?: unknown }).productId))
+            : value,
+    )
+    .test('form', function () {
+        const form = this.originalValue as FunctionForm | undefined;
+        const problem = form?.type === 'property' && form.dataType ? formDataTypeError(form.dataType) : undefined;
+        return problem ? this.createError({ path: 'dataType.specs', message: problem }) : true;
+    });
+
+/** One param (an event's or a service's, a struct member); `others` are the identifiers of the list's others. */
+export function paramFormSchema(others: string[]) {
+    return thingParamSchema
+        .transform((value: unknown, original: unknown) => (isForm(original) ? toParam(original as ParamForm) : value))
+        .test('form', function () {
+            const form = this.originalValue as ParamForm | undefined;
+            if (others.includes(str(form?.identifier).trim()))
+                return this.createError({ path: 'identifier', message: '参数标识符不能重复' });
+            const problem = form?.dataType ? formDataTypeError(form.dataType) : undefined;
+            return problem ? this.createError({ path: 'dataType.specs', message: problem }) : true;
+        });
+}
+
+/** A value still in the form's shape (its data type flat, with enum rows), not yet the platform's. */
+function isForm(value: unknown): boolean {
+    const dataType = (value as { dataType?: unknown } | undefined)?.dataType;
+    return !!dataType && typeof dataType === 'object' && 'enumItems' in dataType;
 }

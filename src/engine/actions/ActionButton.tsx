@@ -51,6 +51,7 @@ function ActionFace({ action, scope, size, onClick, busy, button }: FaceProps) {
             color={action.color ?? 'primary'}
             startIcon={Icon ? <Icon /> : undefined}
             disabled={disabled}
+            aria-label={action.ariaLabel?.(scope)}
             sx={row ? ROW_SX : { whiteSpace: 'nowrap' }}
             {...(disabled ? {} : button)}
             onClick={(e: MouseEvent) => {
@@ -87,7 +88,9 @@ function DownloadButton(props: { action: DownloadAction; scope: Scope; size: 'sm
     const { action, scope, size, resource } = props;
     // url() answers synchronously, so it is asked of the provider itself (useDataProvider's proxy wants promises).
     const dataProvider = useContext(DataProviderContext) as unknown as PlatformDataProvider;
+    const saving = useSaveAs(action, scope, resource);
     const download = () => {
+        if (action.saveAs) return void saving.save();
         const url = dataProvider.url(
             callResource(action.call, resource),
             action.call.call,
@@ -102,7 +105,35 @@ function DownloadButton(props: { action: DownloadAction; scope: Scope; size: 'sm
         a.click();
         a.remove();
     };
-    return <ActionFace action={action} scope={scope} size={size} onClick={download} />;
+    return <ActionFace action={action} scope={scope} size={size} onClick={download} busy={saving.busy} />;
+}
+
+/** `saveAs`: the call's answer, asked through the data provider, saved by the browser as a JSON file. */
+function useSaveAs(action: DownloadAction, scope: Scope, resource?: string) {
+    const dataProvider = useDataProvider<PlatformDataProvider>();
+    const toast = useToast();
+    const [busy, setBusy] = useState(false);
+    const save = async () => {
+        setBusy(true);
+        try {
+            const answer = await runCall(dataProvider, action.call, scope, resource);
+            const blob = new Blob([JSON.stringify(answer, null, 2)], { type: 'application/json;charset=utf-8' });
+            const url = URL.createObjectURL(blob);
+            const a = document.createElement('a');
+            a.href = url;
+            a.download = action.saveAs!(scope);
+            document.body.appendChild(a);
+            a.click();
+            a.remove();
+            // Revoked after the click is handled, or some browsers cancel the download.
+            setTimeout(() => URL.revokeObjectURL(url), 1000);
+        } catch (error) {
+            toast(failureText(error, action.failure), 'error');
+        } finally {
+            setBusy(false);
+        }
+    };
+    return { save, busy };
 }
 
 function CallButton(props: { action: CallAction; scope: Scope; size: 'small' | 'medium'; resource?: string }) {

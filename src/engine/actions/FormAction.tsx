@@ -4,7 +4,7 @@ import { Box, Button, LinearProgress, Typography } from '@mui/material';
 import { useFormState, useWatch, type Resolver } from 'react-hook-form';
 import { Form, useDataProvider } from 'react-admin';
 import type { AnyObjectSchema } from 'yup';
-import { runCall, useCall } from '../calls';
+import { runCall, useCall, useRefresh } from '../calls';
 import type { PlatformDataProvider } from '../choices';
 import { useOptionalDefinition } from '../context';
 import { FormInput } from '../inputs';
@@ -41,6 +41,8 @@ export interface ActionFormProps {
     liveSchema?: AnyObjectSchema;
     /** Submit stays disabled until this holds for the values. */
     ready?: (values: FormValues) => boolean;
+    /** A failure whose message belongs to one input: that input's source; the message shows under it. */
+    errorField?: (message: string) => string | undefined;
 }
 
 function SubmitButtons({
@@ -87,6 +89,7 @@ export function ActionForm({
     pending,
     liveSchema,
     ready,
+    errorField,
 }: ActionFormProps) {
     const definition = useOptionalDefinition();
     const toast = useToast();
@@ -126,7 +129,11 @@ export function ActionForm({
         try {
             await onSubmit(values);
         } catch (error) {
-            toast(failureText(error, failure), 'error');
+            const text = failureText(error, failure);
+            const source = errorField?.(text);
+            // react-admin's Form sets what onSubmit answers as the inputs' errors.
+            if (source) return { [source]: text };
+            toast(text, 'error');
             return;
         }
         onClose();
@@ -213,6 +220,7 @@ export default function FormActionDialog({
         () => action.defaults?.(action.load ? { ...scope, data: { ...scope.data, load: loaded.data } } : scope),
         [action, scope, loaded.data],
     );
+    const refresh = useRefresh();
     const note = action.note ? of(action.note, scope) : undefined;
     const title = of(action.title ?? action.label, scope);
     // The form starts from the loaded answer: it opens once the call answered (a failure is said in its place).
@@ -227,7 +235,15 @@ export default function FormActionDialog({
 
     const onSubmit = async (values: FormValues) => {
         const submitScope = { ...scope, values };
-        const answer = await runCall(dataProvider, action.submit, submitScope, resource);
+        let answer: unknown;
+        try {
+            answer = await runCall(dataProvider, action.submit, submitScope, resource);
+        } catch (error) {
+            // Some items of an `each` call went through: what they changed reloads while the dialog says the rest.
+            if ((error as { done?: unknown[] }).done?.length)
+                void refresh(action.refresh, action.submit.resource ?? resource);
+            throw error;
+        }
         await after({ ...action, callResource: action.submit.resource }, answer, submitScope);
     };
 
@@ -247,6 +263,7 @@ export default function FormActionDialog({
             pending={pending}
             liveSchema={action.liveSchema}
             ready={action.ready}
+            errorField={action.errorField}
         >
             {note ? (
                 <Typography variant="body2" color="text.secondary" sx={{ mt: 1 }}>

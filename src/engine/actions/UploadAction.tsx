@@ -1,6 +1,6 @@
 import { Suspense, useMemo, useState, type ChangeEvent, type ReactNode } from 'react';
 import { yupResolver } from '@hookform/resolvers/yup';
-import { Box, Button, FormHelperText, LinearProgress, Typography } from '@mui/material';
+import { Alert, Box, Button, FormHelperText, LinearProgress, Typography } from '@mui/material';
 import UploadFileIcon from '@mui/icons-material/UploadFile';
 import type { Resolver } from 'react-hook-form';
 import { Form, useDataProvider } from 'react-admin';
@@ -19,6 +19,17 @@ function sizeText(bytes: number): string {
     if (bytes >= 1024 * 1024) return `${+(bytes / 1024 / 1024).toFixed(1)}MB`;
     if (bytes >= 1024) return `${+(bytes / 1024).toFixed(1)}KB`;
     return `${bytes}B`;
+}
+
+/** A file's text; File.text() is missing in some environments, FileReader is everywhere. */
+function readText(file: File): Promise<string> {
+    if (typeof file.text === 'function') return file.text();
+    return new Promise((resolve, reject) => {
+        const reader = new FileReader();
+        reader.onload = () => resolve(String(reader.result ?? ''));
+        reader.onerror = () => reject(reader.error);
+        reader.readAsText(file);
+    });
 }
 
 /** Why a chosen file cannot be sent, checked before any byte travels; undefined when it can. */
@@ -60,6 +71,8 @@ export default function UploadActionDialog({
     const [problem, setProblem] = useState('');
     const [progress, setProgress] = useState<number | null>(null);
     const [result, setResult] = useState<{ answer: unknown; scope: Scope } | null>(null);
+    // `parse`: what the chosen file reads as, travelling instead of the file.
+    const [parsed, setParsed] = useState<{ value: unknown } | null>(null);
     const resolver = useMemo(
         () => (action.schema ? (yupResolver(action.schema) as Resolver) : undefined),
         [action.schema],
@@ -72,6 +85,7 @@ export default function UploadActionDialog({
     const close = () => {
         if (uploading) return;
         setFile(null);
+        setParsed(null);
         setProblem('');
         setResult(null);
         onClose();
@@ -85,6 +99,24 @@ export default function UploadActionDialog({
         const why = action.check ? action.check(chosen) : fileProblem(chosen, action.accept, action.maxSize);
         setProblem(why ?? '');
         setFile(why ? null : chosen);
+        setParsed(null);
+        if (!why && action.parse) void read(chosen, action.parse);
+    };
+
+    const read = async (chosen: File, parse: NonNullable<UploadAction['parse']>) => {
+        let text: string;
+        try {
+            text = await readText(chosen);
+        } catch {
+            setProblem('无法读取文件');
+            setFile(null);
+            return;
+        }
+        const { value, error } = parse(text);
+        if (error) {
+            setProblem(error);
+            setFile(null);
+        } else setParsed({ value });
     };
 
     const submit = async (values: FormValues) => {
@@ -92,7 +124,8 @@ export default function UploadActionDialog({
             setProblem('请选择文件');
             return;
         }
-        const submitScope = { ...scope, values: { ...values, [action.fileField ?? 'file']: file } };
+        const content = action.parse ? parsed?.value : file;
+        const submitScope = { ...scope, values: { ...values, [action.fileField ?? 'file']: content } };
         setProgress(0);
         try {
             const answer = await runCall(dataProvider, action.call, submitScope, resource, { onProgress: setProgress });
@@ -100,6 +133,7 @@ export default function UploadActionDialog({
             if (Result) setResult({ answer, scope: submitScope });
             else {
                 setFile(null);
+                setParsed(null);
                 onClose();
             }
         } catch (error) {
@@ -119,8 +153,8 @@ export default function UploadActionDialog({
             <Button onClick={close} disabled={uploading}>
                 取消
             </Button>
-            <Button type="submit" variant="contained" disabled={uploading}>
-                {uploading ? '上传中…' : '上传'}
+            <Button type="submit" variant="contained" disabled={uploading || (!!action.parse && !parsed)}>
+                {uploading ? '上传中…' : (action.submitLabel ?? '上传')}
             </Button>
         </>
     );
@@ -166,6 +200,9 @@ export default function UploadActionDialog({
                         </Typography>
                     </Box>
                     {problem ? <FormHelperText error>{problem}</FormHelperText> : null}
+                    {parsed && action.preview ? (
+                        <Alert severity="warning">{action.preview(parsed.value, scope)}</Alert>
+                    ) : null}
                     {uploading ? (
                         <Box>
                             <LinearProgress

@@ -4,6 +4,7 @@ import {
     Alert,
     Box,
     Checkbox,
+    Chip,
     CircularProgress,
     FormHelperText,
     InputAdornment,
@@ -138,22 +139,28 @@ export function PickerInput({ source, label, field, isRequired, helperText, disa
         enabled: !waiting,
     });
 
-    const chosen: Id[] = Array.isArray(input.value) ? (input.value as Id[]) : [];
-    const isChosen = (id: Id) => chosen.some((c) => String(c) === String(id));
     const rows = (rowsQuery.data?.data ?? []) as Row[];
     const idOf = (row: Row) => (row[spec.rowId] ?? row.id) as Id;
     const nameOf = (row: Row) => String(spec.rowLabel ? (row[spec.rowLabel] ?? idOf(row)) : idOf(row));
+    // keepRows: the value is the chosen rows themselves; otherwise their ids.
+    const held: unknown[] = Array.isArray(input.value) ? (input.value as unknown[]) : [];
+    const chosen: Id[] = spec.keepRows ? (held as Row[]).map(idOf) : (held as Id[]);
+    const isChosen = (id: Id) => chosen.some((c) => String(c) === String(id));
     const total = rowsQuery.data?.total ?? 0;
+    const why = (row: Row) => spec.disabled?.(row, scope) || false;
 
     const set = (next: Id[]) => {
-        input.onChange(next);
+        if (spec.keepRows) {
+            const known = [...(held as Row[]), ...rows];
+            input.onChange(next.map((id) => known.find((r) => String(idOf(r)) === String(id))));
+        } else input.onChange(next);
         input.onBlur();
     };
     const toggle = (id: Id) => {
         if (spec.single) return set(isChosen(id) ? [] : [id]);
         set(isChosen(id) ? chosen.filter((c) => String(c) !== String(id)) : [...chosen, id]);
     };
-    const pageIds = rows.map(idOf);
+    const pageIds = rows.filter((r) => !why(r)).map(idOf);
     const allOnPage = pageIds.length > 0 && pageIds.every(isChosen);
     const someOnPage = pageIds.some(isChosen);
     const togglePage = () =>
@@ -230,27 +237,34 @@ export function PickerInput({ source, label, field, isRequired, helperText, disa
                             {rows.map((row) => {
                                 const id = idOf(row);
                                 const Mark = spec.single ? Radio : Checkbox;
+                                const reason = why(row);
+                                const off = disabled || !!reason;
                                 return (
                                     <TableRow
                                         key={String(id)}
-                                        hover
+                                        hover={!off}
                                         selected={isChosen(id)}
-                                        onClick={() => !disabled && toggle(id)}
-                                        sx={{ cursor: disabled ? 'default' : 'pointer' }}
+                                        onClick={() => !off && toggle(id)}
+                                        sx={{ cursor: off ? 'default' : 'pointer' }}
                                     >
                                         <TableCell padding="checkbox">
                                             <Mark
                                                 size="small"
-                                                checked={isChosen(id)}
-                                                disabled={disabled}
+                                                checked={!!reason || isChosen(id)}
+                                                disabled={off}
                                                 onClick={(e) => e.stopPropagation()}
                                                 onChange={() => toggle(id)}
                                                 slotProps={{ input: { 'aria-label': `选择 ${nameOf(row)}` } }}
                                             />
                                         </TableCell>
                                         <RecordContextProvider value={row}>
-                                            {columns.map(([name, column]) => (
-                                                <TableCell key={name}>{renderField(name, column)}</TableCell>
+                                            {columns.map(([name, column], i) => (
+                                                <TableCell key={name}>
+                                                    {renderField(name, column)}
+                                                    {reason && i === 0 ? (
+                                                        <Chip size="small" label={reason} sx={{ ml: 1, height: 20 }} />
+                                                    ) : null}
+                                                </TableCell>
                                             ))}
                                         </RecordContextProvider>
                                     </TableRow>

@@ -36,6 +36,7 @@ export function WidgetInput({ source, label, field, isRequired, helperText, disa
         <Box className={`ra-input ra-input-${source}`} sx={{ my: 1 }}>
             <Suspense fallback={<LinearProgress aria-label="加载中" sx={{ my: 2 }} />}>
                 <Widget
+                    {...field.widgetProps}
                     source={source}
                     value={input.value}
                     onChange={(value: unknown) => {

@@ -113,6 +113,7 @@ function TabsFilter({ filter, value, onChange, scope }: FilterProps) {
         <Tabs
             value={tabs.some((t) => t.id === value) ? value : false}
             onChange={(_, v: string) => onChange(v)}
+            aria-label={filter.label}
             sx={{ '& .MuiTab-root': { textTransform: 'none' } }}
         >
             {tabs.map((t) => (

@@ -12,12 +12,13 @@ import {
     ListContextProvider,
     ResourceContextProvider,
     useListContext,
+    useList,
     useRecordContext,
     type ListControllerResult,
 } from 'react-admin';
 import { ActionBar } from '../actions';
 import { of } from '../actions/shared';
-import { callResource } from '../calls';
+import { callResource, useCall } from '../calls';
 import { definitionOf, referencePath, useOptionalDefinition } from '../context';
 import { renderField } from '../fields';
 import { useScope } from '../scope';
@@ -201,7 +202,75 @@ function ListBody({
 }
 
 /** The list itself: filters and toolbar, counters, the table (loading, empty, error states), the pager. */
-export function DataList({ spec, resource: given, label }: DataListProps): ReactNode {
+export function DataList(props: DataListProps): ReactNode {
+    return props.spec.rows ? <RowsList {...props} /> : <PagedList {...props} />;
+}
+
+/** `rows`: rows computed in the browser from the scope, or from the source call's whole answer; all shown. */
+function RowsList({ spec, resource: given, label }: DataListProps): ReactNode {
+    const own = useOptionalDefinition();
+    const sourceName = spec.source?.resource ?? given ?? own?.name;
+    const resource = callResource({ call: 'getList', resource: sourceName }, own?.name);
+    const definition = definitionOf(sourceName) ?? own;
+    const scope = useScope();
+    const answer = useCall<unknown>(spec.source ? { resource: sourceName, ...spec.source } : undefined, scope);
+    const computed = useMemo(
+        () => (spec.source && answer.data === undefined ? undefined : spec.rows!(scope, answer.data)),
+        [spec, scope, answer.data],
+    );
+    const rowId = spec.rowId;
+    const data = useMemo(
+        () =>
+            (computed ?? []).map((row, i) => {
+                const shaped = spec.map ? spec.map(row, scope) : row;
+                return { ...shaped, id: (rowId ? row[rowId] : (row.id ?? i)) as string };
+            }),
+        [computed, rowId, spec, scope],
+    );
+    const list = useList({
+        data,
+        isPending: computed === undefined && !answer.error,
+        perPage: Math.max(1, data.length),
+    });
+    if (spec.when && !spec.when(scope)) return null;
+    const hasTop = !!spec.toolbar?.length || !!spec.title;
+    const failed = { error: answer.error, refetch: answer.refetch } as unknown as ListControllerResult;
+    return (
+        <Box sx={{ display: 'flex', flexDirection: 'column', gap: 1.5 }}>
+            {hasTop ? (
+                <Box sx={{ display: 'flex', alignItems: 'center', flexWrap: 'wrap', gap: 1.5 }}>
+                    {spec.title ? (
+                        <Typography variant="subtitle1" component="h3" sx={{ fontWeight: 600 }}>
+                            {spec.title}
+                        </Typography>
+                    ) : null}
+                    <Box sx={{ flex: 1 }} />
+                    {spec.toolbar?.length ? <ActionBar actions={spec.toolbar} scope={scope} /> : null}
+                </Box>
+            ) : null}
+            {answer.error ? (
+                <ErrorState list={failed} />
+            ) : (
+                <ResourceContextProvider value={referencePath(resource)}>
+                    <ListContextProvider value={list}>
+                        <Card variant="outlined" sx={{ overflowX: 'auto' }}>
+                            {list.isPending ? <LinearProgress sx={{ height: 2 }} aria-label="加载中" /> : null}
+                            <ListBody
+                                spec={{ ...spec, paging: false }}
+                                list={list}
+                                scope={scope}
+                                definition={definition}
+                                label={label ?? spec.title ?? spec.label}
+                            />
+                        </Card>
+                    </ListContextProvider>
+                </ResourceContextProvider>
+            )}
+        </Box>
+    );
+}
+
+function PagedList({ spec, resource: given, label }: DataListProps): ReactNode {
     const own = useOptionalDefinition();
     const sourceName = spec.source?.resource ?? given ?? own?.name;
     const resource = callResource({ call: 'getList', resource: sourceName }, own?.name);
@@ -241,10 +310,11 @@ export function DataList({ spec, resource: given, label }: DataListProps): React
     });
     const rowId = spec.rowId;
     const rows = list.data;
-    const data = useMemo(
-        () => (rowId && rows ? rows.map((row) => ({ ...row, id: (row as Row)[rowId] as string })) : rows),
-        [rows, rowId],
-    );
+    const map = spec.map;
+    const data = useMemo(() => {
+        const keyed = rowId && rows ? rows.map((row) => ({ ...row, id: (row as Row)[rowId] as string })) : rows;
+        return map && keyed ? keyed.map((row) => ({ ...map(row, scope), id: row.id })) : keyed;
+    }, [rows, rowId, map, scope]);
     const shown = useMemo(() => ({ ...list, data }) as ListControllerResult, [list, data]);
     if (spec.when && !spec.when(scope)) return null;
 

@@ -1,5 +1,5 @@
 import { lazy, Suspense, type ReactNode } from 'react';
-import { Box, Card, CardContent, Tab, Tabs, Typography } from '@mui/material';
+import { Box, Card, CardContent, FormControlLabel, Radio, RadioGroup, Tab, Tabs, Typography } from '@mui/material';
 import InboxIcon from '@mui/icons-material/Inbox';
 import { RecordContextProvider, useRecordContext } from 'react-admin';
 import { useSearchParams } from 'react-router-dom';
@@ -168,6 +168,46 @@ function TabsSection({ section, scope }: { section: Extract<Section, { kind: 'ta
     );
 }
 
+/** `switch`: a radio (or tabs) choosing one option's sections; the choice lives in the URL under `param`. */
+function SwitchSection({ section }: { section: Extract<Section, { kind: 'switch' }> }) {
+    const [search, setSearch] = useSearchParams();
+    const chosen = section.options.find((o) => o.key === search.get(section.param)) ?? section.options[0];
+    const choose = (key: string) =>
+        setSearch((current) => {
+            const next = new URLSearchParams(current);
+            next.set(section.param, key);
+            return next;
+        });
+    return (
+        <Box sx={{ display: 'flex', flexDirection: 'column', gap: 1 }}>
+            {section.input === 'tabs' ? (
+                <Tabs
+                    value={chosen?.key ?? false}
+                    onChange={(_, key: string) => choose(key)}
+                    aria-label={section.label}
+                    sx={{ '& .MuiTab-root': { textTransform: 'none' } }}
+                >
+                    {section.options.map((o) => (
+                        <Tab key={o.key} value={o.key} label={o.label} />
+                    ))}
+                </Tabs>
+            ) : (
+                <RadioGroup
+                    row
+                    aria-label={section.label}
+                    value={chosen?.key ?? ''}
+                    onChange={(e) => choose(e.target.value)}
+                >
+                    {section.options.map((o) => (
+                        <FormControlLabel key={o.key} value={o.key} control={<Radio size="small" />} label={o.label} />
+                    ))}
+                </RadioGroup>
+            )}
+            {chosen ? <Sections key={chosen.key} sections={chosen.sections} /> : null}
+        </Box>
+    );
+}
+
 function OneSection({ section, scope }: { section: Section; scope: Scope }) {
     const definition = useOptionalDefinition();
     if (section.when && !section.when(scope)) return null;
@@ -225,6 +265,8 @@ function OneSection({ section, scope }: { section: Section; scope: Scope }) {
             return <NoteSection section={section} scope={scope} />;
         case 'tabs':
             return <TabsSection section={section} scope={scope} />;
+        case 'switch':
+            return <SwitchSection section={section} />;
         case 'row': {
             const widths = section.widths;
             return (

@@ -37,7 +37,7 @@ import { useTab } from './tabs';
 export { Sections, FieldGrid } from './Sections';
 
 /** The page's own calls (`load`), answered by name into `scope.data`. */
-function useLoads(page: PageSpec, scope: Scope) {
+function useLoads(page: PageSpec, scope: Scope, enabled = true) {
     const dataProvider = useDataProvider<PlatformDataProvider>();
     const definition = useOptionalDefinition();
     const entries = Object.entries(page.load ?? {});
@@ -46,6 +46,8 @@ function useLoads(page: PageSpec, scope: Scope) {
             queryKey: callKey(callResource(ref, definition?.name), ref, callParams(ref, scope)),
             queryFn: ({ signal }: { signal: AbortSignal }) =>
                 runCall(dataProvider, ref, scope, definition?.name, { signal }),
+            // A page with a record asks its loads once the record is there (their params read it).
+            enabled,
         })),
     });
     const data = Object.fromEntries(entries.map(([name], i) => [name, answers[i]?.data]));
@@ -211,7 +213,7 @@ export function PageView({ page }: { page: PageSpec }): ReactNode {
         [page.record, record.data],
     );
     const withRecord = useMemo(() => ({ ...base, record: mapped }), [base, mapped]);
-    const data = useLoads(page, withRecord);
+    const data = useLoads(page, withRecord, !page.record || record.isSuccess);
     const scope = useMemo(() => ({ ...withRecord, data }), [withRecord, data]);
     const value = useMemo(() => ({ record: scope.record, data: scope.data, page: scope.record }), [scope]);
 
