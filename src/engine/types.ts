@@ -1,7 +1,7 @@
 import type { ComponentType, ReactNode } from 'react';
 import type { AnyObjectSchema } from 'yup';
 import type { ApiMapping } from '../../dataProvider/types';
-import type { Action, CallRef, FilterSpec, ListSpec, MenuSpec, PageSpec, Row } from './vocabulary';
+import type { Action, CallRef, FilterSpec, ListSpec, MenuSpec, PageSpec, Row, Scope } from './vocabulary';
 
 export type * from './vocabulary';
 
@@ -101,6 +101,8 @@ export interface FieldDefinition {
     sortable?: boolean;
     /** Custom rendering in list and show. */
     render?: (record: Record<string, unknown>) => ReactNode;
+    /** One line cut with … at this width in px, the whole text as its title (long texts in a narrow column). */
+    ellipsis?: number;
     /** For type 'link': where the value links to, from the record. */
     linkTo?: (record: Record<string, unknown>) => string;
 
@@ -157,6 +159,8 @@ export interface FieldDefinition {
         filters?: FilterSpec[];
         /** Only one row may be chosen. */
         single?: boolean;
+        /** Rows already taken (staff already on the project): shown ticked, not choosable, with this note. */
+        taken?: (row: Row, scope: Scope) => string | undefined;
     };
     /** Key / value rows (input 'keyValue'). */
     keyValue?: {

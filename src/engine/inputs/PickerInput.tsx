@@ -148,7 +148,8 @@ export function PickerInput({ source, label, field, isRequired, helperText, disa
         if (spec.single) return set(isChosen(id) ? [] : [id]);
         set(isChosen(id) ? chosen.filter((c) => String(c) !== String(id)) : [...chosen, id]);
     };
-    const pageIds = rows.map(idOf);
+    const takenOf = (row: Row) => spec.taken?.(row, scope);
+    const pageIds = rows.filter((row) => !takenOf(row)).map(idOf);
     const allOnPage = pageIds.length > 0 && pageIds.every(isChosen);
     const someOnPage = pageIds.some(isChosen);
     const togglePage = () =>
@@ -215,25 +216,28 @@ export function PickerInput({ source, label, field, isRequired, helperText, disa
                                 {columns.map(([name, column]) => (
                                     <TableCell key={name}>{column.label}</TableCell>
                                 ))}
+                                {spec.taken ? <TableCell /> : null}
                             </TableRow>
                         </TableHead>
                         <TableBody>
                             {rows.map((row) => {
                                 const id = idOf(row);
                                 const Mark = spec.single ? Radio : Checkbox;
+                                const taken = takenOf(row);
+                                const off = disabled || !!taken;
                                 return (
                                     <TableRow
                                         key={String(id)}
                                         hover
                                         selected={isChosen(id)}
-                                        onClick={() => !disabled && toggle(id)}
-                                        sx={{ cursor: disabled ? 'default' : 'pointer' }}
+                                        onClick={() => !off && toggle(id)}
+                                        sx={{ cursor: off ? 'default' : 'pointer' }}
                                     >
                                         <TableCell padding="checkbox">
                                             <Mark
                                                 size="small"
-                                                checked={isChosen(id)}
-                                                disabled={disabled}
+                                                checked={!!taken || isChosen(id)}
+                                                disabled={off}
                                                 onClick={(e) => e.stopPropagation()}
                                                 onChange={() => toggle(id)}
                                                 slotProps={{ input: { 'aria-label': `选择 ${String(id)}` } }}
@@ -244,6 +248,11 @@ export function PickerInput({ source, label, field, isRequired, helperText, disa
                                                 <TableCell key={name}>{renderField(name, column)}</TableCell>
                                             ))}
                                         </RecordContextProvider>
+                                        {spec.taken ? (
+                                            <TableCell sx={{ color: 'text.secondary', whiteSpace: 'nowrap' }}>
+                                                {taken ?? ''}
+                                            </TableCell>
+                                        ) : null}
                                     </TableRow>
                                 );
                             })}

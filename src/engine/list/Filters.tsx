@@ -1,6 +1,16 @@
 import { useEffect, useState } from 'react';
 import SearchIcon from '@mui/icons-material/Search';
-import { Box, InputAdornment, MenuItem, Tab, Tabs, TextField } from '@mui/material';
+import {
+    Box,
+    InputAdornment,
+    MenuItem,
+    Tab,
+    Tabs,
+    TextField,
+    ToggleButton,
+    ToggleButtonGroup,
+    Typography,
+} from '@mui/material';
 import { useCall } from '../calls';
 import type { FilterSpec, Row, Scope } from '../vocabulary';
 
@@ -118,6 +128,43 @@ function TabsFilter({ filter, value, onChange, scope }: FilterProps) {
     );
 }
 
+/** The label and a row of toggle buttons (全部 and each choice), wrapping as choices grow; says when they fail to load. */
+function ButtonsFilter({ filter, value, onChange, scope }: FilterProps) {
+    const options = useOptions(filter, scope);
+    const { error } = useCall<unknown>(filter.choicesFrom, scope, { staleTime: 60_000 });
+    const all = filter.allLabel === undefined ? '全部' : filter.allLabel;
+    const buttons = [...(all !== false ? [{ id: '', name: all, depth: 0 }] : []), ...options];
+    const current = value === '' && filter.defaultValue !== undefined ? filter.defaultValue : value;
+    return (
+        <Box sx={{ display: 'flex', alignItems: 'center', flexWrap: 'wrap', gap: 1 }}>
+            <Typography variant="body2" color="text.secondary" sx={{ whiteSpace: 'nowrap' }}>
+                {filter.label}：
+            </Typography>
+            <ToggleButtonGroup
+                size="small"
+                exclusive
+                value={current}
+                onChange={(_, next: string | null) => {
+                    if (next !== null) onChange(next);
+                }}
+                aria-label={filter.label}
+                sx={{ flexWrap: 'wrap' }}
+            >
+                {buttons.map((b) => (
+                    <ToggleButton key={b.id} value={b.id} sx={{ py: 0.25, px: 1.5 }}>
+                        {b.name}
+                    </ToggleButton>
+                ))}
+            </ToggleButtonGroup>
+            {error ? (
+                <Typography variant="body2" color="error">
+                    {filter.label}加载失败，请刷新页面重试
+                </Typography>
+            ) : null}
+        </Box>
+    );
+}
+
 interface FilterProps {
     filter: FilterSpec;
     value: string;
@@ -133,6 +180,8 @@ function OneFilter(props: FilterProps) {
             return <SelectFilter {...props} />;
         case 'tabs':
             return <TabsFilter {...props} />;
+        case 'buttons':
+            return <ButtonsFilter {...props} />;
         default:
             return <SearchBox filter={filter} value={value} onChange={onChange} />;
     }

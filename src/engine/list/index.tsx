@@ -6,7 +6,18 @@
 import { useMemo, type ReactNode } from 'react';
 import InboxIcon from '@mui/icons-material/Inbox';
 import RefreshIcon from '@mui/icons-material/Refresh';
-import { Alert, Box, Button, Card, LinearProgress, Typography } from '@mui/material';
+import {
+    Alert,
+    Box,
+    Button,
+    Card,
+    LinearProgress,
+    Table,
+    TableCell,
+    TableHead,
+    TableRow,
+    Typography,
+} from '@mui/material';
 import {
     Datagrid,
     ListContextProvider,
@@ -54,9 +65,19 @@ export function resolveColumns(
     });
 }
 
-function EmptyState({ spec, scope, text }: { spec: ListSpec; scope: Scope; text?: string }) {
+function EmptyState({
+    spec,
+    scope,
+    text,
+    columns,
+}: {
+    spec: ListSpec;
+    scope: Scope;
+    text?: string;
+    columns?: Array<[string, FieldDefinition]>;
+}) {
     const hint = spec.empty?.hint ? of(spec.empty.hint, scope) : undefined;
-    return (
+    const body = (
         <Box sx={{ textAlign: 'center', py: 6, color: 'text.secondary', width: '100%' }}>
             <InboxIcon sx={{ fontSize: 56, opacity: 0.4 }} aria-hidden />
             <Typography variant="body1" sx={{ mt: 1, mb: spec.empty?.action ? 2 : 0 }}>
@@ -72,6 +93,23 @@ function EmptyState({ spec, scope, text }: { spec: ListSpec; scope: Scope; text?
                     <ActionBar actions={[{ variant: 'contained', ...spec.empty.action }]} scope={scope} />
                 </Box>
             ) : null}
+        </Box>
+    );
+    if (!spec.empty?.columns || !columns) return body;
+    return (
+        <Box sx={{ width: '100%' }}>
+            <Table size={spec.dense ? 'small' : 'medium'}>
+                <TableHead>
+                    <TableRow>
+                        {columns.map(([source, field]) => (
+                            <TableCell key={source} sx={{ fontWeight: 600, whiteSpace: 'nowrap' }}>
+                                {field.label}
+                            </TableCell>
+                        ))}
+                    </TableRow>
+                </TableHead>
+            </Table>
+            {body}
         </Box>
     );
 }
@@ -157,7 +195,7 @@ function ListBody({
                 rowClick={false}
                 size={spec.dense ? 'small' : 'medium'}
                 aria-label={label}
-                empty={<EmptyState spec={spec} scope={scope} />}
+                empty={<EmptyState spec={spec} scope={scope} columns={columns} />}
                 sx={{ '& .RaDatagrid-headerCell': { fontWeight: 600, whiteSpace: 'nowrap' } }}
             >
                 {columns.map(([source, field]) => renderField(source, field))}
@@ -213,14 +251,22 @@ export function DataList({ spec, resource: given, label }: DataListProps): React
         selectionKey: `${resource}:${prefix}`,
         refetchInterval: spec.source?.every ? spec.source.every * 1000 : undefined,
         failure: spec.failure,
+        enabled: !spec.rows,
     });
     const rowId = spec.rowId;
-    const rows = list.data;
+    const fixedRows = spec.rows;
+    const rows = fixedRows ?? list.data;
     const data = useMemo(
         () => (rowId && rows ? rows.map((row) => ({ ...row, id: (row as Row)[rowId] as string })) : rows),
         [rows, rowId],
     );
-    const shown = useMemo(() => ({ ...list, data }) as ListControllerResult, [list, data]);
+    const shown = useMemo(
+        () =>
+            (fixedRows
+                ? { ...list, data, total: fixedRows.length, isPending: false, isLoading: false, error: null }
+                : { ...list, data }) as ListControllerResult,
+        [list, data, fixedRows],
+    );
     if (spec.when && !spec.when(scope)) return null;
 
     const setFilter = (source: string, value: string) =>
@@ -274,7 +320,13 @@ export function DataList({ spec, resource: given, label }: DataListProps): React
             ) : (
                 <ResourceContextProvider value={referencePath(resource)}>
                     <ListContextProvider value={shown}>
-                        <Card variant="outlined" sx={{ overflowX: 'auto' }}>
+                        <Card
+                            variant="outlined"
+                            sx={{
+                                overflowX: 'auto',
+                                ...(spec.height ? { maxHeight: spec.height, overflowY: 'auto' } : {}),
+                            }}
+                        >
                             <ListBody
                                 spec={spec}
                                 list={shown}

@@ -36,8 +36,8 @@ import { useTab } from './tabs';
 
 export { Sections, FieldGrid } from './Sections';
 
-/** The page's own calls (`load`), answered by name into `scope.data`. */
-function useLoads(page: PageSpec, scope: Scope) {
+/** The page's own calls (`load`), answered by name into `scope.data`; they wait for the record their params read. */
+function useLoads(page: PageSpec, scope: Scope, ready = true) {
     const dataProvider = useDataProvider<PlatformDataProvider>();
     const definition = useOptionalDefinition();
     const entries = Object.entries(page.load ?? {});
@@ -46,6 +46,7 @@ function useLoads(page: PageSpec, scope: Scope) {
             queryKey: callKey(callResource(ref, definition?.name), ref, callParams(ref, scope)),
             queryFn: ({ signal }: { signal: AbortSignal }) =>
                 runCall(dataProvider, ref, scope, definition?.name, { signal }),
+            enabled: ready,
         })),
     });
     const data = Object.fromEntries(entries.map(([name], i) => [name, answers[i]?.data]));
@@ -205,7 +206,7 @@ export function PageView({ page }: { page: PageSpec }): ReactNode {
         [page.record, record.data],
     );
     const withRecord = useMemo(() => ({ ...base, record: mapped }), [base, mapped]);
-    const data = useLoads(page, withRecord);
+    const data = useLoads(page, withRecord, !page.record || record.isSuccess);
     const scope = useMemo(() => ({ ...withRecord, data }), [withRecord, data]);
     const value = useMemo(() => ({ record: scope.record, data: scope.data, page: scope.record }), [scope]);
 
