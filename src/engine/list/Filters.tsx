@@ -156,7 +156,7 @@ function ButtonsFilter({ filter, value, onChange, scope }: FilterProps) {
                     </ToggleButton>
                 ))}
             </ToggleButtonGroup>
-            {error ? (
+            {filter.choicesFrom && error ? (
                 <Typography variant="body2" color="error">
                     {filter.label}加载失败，请刷新页面重试
                 </Typography>

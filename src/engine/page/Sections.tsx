@@ -73,7 +73,7 @@ function Block({
     children: ReactNode;
 }) {
     return (
-        <Card variant="outlined" component="section" aria-label={title}>
+        <Card variant="outlined" component="section" aria-label={title} sx={{ height: '100%' }}>
             <CardContent sx={{ display: 'flex', flexDirection: 'column', gap: 1.5 }}>
                 {title || actions?.length ? (
                     <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, flexWrap: 'wrap' }}>
