@@ -452,60 +452,51 @@ export default defineResource({
                     ],
                 },
                 {
-                    kind: 'row',
-                    widths: [7, 5],
-                    sections: [
-                        {
-                            kind: 'list',
-                            title: '告警事件',
-                            list: {
-                                source: { call: 'alertList', params: byProject },
-                                columns: [
-                                    ['type', { label: '告警级别', type: 'status', choices: LEVELS }],
-                                    ['deviceName', { label: '设备名称' }],
-                                    ['params', { label: '告警内容', ellipsis: 120 }],
-                                    [
-                                        'status',
-                                        {
-                                            label: '处理状态',
-                                            render: (r) => (Number(r.status) === 1 ? '已处理' : '待处理'),
-                                        },
-                                    ],
-                                    // SPEC.md §9: '…:ss.SSS' is shown without its last 4 characters.
-                                    [
-                                        'timestamp',
-                                        { label: '告警时间', type: 'datetime', format: 'YYYY-MM-DD HH:mm:ss' },
-                                    ],
-                                ],
-                                // ?alertPage=2 opens a bookmarked page of alerts (SPEC.md §9: 10 a page).
-                                urlPrefix: 'alert',
-                                perPage: 10,
-                                dense: true,
-                                empty: { text: '暂无告警事件' },
-                            },
-                        },
-                        {
-                            kind: 'list',
-                            title: '规则引擎',
-                            list: {
-                                // The rule engine comes with a later issue: until then the table says so.
-                                rows: [],
-                                columns: [
-                                    ['name', { label: '规则名称' }],
-                                    ['status', { label: '状态' }],
-                                    ['description', { label: '描述' }],
-                                    ['createTime', { label: '创建时间' }],
-                                ],
-                                paging: false,
-                                dense: true,
-                                empty: {
-                                    text: '暂无规则',
-                                    hint: '规则引擎上线后，本项目的规则将显示在这里',
-                                    columns: true,
+                    kind: 'list',
+                    title: '告警事件',
+                    list: {
+                        source: { call: 'alertList', params: byProject },
+                        columns: [
+                            ['type', { label: '告警级别', type: 'status', choices: LEVELS }],
+                            ['deviceName', { label: '设备名称' }],
+                            ['params', { label: '告警内容', ellipsis: 240 }],
+                            [
+                                'status',
+                                {
+                                    label: '处理状态',
+                                    render: (r) => (Number(r.status) === 1 ? '已处理' : '待处理'),
                                 },
-                            },
+                            ],
+                            // SPEC.md §9: '…:ss.SSS' is shown without its last 4 characters.
+                            ['timestamp', { label: '告警时间', type: 'datetime', format: 'YYYY-MM-DD HH:mm:ss' }],
+                        ],
+                        // ?alertPage=2 opens a bookmarked page of alerts (SPEC.md §9: 10 a page).
+                        urlPrefix: 'alert',
+                        perPage: 10,
+                        dense: true,
+                        empty: { text: '暂无告警事件' },
+                    },
+                },
+                {
+                    kind: 'list',
+                    title: '规则引擎',
+                    list: {
+                        // The rule engine comes with a later issue: until then the table says so.
+                        rows: [],
+                        columns: [
+                            ['name', { label: '规则名称' }],
+                            ['status', { label: '状态' }],
+                            ['description', { label: '描述' }],
+                            ['createTime', { label: '创建时间' }],
+                        ],
+                        paging: false,
+                        dense: true,
+                        empty: {
+                            text: '暂无规则',
+                            hint: '规则引擎上线后，本项目的规则将显示在这里',
+                            columns: true,
                         },
-                    ],
+                    },
                 },
                 {
                     kind: 'list',

@@ -151,7 +151,9 @@ export default function ChartSection({ title, chart, scope }: { title?: string; 
                         height={height}
                         loading={isPending}
                         yAxis={yAxis}
-                        xAxis={[{ scaleType: 'point', data: rows.map((row) => String(row[x])) }]}
+                        // Room at the right and below, so the first and last dates keep their labels.
+                        margin={{ left: 8, right: 24, top: 16, bottom: 8 }}
+                        xAxis={[{ scaleType: 'point', data: rows.map((row) => String(row[x])), height: 32 }]}
                         series={series}
                     />
                 )}
