@@ -109,7 +109,7 @@ export default function ChartSection({ title, chart, scope }: { title?: string; 
     const summary = rows.length ? chart.summary?.(rows) : undefined;
     const yAxis = chart.yRange ? [{ min: chart.yRange[0], max: chart.yRange[1] }] : undefined;
     return (
-        <Card variant="outlined" component="section" aria-label={title} sx={{ height: '100%' }}>
+        <Card variant="outlined" component="section" aria-label={title}>
             <CardContent>
                 {title || summary || controls.filters.length ? (
                     <Box sx={{ display: 'flex', alignItems: 'center', flexWrap: 'wrap', gap: 1, mb: 1 }}>
@@ -152,7 +152,7 @@ export default function ChartSection({ title, chart, scope }: { title?: string; 
                         loading={isPending}
                         yAxis={yAxis}
                         // Room at the right and below, so the first and last dates keep their labels.
-                        margin={{ left: 8, right: 24, top: 16, bottom: 8 }}
+                        margin={{ left: 8, right: 24, top: 24, bottom: 8 }}
                         xAxis={[{ scaleType: 'point', data: rows.map((row) => String(row[x])), height: 32 }]}
                         series={series}
                     />

@@ -73,7 +73,7 @@ function Block({
     children: ReactNode;
 }) {
     return (
-        <Card variant="outlined" component="section" aria-label={title} sx={{ height: '100%' }}>
+        <Card variant="outlined" component="section" aria-label={title}>
             <CardContent sx={{ display: 'flex', flexDirection: 'column', gap: 1.5 }}>
                 {title || actions?.length ? (
                     <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, flexWrap: 'wrap' }}>
@@ -242,7 +242,8 @@ function OneSection({ section, scope }: { section: Section; scope: Scope }) {
                     }}
                 >
                     {section.sections.map((s, i) => (
-                        <Box key={i} sx={{ minWidth: 0 }}>
+                        // The cards of one row are as tall as the tallest.
+                        <Box key={i} sx={{ minWidth: 0, '& > .MuiCard-root': { height: '100%' } }}>
                             <OneSection section={s} scope={scope} />
                         </Box>
                     ))}
