@@ -8,7 +8,7 @@ import { mswServer, ok, renderDefinitions, searchParam } from './helpers';
 
 /**
  * Vocabulary the project screens brought (src/engine/vocabulary.ts, types.ts): the 'buttons' filter, empty states
- * with a hint, a filtered text and the column headers, fixed rows, a list's height, the 'dialog' action, a
+ * that say when a filter finds nothing and keep the column headers, fixed rows, a list's height, the 'dialog' action, a
  * confirmation read afresh (confirmLoad) with its lines, chart filters / summary / noData, a field's ellipsis, a
  * picker's taken rows, and page loads that wait for the record.
  */
@@ -147,9 +147,8 @@ const shelfResource = defineResource({
                             },
                         ],
                         empty: {
-                            text: '暂无书架',
-                            hint: '先添加一个书架',
-                            filtered: { text: '没有符合条件的书架', hint: '换个条件再试' },
+                            text: ({ query }) => (query.kind || query.name ? '没有符合条件的书架' : '暂无书架'),
+                            hint: ({ query }) => (query.kind || query.name ? '换个条件再试' : '先添加一个书架'),
                         },
                     },
                 },
