@@ -1,4 +1,5 @@
 import * as yup from 'yup';
+import { deviceNameRule } from './device';
 import { requiredInt } from './rules';
 
 /** Messages of the project and scene forms (SPEC.md "Projects and scenes"; the first three verbatim). */
@@ -9,6 +10,9 @@ export const PROJECT_MESSAGES = {
     nameMax: '项目名称不得超过30个字符',
     remarkMax: '备注不得超过200个字符',
     sceneNameMax: '场景名称不得超过20个字符',
+    staffRequired: '请选择要添加的人员',
+    productRequired: '请选择产品!',
+    deviceRemarkMax: '备注不得超过100个字符',
 } as const;
 
 export const PROJECT_PAGE_SIZES = [5, 10, 20] as const;
@@ -41,6 +45,22 @@ export const sceneSaveSchema = yup.object({
         .positive('场景ID必须是正整数')
         .optional(),
     name: yup.string().trim().required(PROJECT_MESSAGES.sceneNameRequired).max(20, PROJECT_MESSAGES.sceneNameMax),
+});
+
+/** 添加人员 on the overview: at least one user ticked. */
+export const staffAddSchema = yup.object({
+    userIds: yup
+        .array()
+        .of(yup.number().required())
+        .min(1, PROJECT_MESSAGES.staffRequired)
+        .required(PROJECT_MESSAGES.staffRequired),
+});
+
+/** 添加设备 on the overview: the /devices add dialog's rules (SaveDevice), the device then joins the project. */
+export const projectDeviceSchema = yup.object({
+    productId: requiredInt(PROJECT_MESSAGES.productRequired),
+    deviceName: deviceNameRule,
+    remark: yup.string().trim().max(100, PROJECT_MESSAGES.deviceRemarkMax).optional(),
 });
 
 export type ProjectSaveInput = yup.InferType<typeof projectSaveSchema>;

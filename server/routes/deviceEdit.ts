@@ -20,6 +20,7 @@ import {
     productByKey,
     type ProductRef,
 } from '../domain/devices';
+import { requireProject } from '../domain/deviceProject';
 import { batchRegister, insertDevices, type NewDevice } from '../domain/deviceWrite';
 import { ok } from '../http/envelope';
 import { badRequest, conflict, isUniqueViolation, notFound } from '../http/errors';
@@ -29,10 +30,28 @@ const BATCH_NAMES_SHOWN = 100;
 
 const renameSchema = yup.object({ newDeviceName: deviceNameRule });
 
-async function createDevice(db: Db, product: ProductRef, input: NewDevice, timeZone: string) {
-    const [row] = await db.transaction((tx) => insertDevices(tx, product, [input]));
+/**
+ * Adds one device; with a projectId (the project overview's 添加设备) the device joins that project in the same
+ * transaction, so it is never left outside the project it was added from.
+ */
+async function createDevice(db: Db, product: ProductRef, input: NewDevice, timeZone: string, projectId?: number) {
+    const [row] = await db.transaction(async (tx) => {
+        if (projectId !== undefined) await requireProject(tx, projectId);
+        const inserted = await insertDevices(tx, product, [input]);
+        if (inserted[0] && projectId !== undefined) {
+            await tx.update(devices).set({ projectId }).where(eq(devices.id, inserted[0].id));
+        }
+        return inserted;
+    });
     if (!row) throw conflict(DEVICE_NAME_TAKEN);
     return getDevice(db, row.id, timeZone);
+}
+
+/** The optional projectId of an add: absent or empty means none; anything else must be a positive integer. */
+function projectOf(body: Record<string, unknown>): number | undefined {
+    const raw = body.projectId;
+    if (raw === undefined || raw === null || raw === '') return undefined;
+    return positiveInt(raw, '项目ID必须是正整数');
 }
 
 async function deleteDevice(db: Db, deviceId: number) {
@@ -59,17 +78,19 @@ export function deviceEditRoutes({ db, config, now, maintenance, access }: Servi
     const app = new Hono<AppEnv>();
 
     app.post('/save', async (c) => {
-        const input = await validate(deviceCreateSchema, await readBody(c));
+        const body = await readBody(c);
+        const input = await validate(deviceCreateSchema, body);
         const product = await productByKey(db, input.productKey);
         if (!product) throw notFound('产品不存在');
-        return ok(c, await createDevice(db, product, input, tz));
+        return ok(c, await createDevice(db, product, input, tz, projectOf(body)));
     });
 
     app.post('/SaveDevice', async (c) => {
-        const input = await validate(deviceCreateByIdSchema, await readBody(c));
+        const body = await readBody(c);
+        const input = await validate(deviceCreateByIdSchema, body);
         const product = await productById(db, input.productId);
         if (!product) throw notFound('产品不存在');
-        return ok(c, await createDevice(db, product, input, tz));
+        return ok(c, await createDevice(db, product, input, tz, projectOf(body)));
     });
 
     app.post('/update', async (c) => {

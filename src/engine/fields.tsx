@@ -170,6 +170,26 @@ const RenderDisplay = ({ field }: DisplayProps) => {
     );
 };
 
+/** One line cut with … at `field.ellipsis` px, the whole text as its title (field.render's text, else the value). */
+const EllipsisDisplay = ({ source, field }: DisplayProps) => {
+    const record = useRecordContext<Row>();
+    if (!record) return null;
+    const value = field.render ? field.render(record) : record[source];
+    if (isBlank(value)) return <Blank />;
+    const text = String(value);
+    return (
+        <Typography
+            component="span"
+            variant="body2"
+            title={text}
+            noWrap
+            sx={{ display: 'block', maxWidth: field.ellipsis }}
+        >
+            {text}
+        </Typography>
+    );
+};
+
 export function fieldTypeOf(field: FieldDefinition): FieldType {
     return field.type ?? (field.reference ? 'reference' : field.choices ? 'select' : 'text');
 }
@@ -213,7 +233,13 @@ export function inputKindOf(field: FieldDefinition): InputKind {
 }
 
 const displayOf = (field: FieldDefinition): ComponentType<DisplayProps> =>
-    field.render ? RenderDisplay : field.masked ? MaskedDisplay : fieldKind(fieldTypeOf(field)).Display;
+    field.ellipsis
+        ? EllipsisDisplay
+        : field.render
+          ? RenderDisplay
+          : field.masked
+            ? MaskedDisplay
+            : fieldKind(fieldTypeOf(field)).Display;
 
 /** The value with a copy button beside it (field.copy): says 复制成功, or how to copy by hand. */
 const CopyDisplay = ({ source, field }: DisplayProps) => {

@@ -101,6 +101,8 @@ export interface FieldDefinition {
     sortable?: boolean;
     /** Custom rendering in list and show. */
     render?: (record: Record<string, unknown>) => ReactNode;
+    /** One line cut with … at this width in px, the whole text as its title (long texts in a narrow column). */
+    ellipsis?: number;
     /** For type 'link': where the value links to, from the record. */
     linkTo?: (record: Record<string, unknown>) => string;
 
@@ -173,6 +175,8 @@ export interface FieldDefinition {
         keepRows?: boolean;
         /** Text when the call answers no rows (default 暂无可选的数据). */
         empty?: string;
+        /** Rows already taken (staff already on the project): shown ticked, not choosable, with this note. */
+        taken?: (row: Row, scope: Scope) => string | undefined;
     };
     /** Key / value rows (input 'keyValue'). */
     keyValue?: {

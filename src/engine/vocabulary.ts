@@ -92,6 +92,8 @@ export interface CallAction extends ActionBase {
     refresh?: Refresh;
     /** After success, go to this route (e.g. back to the list after deleting the record of a detail page). */
     then?: (answer: unknown, scope: Scope) => string | undefined;
+    /** Read afresh when the confirmation opens; its answer is laid over the scope's record for `confirm` (a count). */
+    confirmLoad?: CallRef;
 }
 
 /**
@@ -201,7 +203,8 @@ export type Action =
 export interface FilterSpec {
     source: string;
     label: string;
-    input?: 'search' | 'text' | 'select' | 'tree' | 'tabs' | 'dialog';
+    /** 'buttons': the label and a row of toggle buttons (全部 and each choice) that wraps as choices grow. */
+    input?: 'search' | 'text' | 'select' | 'tree' | 'tabs' | 'dialog' | 'buttons';
     choices?: Array<{ id: string | number; name: string }>;
     /** Choices from a call; `optionValue` / `optionText` name the row's fields. */
     choicesFrom?: CallRef & { optionValue?: string; optionText?: string; childrenField?: string };
@@ -264,11 +267,20 @@ export interface ListSpec {
     /** Actions over the selected rows; declaring any shows the checkboxes. */
     bulkActions?: Action[];
     /** Shown when the call answers no rows: text, an optional hint under it and an action; `filtered`: the text instead while a filter is applied (nothing matches rather than nothing there; no action then). */
-    empty?: { text: Of<string>; hint?: Of<string>; action?: Action; filtered?: string };
+    empty?: {
+        text: Of<string>;
+        hint?: Of<string>;
+        action?: Action;
+        filtered?: string;
+        /** The column headers stay above the text (a table that says what it will hold). */
+        columns?: boolean;
+    };
     /** A 刷新 button that reloads the list; a string is its accessible name ('刷新运行状态'). */
     refresh?: true | string;
     /** Said instead of the server's words when the call fails: a warning toast and the text in place of rows. */
     failure?: string;
+    /** The table scrolls within this height in px (a short list beside others). */
+    height?: number;
     /** The field that identifies a row (default: the resource's id field). */
     rowId?: string;
     title?: string;
@@ -308,6 +320,14 @@ export interface ChartSpec {
     /** Shown when every value is 0 or there are no rows. */
     empty?: string;
     height?: number;
+    /** Line and bar: controls above the chart, their values in the URL (`param`) and sent under `source`. */
+    filters?: FilterSpec[];
+    /** Line and bar: a line beside the title from the rows (最近一天 99 分); undefined shows nothing. */
+    summary?: (rows: Row[]) => string | undefined;
+    /** Nothing to draw whatever a call would say (a project without devices): the empty text, no call. */
+    noData?: (scope: Scope) => boolean;
+    /** Line and bar: the value axis from min to max (a score of 0 to 100). */
+    yRange?: [number, number];
 }
 
 /** One block of a tab or page. */

@@ -5,7 +5,8 @@ import { byText, haveChromium, launchBrowser, screenshot, signIn, startServer, t
 /**
  * A person's session with the project screens, in Chromium against the real `npm start`: add a scene and a project in
  * it, add staff on its overview, bind two devices to it from /devices (关联项目), see them on the overview, remove
- * one, and delete the project after being told how many devices it still has.
+ * one, add another from the overview (it joins the project), and delete the project after being told how many
+ * devices it still has.
  */
 describe.skipIf(!haveChromium)('project screens in Chromium', () => {
     let server: RunningServer;
@@ -16,6 +17,8 @@ describe.skipIf(!haveChromium)('project screens in Chromium', () => {
     const sceneName = `端到端场景${stamp}`;
     const projectName = `端到端项目_${stamp}`;
     const deviceNames = [`e2e_prj_${stamp}_a`, `e2e_prj_${stamp}_b`];
+    const addedName = `e2e_prj_${stamp}_c`;
+    const productName = `端到端项目产品_${stamp}`;
     let productKey = '';
     let overviewUrl = '';
 
@@ -33,7 +36,7 @@ describe.skipIf(!haveChromium)('project screens in Chromium', () => {
         const product = await (
             await page.request.post(`${server.url}/api/product/save`, {
                 form: {
-                    productName: `端到端项目产品_${stamp}`,
+                    productName,
                     nodeType: '0',
                     gatewayType: '0',
                     categoryId: String(node.id),
@@ -73,10 +76,13 @@ describe.skipIf(!haveChromium)('project screens in Chromium', () => {
         await page.click('button:has-text("场景管理")');
         const scenes = dialog('场景管理');
         await scenes.locator('button:has-text("添加")').click();
-        await byText(scenes, '请输入场景名称').waitFor();
-        await scenes.getByLabel('新场景名称').fill(sceneName);
-        await scenes.locator('button:has-text("添加")').click();
+        const add = dialog('添加场景');
+        await add.locator('button:has-text("确定")').click();
+        await byText(add, '请输入场景名称').waitFor();
+        await add.getByLabel('场景名称').fill(sceneName);
+        await add.locator('button:has-text("确定")').click();
         await toast('添加成功').waitFor();
+        await add.waitFor({ state: 'detached' });
         await byText(scenes, sceneName).waitFor();
         await screenshot(page, 'projects-01-scenes');
         await scenes.locator('button:has-text("关闭")').click();
@@ -112,7 +118,8 @@ describe.skipIf(!haveChromium)('project screens in Chromium', () => {
         await staff.locator('button:has-text("添加人员")').click();
         const add = dialog('添加人员');
         await add.getByRole('textbox', { name: '手机号码' }).fill('138');
-        const admin = add.locator('[role=button]', { hasText: '13800138000' });
+        await add.getByRole('textbox', { name: '手机号码' }).press('Enter');
+        const admin = add.locator('tbody tr', { hasText: '13800138000' });
         await admin.click();
         await add.locator('button:has-text("确定")').click();
         await toast('添加成功').waitFor();
@@ -140,9 +147,9 @@ describe.skipIf(!haveChromium)('project screens in Chromium', () => {
         const devices = region('项目设备');
         await expect.poll(() => devices.locator('tbody tr').count(), { timeout: 15_000 }).toBe(2);
         for (const name of deviceNames) await expectText(devices.locator('tbody'), name);
-        await expectText(page.locator('[data-testid=stat-devices]'), '2');
+        await expectText(page.locator('[data-testid=count-deviceCount]'), '2');
         await expectText(page.locator('h2', { hasText: '设备状态' }), '共 2');
-        await page.locator('[data-testid=health-latest]').waitFor();
+        await page.locator('[data-testid=chart-summary]').waitFor();
         // The charts animate in; the screenshot is for a person to look at, so let them finish.
         await page.waitForTimeout(1500);
         await screenshot(page, 'projects-03-overview');
@@ -151,12 +158,21 @@ describe.skipIf(!haveChromium)('project screens in Chromium', () => {
         await page.locator('[role=dialog] button:has-text("确定")').click();
         await toast('操作成功').waitFor();
         await expect.poll(() => devices.locator('tbody tr').count(), { timeout: 15_000 }).toBe(1);
-        await expectText(page.locator('[data-testid=stat-devices]'), '1');
+        await expectText(page.locator('[data-testid=count-deviceCount]'), '1');
 
+        // 添加设备 on the overview: the new device joins this project.
         await devices.locator('button:has-text("添加设备")').click();
-        await page.waitForURL(/\/devices/);
-        await dialog('添加设备').waitFor();
-        await page.keyboard.press('Escape');
+        const add = dialog('添加设备');
+        await byText(add, '添加的设备将关联到本项目').waitFor();
+        await add.getByRole('combobox', { name: '所属产品' }).click();
+        await page.locator(`[role=listbox] [role=option]:has-text("${productName}")`).click();
+        await add.getByLabel('DeviceName').fill(addedName);
+        await add.locator('button:has-text("确定")').click();
+        await toast('添加成功').waitFor();
+        await add.waitFor({ state: 'detached' });
+        await expect.poll(() => devices.locator('tbody tr').count(), { timeout: 15_000 }).toBe(2);
+        await expectText(devices.locator('tbody'), addedName);
+        await expectText(page.locator('[data-testid=count-deviceCount]'), '2');
     });
 
     it('says how many devices lose their project, then deletes it', async () => {
@@ -165,7 +181,7 @@ describe.skipIf(!haveChromium)('project screens in Chromium', () => {
         await row.waitFor();
         await row.locator('button:has-text("删除")').click();
         const confirm = dialog('提示');
-        await byText(confirm, '该项目下有1个设备，删除后这些设备将解除关联').waitFor();
+        await byText(confirm, '该项目下有2个设备，删除后这些设备将解除关联').waitFor();
         await screenshot(page, 'projects-04-delete');
         await confirm.locator('button:has-text("确定")').click();
         await toast('删除成功').waitFor();
@@ -174,13 +190,13 @@ describe.skipIf(!haveChromium)('project screens in Chromium', () => {
         const listed = await (
             await page.request.get(`${server.url}/api/device/list?productKey=${productKey}&pageNumber=1&pageSize=10`)
         ).json();
-        expect(listed.data.records.map((d: { projectId: number | null }) => d.projectId)).toEqual([null, null]);
+        expect(listed.data.records.map((d: { projectId: number | null }) => d.projectId)).toEqual([null, null, null]);
         expect(errors).toEqual([]);
     });
 
     it('says 项目不存在 for a project that is gone', async () => {
         await page.goto(overviewUrl);
-        await page.locator('h1:has-text("项目不存在")').waitFor();
+        await byText(page, '项目不存在').waitFor();
         await screenshot(page, 'projects-05-missing');
         await page.locator('a:has-text("返回项目列表")').first().click();
         await page.waitForURL(/\/programList/);

@@ -131,13 +131,16 @@ describe('project list screen against the platform', () => {
         fireEvent.click(within(scenesGroup).getByRole('button', { name: '工业互联网' }));
         await waitFor(() => expect(bodyRows()).toHaveLength(10));
         await userEvent.type(screen.getByRole('textbox', { name: '项目名称' }), '分页项目1');
-        await waitFor(() => expect(rowNames()).toEqual(['分页项目12', '分页项目11', '分页项目10']));
+        // The search asks once typing pauses (400 ms).
+        await waitFor(() => expect(rowNames()).toEqual(['分页项目12', '分页项目11', '分页项目10']), {
+            timeout: 15_000,
+        });
         expect(searchParam('name')).toBe('分页项目1');
         expect(searchParam('classId')).toBe(String(await sceneId('工业互联网')));
 
         await userEvent.clear(screen.getByRole('textbox', { name: '项目名称' }));
         await userEvent.type(screen.getByRole('textbox', { name: '项目名称' }), '没有这个项目');
-        expect(await screen.findByText('没有符合条件的项目')).toBeInTheDocument();
+        expect(await screen.findByText('没有符合条件的项目', undefined, { timeout: 15_000 })).toBeInTheDocument();
 
         // Back to every scene and every name: 4 demo projects + 12, newest first.
         await userEvent.clear(screen.getByRole('textbox', { name: '项目名称' }));
@@ -147,14 +150,14 @@ describe('project list screen against the platform', () => {
         await waitFor(() => expect(searchParam('name')).toBeNull());
         expect(rowNames()[0]).toBe('分页项目12');
 
-        fireEvent.mouseDown(screen.getByRole('combobox', { name: /每页行数/ }));
+        fireEvent.mouseDown(screen.getByRole('combobox', { name: /每页条数/ }));
         const listbox = await screen.findByRole('listbox');
         expect(
             within(listbox)
                 .getAllByRole('option')
                 .map((o) => o.textContent),
-        ).toEqual(['5', '10', '20']);
-        fireEvent.click(within(listbox).getByRole('option', { name: '5' }));
+        ).toEqual(['5 条/页', '10 条/页', '20 条/页']);
+        fireEvent.click(within(listbox).getByRole('option', { name: '5 条/页' }));
         await waitFor(() => expect(bodyRows()).toHaveLength(5));
         expect(searchParam('perPage')).toBe('5');
         fireEvent.click(screen.getByRole('button', { name: /下一页/ }));
@@ -167,7 +170,7 @@ describe('project list screen against the platform', () => {
         renderApp(`/programList?classId=${classId}&name=${encodeURIComponent('车队')}`);
         await waitFor(() => expect(rowNames()).toEqual(['物流车队管理项目']));
         expect(screen.getByRole('textbox', { name: '项目名称' })).toHaveValue('车队');
-        expect(screen.getByRole('button', { name: '智慧车辆' })).toHaveAttribute('aria-pressed', 'true');
+        expect(await screen.findByRole('button', { name: '智慧车辆' })).toHaveAttribute('aria-pressed', 'true');
     }, 60_000);
 
     it('creates a project with each message in the dialog, then edits it', async () => {
@@ -229,27 +232,31 @@ describe('project list screen against the platform', () => {
         await waitFor(() => expect(bodyRows().length).toBeGreaterThan(0));
         fireEvent.click(screen.getByRole('button', { name: '场景管理' }));
         const dialog = await screen.findByRole('dialog', { name: '场景管理' });
-        const sceneList = await within(dialog).findByRole('list', { name: '场景列表' });
+        const sceneList = await within(dialog).findByRole('table', { name: '场景列表' });
         await waitFor(() => expect(within(sceneList).getByText('智慧办公')).toBeInTheDocument());
 
         fireEvent.click(within(dialog).getByRole('button', { name: '添加' }));
-        expect(await within(dialog).findByText('请输入场景名称')).toBeInTheDocument();
-        await userEvent.type(within(dialog).getByLabelText('新场景名称'), '智慧农业');
-        fireEvent.click(within(dialog).getByRole('button', { name: '添加' }));
+        const add = await screen.findByRole('dialog', { name: '添加场景' });
+        submit(add);
+        expect(await within(add).findByText('请输入场景名称')).toBeInTheDocument();
+        await userEvent.type(within(add).getByLabelText(/场景名称/), '智慧农业');
+        submit(add);
         expect(await screen.findByText('添加成功')).toBeInTheDocument();
         await waitFor(() => expect(within(sceneList).getByText('智慧农业')).toBeInTheDocument());
-        expect(within(dialog).getByLabelText('新场景名称')).toHaveValue('');
+        await waitFor(() => expect(screen.queryByRole('dialog', { name: '添加场景' })).toBeNull());
         expect((await scenes()).some((s) => s.name === '智慧农业')).toBe(true);
 
         // Rename: an emptied name says the message; a new one is saved.
-        const item = within(sceneList).getByText('智慧农业').closest('li')!;
+        const item = within(sceneList).getByText('智慧农业').closest('tr')!;
         fireEvent.click(within(item).getByRole('button', { name: '重命名' }));
-        const rename = within(dialog).getByLabelText('场景名称');
+        const renaming = await screen.findByRole('dialog', { name: '重命名场景' });
+        const rename = within(renaming).getByLabelText(/场景名称/);
+        expect(rename).toHaveValue('智慧农业');
         await userEvent.clear(rename);
-        fireEvent.click(within(dialog).getByRole('button', { name: '保存' }));
-        expect(await within(dialog).findByText('请输入场景名称')).toBeInTheDocument();
+        submit(renaming);
+        expect(await within(renaming).findByText('请输入场景名称')).toBeInTheDocument();
         await userEvent.type(rename, '智慧农场');
-        fireEvent.click(within(dialog).getByRole('button', { name: '保存' }));
+        submit(renaming);
         expect(await screen.findByText('修改成功')).toBeInTheDocument();
         await waitFor(() => expect(within(sceneList).getByText('智慧农场')).toBeInTheDocument());
 
@@ -271,8 +278,9 @@ describe('project list screen against the platform', () => {
         // A scene in use: the server refuses and its message is shown; the scene stays.
         fireEvent.click(screen.getByRole('button', { name: '场景管理' }));
         const again = await screen.findByRole('dialog', { name: '场景管理' });
-        const list = within(again).getByRole('list', { name: '场景列表' });
-        const used = within(list).getByText('智慧农场').closest('li')!;
+        const list = await within(again).findByRole('table', { name: '场景列表' });
+        await waitFor(() => expect(within(list).getByText('智慧农场')).toBeInTheDocument());
+        const used = within(list).getByText('智慧农场').closest('tr')!;
         await waitFor(() => expect(used).toHaveTextContent('1 个项目'));
         fireEvent.click(within(used).getByRole('button', { name: '删除' }));
         const confirm = await screen.findByRole('dialog', { name: '提示' });
@@ -282,12 +290,16 @@ describe('project list screen against the platform', () => {
         expect((await scenes()).some((s) => s.name === '智慧农场')).toBe(true);
         await waitFor(() => expect(screen.queryByRole('dialog', { name: '提示' })).toBeNull());
 
-        // An unused scene goes.
-        await userEvent.type(within(again).getByLabelText('新场景名称'), '临时场景');
+        // An unused scene goes. The add form starts empty again.
         fireEvent.click(within(again).getByRole('button', { name: '添加' }));
+        const addAgain = await screen.findByRole('dialog', { name: '添加场景' });
+        expect(within(addAgain).getByLabelText(/场景名称/)).toHaveValue('');
+        await userEvent.type(within(addAgain).getByLabelText(/场景名称/), '临时场景');
+        submit(addAgain);
         await waitFor(() => expect(within(list).getByText('临时场景')).toBeInTheDocument());
+        await waitFor(() => expect(screen.queryByRole('dialog', { name: '添加场景' })).toBeNull());
         fireEvent.click(
-            within(within(list).getByText('临时场景').closest('li')!).getByRole('button', { name: '删除' }),
+            within(within(list).getByText('临时场景').closest('tr')!).getByRole('button', { name: '删除' }),
         );
         fireEvent.click(
             within(await screen.findByRole('dialog', { name: '提示' })).getByRole('button', { name: '确定' }),
@@ -310,7 +322,7 @@ describe('project list screen against the platform', () => {
         fireEvent.click(within(rowOf('空项目待删除')).getByRole('button', { name: '删除' }));
         let confirm = await screen.findByRole('dialog', { name: '提示' });
         expect(confirm).toHaveTextContent('确定删除项目「空项目待删除」吗？');
-        await waitFor(() => expect(within(confirm).queryByLabelText('正在统计设备')).toBeNull());
+        await waitFor(() => expect(within(confirm).queryByLabelText('加载中')).toBeNull());
         expect(confirm).not.toHaveTextContent('解除关联');
         fireEvent.click(within(confirm).getByRole('button', { name: '取消' }));
         await waitFor(() => expect(screen.queryByRole('dialog', { name: '提示' })).toBeNull());

@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { alertEvents, users } from '../../server/db/schema';
 import { createTestServer, type TestServer } from '../../server/testing';
-import { currentLocation, mswServer, platformHandler, renderApp, searchParam } from './helpers';
+import { chooseOption, currentLocation, mswServer, platformHandler, renderApp, searchParam } from './helpers';
 
 /**
  * /programOverview/{id} against the reference platform in-process: header and counts, the three pies, the alert
@@ -29,6 +29,7 @@ const tableRows = (name: string) => within(screen.getByRole('table', { name })).
 describe('project overview against the platform', () => {
     let platform: TestServer;
     let serial = 0;
+    let productName = '';
 
     beforeAll(async () => {
         platform = await createTestServer({ seed: true });
@@ -75,10 +76,11 @@ describe('project overview against the platform', () => {
         let node = tree[0] as { id: number; children?: Array<{ id: number; children?: unknown[] }> };
         while (node.children?.length) node = node.children[0] as typeof node;
         serial += 1;
+        productName = `概览测试产品${serial}_${Date.now() % 10000}`;
         const product = await json<{ productKey: string }>('/api/product/save', {
             method: 'POST',
             body: new URLSearchParams({
-                productName: `概览测试产品${serial}_${Date.now() % 10000}`,
+                productName,
                 nodeType: '0',
                 gatewayType: '0',
                 categoryId: String(node.id),
@@ -122,9 +124,9 @@ describe('project overview against the platform', () => {
         expect(
             await screen.findByRole('heading', { name: '概览图表项目', level: 1 }, { timeout: 30_000 }),
         ).toBeTruthy();
-        expect(screen.getByText(`项目编号：${project.code}`)).toBeInTheDocument();
-        expect(screen.getByTestId('stat-devices')).toHaveTextContent('3');
-        expect(screen.getByTestId('stat-warn')).toHaveTextContent('1');
+        expect(screen.getByLabelText('项目编号')).toHaveTextContent(project.code);
+        expect(screen.getByTestId('count-deviceCount')).toHaveTextContent('3');
+        expect(screen.getByTestId('count-warn')).toHaveTextContent('1');
 
         // Each pie's card carries its total: 3 devices (all inactive), 3 by type, 1 pending alert.
         // The charts are a chunk of their own: wait for it once.
@@ -155,7 +157,7 @@ describe('project overview against the platform', () => {
         expect(within(rules).getByText('暂无规则')).toBeInTheDocument();
 
         // Health: one point a day, the latest shown in words; the range is in the URL.
-        expect(await screen.findByTestId('health-latest', undefined, { timeout: 15_000 })).toHaveTextContent(
+        expect(await screen.findByTestId('chart-summary', undefined, { timeout: 15_000 })).toHaveTextContent(
             /最近一天 \d+ 分/,
         );
         fireEvent.click(screen.getByRole('button', { name: '近30天' }));
@@ -174,13 +176,14 @@ describe('project overview against the platform', () => {
         fireEvent.click(within(dialog).getByRole('button', { name: '确定' }));
         expect(await screen.findByText('请选择要添加的人员')).toBeInTheDocument();
 
-        await userEvent.type(within(dialog).getByRole('textbox', { name: '手机号码' }), '199555');
-        const users = within(dialog).getByRole('list', { name: '用户' });
-        await waitFor(() => expect(within(users).getAllByRole('checkbox')).toHaveLength(2));
-        expect(within(users).queryByText(/管理员/)).toBeNull();
-        fireEvent.click(within(users).getByText('张三（zhangsan_t）'));
-        fireEvent.click(within(users).getByText('李四（lisi_t）'));
-        expect(within(dialog).getByText('已选择 2 人')).toBeInTheDocument();
+        await userEvent.type(within(dialog).getByRole('textbox', { name: '手机号码' }), '199555{Enter}');
+        const picked = () => within(within(dialog).getByRole('table', { name: '选择人员' }));
+        await waitFor(() => expect(picked().getAllByRole('checkbox', { name: /^选择 / })).toHaveLength(2));
+        expect(picked().queryByText(/管理员/)).toBeNull();
+        expect(picked().getByText('zhangsan_t')).toBeInTheDocument();
+        fireEvent.click(picked().getByText('张三'));
+        fireEvent.click(picked().getByText('李四'));
+        expect(within(dialog).getByText('已选 2 个')).toBeInTheDocument();
         fireEvent.click(within(dialog).getByRole('button', { name: '确定' }));
         expect(await screen.findByText('添加成功')).toBeInTheDocument();
         await waitFor(() => expect(tableRows('项目人员')).toHaveLength(2));
@@ -194,13 +197,11 @@ describe('project overview against the platform', () => {
         // Already on the project: shown ticked and not selectable.
         fireEvent.click(within(staff).getByRole('button', { name: '添加人员' }));
         const again = await screen.findByRole('dialog', { name: '添加人员' });
-        await userEvent.type(within(again).getByRole('textbox', { name: '手机号码' }), '1995550');
+        await userEvent.type(within(again).getByRole('textbox', { name: '手机号码' }), '1995550{Enter}');
         await waitFor(() => expect(within(again).getAllByText(/已在项目中/)).toHaveLength(2));
-        expect(within(again).getByRole('checkbox', { name: /张三/ })).toBeChecked();
-        expect(within(again).getByRole('checkbox', { name: /张三/ }).closest('[role=button]')).toHaveAttribute(
-            'aria-disabled',
-            'true',
-        );
+        const zhangRow = within(again).getByText('张三').closest('tr')!;
+        expect(within(zhangRow).getByRole('checkbox')).toBeChecked();
+        expect(within(zhangRow).getByRole('checkbox')).toBeDisabled();
         fireEvent.click(within(again).getByRole('button', { name: '取消' }));
         await waitFor(() => expect(screen.queryByRole('dialog', { name: '添加人员' })).toBeNull());
 
@@ -217,7 +218,7 @@ describe('project overview against the platform', () => {
         expect(left.data.list.map((u) => u.username)).toEqual(['李四']);
     }, 90_000);
 
-    it('lists the project devices with search and pages, removes one, and sends 添加设备 to /devices', async () => {
+    it('lists the project devices with search and pages, removes one, and adds one to the project', async () => {
         const project = await newProject('概览设备项目');
         const ids = await bindDevices(project.id, 'ovd', 12);
         renderApp(`/programOverview/${project.id}`);
@@ -230,9 +231,10 @@ describe('project overview against the platform', () => {
         expect(searchParam('devicePage')).toBe('2');
 
         await userEvent.type(within(devices).getByRole('textbox', { name: 'DeviceName' }), 'ovd_0');
-        await waitFor(() => expect(tableRows('项目设备')).toHaveLength(9));
+        await waitFor(() => expect(tableRows('项目设备')).toHaveLength(9), { timeout: 15_000 });
         expect(searchParam('deviceName')).toBe('ovd_0');
-        expect(searchParam('devicePage')).toBeNull();
+        // A new search starts on its first page.
+        expect(searchParam('devicePage') ?? '1').toBe('1');
 
         const row = within(devices).getByText('ovd_05').closest('tr')!;
         expect(within(row).getByRole('link', { name: 'ovd_05' })).toHaveAttribute(
@@ -245,21 +247,32 @@ describe('project overview against the platform', () => {
         fireEvent.click(within(confirm).getByRole('button', { name: '确定' }));
         expect(await screen.findByText('操作成功')).toBeInTheDocument();
         await waitFor(() => expect(tableRows('项目设备')).toHaveLength(8));
-        await waitFor(() => expect(screen.getByTestId('stat-devices')).toHaveTextContent('11'));
+        await waitFor(() => expect(screen.getByTestId('count-deviceCount')).toHaveTextContent('11'));
         const detail = await json<{ device: { projectId: number | null } }>(`/api/device/detail?deviceId=${ids[4]}`);
         expect(detail.data.device.projectId).toBeNull();
 
+        // 添加设备 adds a device to THIS project: it is listed among the project's devices.
         fireEvent.click(within(devices).getByRole('button', { name: '添加设备' }));
-        await waitFor(() => expect(currentLocation.pathname).toBe('/devices'));
-        expect(searchParam('type')).toBe('program');
-        expect(await screen.findByRole('dialog', { name: '添加设备' }, { timeout: 15_000 })).toBeInTheDocument();
+        const add = await screen.findByRole('dialog', { name: '添加设备' }, { timeout: 15_000 });
+        expect(add).toHaveTextContent('添加的设备将关联到本项目「概览设备项目」');
+        fireEvent.click(within(add).getByRole('button', { name: '确定' }));
+        await waitFor(() => expect(add).toHaveTextContent('请选择产品!'), { timeout: 15_000 });
+        await chooseOption(within(add).getByRole('combobox', { name: /所属产品/ }), productName);
+        await userEvent.type(within(add).getByLabelText(/DeviceName/), 'ovd_013');
+        fireEvent.click(within(add).getByRole('button', { name: '确定' }));
+        expect(await screen.findByText('添加成功')).toBeInTheDocument();
+        await waitFor(() => expect(within(devices).getByText('ovd_013')).toBeInTheDocument());
+        await waitFor(() => expect(screen.getByTestId('count-deviceCount')).toHaveTextContent('12'));
+        const listed = await json<{ records: Array<{ deviceName: string; projectId: number }> }>(
+            `/api/device/listByProject?projectId=${project.id}&deviceName=ovd_013&pageNumber=1&pageSize=10`,
+        );
+        expect(listed.data.records.map((d) => [d.deviceName, d.projectId])).toEqual([['ovd_013', project.id]]);
     }, 90_000);
 
     it('says 项目不存在 with the way back for an unknown project', async () => {
         renderApp('/programOverview/999999');
-        expect(
-            await screen.findByRole('heading', { name: '项目不存在', level: 1 }, { timeout: 30_000 }),
-        ).toBeInTheDocument();
+        expect(await screen.findByText('项目不存在', undefined, { timeout: 30_000 })).toBeInTheDocument();
+        expect(screen.getByText(/该项目可能已被删除，或链接有误/)).toBeInTheDocument();
         fireEvent.click(screen.getByRole('link', { name: '返回项目列表' }));
         await waitFor(() => expect(currentLocation.pathname).toBe('/programList'));
     }, 60_000);

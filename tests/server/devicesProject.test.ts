@@ -216,3 +216,45 @@ describe('removeFromProject', () => {
         expect(await projectOf([d.deviceId])).toEqual([null]);
     });
 });
+
+describe('add into a project', () => {
+    it('adds a device straight into the project named by projectId (save and SaveDevice), or into none', async () => {
+        const byKey = await createDevice(s, product.productKey, { projectId: projectA });
+        expect(byKey.projectId).toBe(projectA);
+        const byId = await call(
+            s,
+            'POST',
+            '/api/device/SaveDevice',
+            listForm({ productId: product.productId, deviceName: `into_${Date.now() % 100000}`, projectId: projectB }),
+        );
+        expect(byId.body.code).toBe(0);
+        const added = byId.body.data as DeviceRow;
+        expect(await projectOf([byKey.deviceId, added.deviceId])).toEqual([projectA, projectB]);
+        const listed = (await call(s, 'GET', `/api/device/listByProject?projectId=${projectB}&pageSize=100`)).body
+            .data as { records: DeviceRow[] };
+        expect(listed.records.map((r) => r.deviceId)).toContain(added.deviceId);
+        // An empty projectId adds the device without a project, as before.
+        const none = await createDevice(s, product.productKey, { projectId: '' });
+        expect(await projectOf([none.deviceId])).toEqual([null]);
+    });
+
+    it('refuses a projectId that is not a project, and then adds nothing', async () => {
+        const name = `nowhere_${Date.now() % 100000}`;
+        await expectRefused(
+            s,
+            'POST',
+            '/api/device/save',
+            listForm({ productKey: product.productKey, deviceName: name, projectId: 999999 }),
+            '项目不存在',
+            404,
+        );
+        await expectRefused(
+            s,
+            'POST',
+            '/api/device/save',
+            listForm({ productKey: product.productKey, deviceName: name, projectId: 'abc' }),
+            '项目ID必须是正整数',
+        );
+        expect((await listDevices(s, `productKey=${product.productKey}&deviceName=${name}`)).total).toBe(0);
+    });
+});

@@ -1,11 +1,11 @@
 import { lazy, Suspense, useContext, useState, type MouseEvent, type ReactNode } from 'react';
-import { Box, Button, Tooltip, type ButtonProps } from '@mui/material';
+import { Box, Button, CircularProgress, Tooltip, Typography, type ButtonProps } from '@mui/material';
 import { Confirm, DataProviderContext, useDataProvider } from 'react-admin';
 import { Link } from 'react-router-dom';
-import { runCall } from '../calls';
+import { runCall, useCall } from '../calls';
 import type { PlatformDataProvider } from '../choices';
 import { callParams, callResource } from '../calls';
-import type { Action, CallAction, CopyAction, DownloadAction, LinkAction, Scope } from '../vocabulary';
+import type { Action, CallAction, CopyAction, DownloadAction, LinkAction, Row, Scope } from '../vocabulary';
 import { copyText } from './copy';
 import FormActionDialog from './FormAction';
 import { failureText, of, ROW_SX, useActionResource, useAfterSuccess, useToast } from './shared';
@@ -15,6 +15,20 @@ import { failureText, of, ROW_SX, useActionResource, useAfterSuccess, useToast }
 const UploadActionDialog = lazy(() => import('./UploadAction'));
 const WidgetActionDialog = lazy(() => import('./WidgetAction'));
 const DialogActionDialog = lazy(() => import('./DialogAction'));
+
+/** A confirmation's text; its lines ('\n') become paragraphs. */
+function confirmText(text: string): ReactNode {
+    if (!text.includes('\n')) return text;
+    return (
+        <Box>
+            {text.split('\n').map((line, i) => (
+                <Typography key={i} sx={{ mt: i ? 1 : 0 }}>
+                    {line}
+                </Typography>
+            ))}
+        </Box>
+    );
+}
 
 export interface ActionButtonProps {
     action: Action;
@@ -143,6 +157,12 @@ function CallButton(props: { action: CallAction; scope: Scope; size: 'small' | '
     const toast = useToast();
     const [asking, setAsking] = useState(false);
     const [running, setRunning] = useState(false);
+    const fresh = useCall<unknown>(action.confirmLoad, scope, {
+        enabled: asking && !!action.confirmLoad,
+        staleTime: 0,
+    });
+    const loaded = fresh.data && typeof fresh.data === 'object' ? (fresh.data as Row) : undefined;
+    const confirmScope = loaded ? { ...scope, record: { ...scope.record, ...loaded } } : scope;
 
     const run = async () => {
         setRunning(true);
@@ -171,7 +191,18 @@ function CallButton(props: { action: CallAction; scope: Scope; size: 'small' | '
                     isOpen={asking}
                     loading={running}
                     title={action.confirmTitle ?? '提示'}
-                    content={of(action.confirm, scope)}
+                    content={
+                        action.confirmLoad ? (
+                            <>
+                                {confirmText(asking ? of(action.confirm, confirmScope) : '')}
+                                {asking && fresh.isFetching ? (
+                                    <CircularProgress size={16} sx={{ mt: 1 }} aria-label="加载中" />
+                                ) : null}
+                            </>
+                        ) : (
+                            confirmText(of(action.confirm, scope))
+                        )
+                    }
                     confirm="确定"
                     cancel="取消"
                     onConfirm={() => void run()}

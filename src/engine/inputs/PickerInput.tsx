@@ -148,6 +148,7 @@ export function PickerInput({ source, label, field, isRequired, helperText, disa
     const isChosen = (id: Id) => chosen.some((c) => String(c) === String(id));
     const total = rowsQuery.data?.total ?? 0;
     const why = (row: Row) => spec.disabled?.(row, scope) || false;
+    const takenOf = (row: Row) => spec.taken?.(row, scope);
 
     const set = (next: Id[]) => {
         if (spec.keepRows) {
@@ -160,7 +161,7 @@ export function PickerInput({ source, label, field, isRequired, helperText, disa
         if (spec.single) return set(isChosen(id) ? [] : [id]);
         set(isChosen(id) ? chosen.filter((c) => String(c) !== String(id)) : [...chosen, id]);
     };
-    const pageIds = rows.filter((r) => !why(r)).map(idOf);
+    const pageIds = rows.filter((r) => !why(r) && !takenOf(r)).map(idOf);
     const allOnPage = pageIds.length > 0 && pageIds.every(isChosen);
     const someOnPage = pageIds.some(isChosen);
     const togglePage = () =>
@@ -231,6 +232,7 @@ export function PickerInput({ source, label, field, isRequired, helperText, disa
                                 {columns.map(([name, column]) => (
                                     <TableCell key={name}>{column.label}</TableCell>
                                 ))}
+                                {spec.taken ? <TableCell /> : null}
                             </TableRow>
                         </TableHead>
                         <TableBody>
@@ -238,7 +240,8 @@ export function PickerInput({ source, label, field, isRequired, helperText, disa
                                 const id = idOf(row);
                                 const Mark = spec.single ? Radio : Checkbox;
                                 const reason = why(row);
-                                const off = disabled || !!reason;
+                                const taken = takenOf(row);
+                                const off = disabled || !!reason || !!taken;
                                 return (
                                     <TableRow
                                         key={String(id)}
@@ -250,7 +253,7 @@ export function PickerInput({ source, label, field, isRequired, helperText, disa
                                         <TableCell padding="checkbox">
                                             <Mark
                                                 size="small"
-                                                checked={!!reason || isChosen(id)}
+                                                checked={!!reason || !!taken || isChosen(id)}
                                                 disabled={off}
                                                 onClick={(e) => e.stopPropagation()}
                                                 onChange={() => toggle(id)}
@@ -267,6 +270,11 @@ export function PickerInput({ source, label, field, isRequired, helperText, disa
                                                 </TableCell>
                                             ))}
                                         </RecordContextProvider>
+                                        {spec.taken ? (
+                                            <TableCell sx={{ color: 'text.secondary', whiteSpace: 'nowrap' }}>
+                                                {taken ?? ''}
+                                            </TableCell>
+                                        ) : null}
                                     </TableRow>
                                 );
                             })}

@@ -1,7 +1,19 @@
 import { useEffect, useState } from 'react';
 import FilterListIcon from '@mui/icons-material/FilterList';
 import SearchIcon from '@mui/icons-material/Search';
-import { Box, Button, Chip, InputAdornment, MenuItem, Tab, Tabs, TextField, Typography } from '@mui/material';
+import {
+    Box,
+    Button,
+    Chip,
+    InputAdornment,
+    MenuItem,
+    Tab,
+    Tabs,
+    TextField,
+    ToggleButton,
+    ToggleButtonGroup,
+    Typography,
+} from '@mui/material';
 import { ActionForm } from '../actions/FormAction';
 import { useCall } from '../calls';
 import type { FilterSpec, Row, Scope } from '../vocabulary';
@@ -123,6 +135,43 @@ function TabsFilter({ filter, value, onChange, scope }: FilterProps) {
     );
 }
 
+/** The label and a row of toggle buttons (全部 and each choice), wrapping as choices grow; says when they fail to load. */
+function ButtonsFilter({ filter, value, onChange, scope }: FilterProps) {
+    const options = useOptions(filter, scope);
+    const { error } = useCall<unknown>(filter.choicesFrom, scope, { staleTime: 60_000 });
+    const all = filter.allLabel === undefined ? '全部' : filter.allLabel;
+    const buttons = [...(all !== false ? [{ id: '', name: all, depth: 0 }] : []), ...options];
+    const current = value === '' && filter.defaultValue !== undefined ? filter.defaultValue : value;
+    return (
+        <Box sx={{ display: 'flex', alignItems: 'center', flexWrap: 'wrap', gap: 1 }}>
+            <Typography variant="body2" color="text.secondary" sx={{ whiteSpace: 'nowrap' }}>
+                {filter.label}：
+            </Typography>
+            <ToggleButtonGroup
+                size="small"
+                exclusive
+                value={current}
+                onChange={(_, next: string | null) => {
+                    if (next !== null) onChange(next);
+                }}
+                aria-label={filter.label}
+                sx={{ flexWrap: 'wrap' }}
+            >
+                {buttons.map((b) => (
+                    <ToggleButton key={b.id} value={b.id} sx={{ py: 0.25, px: 1.5 }}>
+                        {b.name}
+                    </ToggleButton>
+                ))}
+            </ToggleButtonGroup>
+            {filter.choicesFrom && error ? (
+                <Typography variant="body2" color="error">
+                    {filter.label}加载失败，请刷新页面重试
+                </Typography>
+            ) : null}
+        </Box>
+    );
+}
+
 interface FilterProps {
     filter: FilterSpec;
     value: string;
@@ -191,6 +240,8 @@ function OneFilter(props: FilterProps) {
             return <SelectFilter {...props} />;
         case 'tabs':
             return <TabsFilter {...props} />;
+        case 'buttons':
+            return <ButtonsFilter {...props} />;
         default:
             return <SearchBox filter={filter} value={value} onChange={onChange} />;
     }

@@ -6,7 +6,18 @@
 import { useEffect, useMemo, type ReactNode } from 'react';
 import InboxIcon from '@mui/icons-material/Inbox';
 import RefreshIcon from '@mui/icons-material/Refresh';
-import { Alert, Box, Button, Card, LinearProgress, Typography } from '@mui/material';
+import {
+    Alert,
+    Box,
+    Button,
+    Card,
+    LinearProgress,
+    Table,
+    TableCell,
+    TableHead,
+    TableRow,
+    Typography,
+} from '@mui/material';
 import {
     Datagrid,
     ListContextProvider,
@@ -60,17 +71,19 @@ function EmptyState({
     scope,
     text,
     filtered,
+    columns,
 }: {
     spec: ListSpec;
     scope: Scope;
     text?: string;
     filtered?: boolean;
+    columns?: Array<[string, FieldDefinition]>;
 }) {
     // Nothing matches the filters: said as such, without the action that fills an empty list.
     if (filtered && spec.empty?.filtered)
         return <EmptyState spec={{ ...spec, empty: { text: spec.empty.filtered } }} scope={scope} />;
     const hint = spec.empty?.hint ? of(spec.empty.hint, scope) : undefined;
-    return (
+    const body = (
         <Box sx={{ textAlign: 'center', py: 6, color: 'text.secondary', width: '100%' }}>
             <InboxIcon sx={{ fontSize: 56, opacity: 0.4 }} aria-hidden />
             <Typography variant="body1" sx={{ mt: 1, mb: spec.empty?.action ? 2 : 0 }}>
@@ -86,6 +99,23 @@ function EmptyState({
                     <ActionBar actions={[{ variant: 'contained', ...spec.empty.action }]} scope={scope} />
                 </Box>
             ) : null}
+        </Box>
+    );
+    if (!spec.empty?.columns || !columns) return body;
+    return (
+        <Box sx={{ width: '100%' }}>
+            <Table size={spec.dense ? 'small' : 'medium'}>
+                <TableHead>
+                    <TableRow>
+                        {columns.map(([source, field]) => (
+                            <TableCell key={source} sx={{ fontWeight: 600, whiteSpace: 'nowrap' }}>
+                                {field.label}
+                            </TableCell>
+                        ))}
+                    </TableRow>
+                </TableHead>
+            </Table>
+            {body}
         </Box>
     );
 }
@@ -178,7 +208,7 @@ function ListBody({
                 rowClick={false}
                 size={spec.dense ? 'small' : 'medium'}
                 aria-label={label}
-                empty={<EmptyState spec={spec} scope={scope} filtered={filtered} />}
+                empty={<EmptyState spec={spec} scope={scope} filtered={filtered} columns={columns} />}
                 sx={{ '& .RaDatagrid-headerCell': { fontWeight: 600, whiteSpace: 'nowrap' } }}
             >
                 {columns.map(([source, field]) => renderField(source, field))}
@@ -253,7 +283,13 @@ function RowsList({ spec, resource: given, label }: DataListProps): ReactNode {
             ) : (
                 <ResourceContextProvider value={referencePath(resource)}>
                     <ListContextProvider value={list}>
-                        <Card variant="outlined" sx={{ overflowX: 'auto' }}>
+                        <Card
+                            variant="outlined"
+                            sx={{
+                                overflowX: 'auto',
+                                ...(spec.height ? { maxHeight: spec.height, overflowY: 'auto' } : {}),
+                            }}
+                        >
                             {list.isPending ? <LinearProgress sx={{ height: 2 }} aria-label="加载中" /> : null}
                             <ListBody
                                 spec={{ ...spec, paging: false }}
@@ -307,6 +343,7 @@ function PagedList({ spec, resource: given, label }: DataListProps): ReactNode {
         selectionKey: `${resource}:${prefix}`,
         refetchInterval: spec.source?.every ? spec.source.every * 1000 : undefined,
         failure: spec.failure,
+        enabled: !spec.rows,
     });
     const rowId = spec.rowId;
     const rows = list.data;
@@ -382,7 +419,13 @@ function PagedList({ spec, resource: given, label }: DataListProps): ReactNode {
             ) : (
                 <ResourceContextProvider value={referencePath(resource)}>
                     <ListContextProvider value={shown}>
-                        <Card variant="outlined" sx={{ overflowX: 'auto' }}>
+                        <Card
+                            variant="outlined"
+                            sx={{
+                                overflowX: 'auto',
+                                ...(spec.height ? { maxHeight: spec.height, overflowY: 'auto' } : {}),
+                            }}
+                        >
                             <ListBody
                                 spec={spec}
                                 list={shown}

@@ -1,20 +1,64 @@
 import { Alert, Box, Button, Card, CardContent, Typography } from '@mui/material';
 import { BarChart } from '@mui/x-charts/BarChart';
 import { LineChart } from '@mui/x-charts/LineChart';
+import { useMemo } from 'react';
+import { useSearchParams } from 'react-router-dom';
 import { CountPie } from '../../components/charts/CountPie';
 import { useCall } from '../calls';
 import { readAt } from '../list/Counters';
-import type { ChartSpec, Row, Scope } from '../vocabulary';
+import { Filters } from '../list/Filters';
+import type { CallRef, ChartSpec, Row, Scope } from '../vocabulary';
 
 const rowsOf = (answer: unknown, path?: string): Row[] => {
     const value = path ? readAt(answer, path) : answer;
     return Array.isArray(value) ? (value as Row[]) : [];
 };
 
+/** A chart's controls (`filters`): their values from the URL (or their defaults), and how to set one. */
+function useChartFilters(chart: ChartSpec) {
+    const [search, setSearch] = useSearchParams();
+    const filters = useMemo(() => chart.filters ?? [], [chart.filters]);
+    const values: Record<string, string> = {};
+    for (const f of filters) values[f.source] = search.get(f.param ?? f.source) ?? f.defaultValue ?? '';
+    const set = (source: string, value: string) => {
+        const f = filters.find((one) => one.source === source)!;
+        setSearch(
+            (now) => {
+                const next = new URLSearchParams(now);
+                const param = f.param ?? f.source;
+                if (value === '' || value === f.defaultValue) next.delete(param);
+                else next.set(param, value);
+                return next;
+            },
+            { replace: true },
+        );
+    };
+    return { filters, values, set };
+}
+
 /** A chart over a call's rows: a pie of counts (names and colours for coded slices), or lines / bars by x. */
 export default function ChartSection({ title, chart, scope }: { title?: string; chart: ChartSpec; scope: Scope }) {
-    const { data, isPending, isError, isFetching, error, refetch } = useCall<unknown>(chart.call, scope);
-    const rows = rowsOf(data, chart.rows);
+    const controls = useChartFilters(chart);
+    const sent = Object.fromEntries(Object.entries(controls.values).filter(([, v]) => v !== ''));
+    const key = JSON.stringify(sent);
+    const call: CallRef = useMemo(
+        () =>
+            key === '{}'
+                ? chart.call
+                : {
+                      ...chart.call,
+                      params: (s: Scope) => ({
+                          ...(chart.call.params ? chart.call.params(s) : {}),
+                          ...(JSON.parse(key) as Row),
+                      }),
+                  },
+        [chart.call, key],
+    );
+    const none = chart.noData?.(scope) ?? false;
+    const answer = useCall<unknown>(call, scope, { enabled: !none });
+    const { data, isError, isFetching, error, refetch } = answer;
+    const isPending = answer.isPending && !none;
+    const rows = none ? [] : rowsOf(data, chart.rows);
     const height = chart.height ?? 200;
     if (isError && data === undefined) {
         return (
@@ -62,13 +106,31 @@ export default function ChartSection({ title, chart, scope }: { title?: string; 
         color: s.color,
     }));
     const empty = !isPending && rows.length === 0;
+    const summary = rows.length ? chart.summary?.(rows) : undefined;
+    const yAxis = chart.yRange ? [{ min: chart.yRange[0], max: chart.yRange[1] }] : undefined;
     return (
         <Card variant="outlined" component="section" aria-label={title}>
             <CardContent>
-                {title ? (
-                    <Typography variant="subtitle1" component="h2" sx={{ fontWeight: 600 }} gutterBottom>
-                        {title}
-                    </Typography>
+                {title || summary || controls.filters.length ? (
+                    <Box sx={{ display: 'flex', alignItems: 'center', flexWrap: 'wrap', gap: 1, mb: 1 }}>
+                        {title ? (
+                            <Typography variant="subtitle1" component="h2" sx={{ fontWeight: 600 }}>
+                                {title}
+                            </Typography>
+                        ) : null}
+                        {summary ? (
+                            <Typography variant="body2" color="text.secondary" data-testid="chart-summary">
+                                {summary}
+                            </Typography>
+                        ) : null}
+                        <Box sx={{ flex: 1 }} />
+                        <Filters
+                            filters={controls.filters}
+                            values={controls.values}
+                            onChange={controls.set}
+                            scope={scope}
+                        />
+                    </Box>
                 ) : null}
                 {isError ? (
                     <Alert severity="error">加载失败：{(error as Error)?.message || '查询失败'}</Alert>
@@ -80,6 +142,7 @@ export default function ChartSection({ title, chart, scope }: { title?: string; 
                     <BarChart
                         height={height}
                         loading={isPending}
+                        yAxis={yAxis}
                         xAxis={[{ scaleType: 'band', data: rows.map((row) => String(row[x])) }]}
                         series={series}
                     />
@@ -87,7 +150,10 @@ export default function ChartSection({ title, chart, scope }: { title?: string; 
                     <LineChart
                         height={height}
                         loading={isPending}
-                        xAxis={[{ scaleType: 'point', data: rows.map((row) => String(row[x])) }]}
+                        yAxis={yAxis}
+                        // Room at the right and below, so the first and last dates keep their labels.
+                        margin={{ left: 8, right: 24, top: 24, bottom: 8 }}
+                        xAxis={[{ scaleType: 'point', data: rows.map((row) => String(row[x])), height: 32 }]}
                         series={series}
                     />
                 )}

@@ -284,7 +284,8 @@ function OneSection({ section, scope }: { section: Section; scope: Scope }) {
                     }}
                 >
                     {section.sections.map((s, i) => (
-                        <Box key={i} sx={{ minWidth: 0 }}>
+                        // The cards of one row are as tall as the tallest.
+                        <Box key={i} sx={{ minWidth: 0, '& > .MuiCard-root': { height: '100%' } }}>
                             <OneSection section={s} scope={scope} />
                         </Box>
                     ))}
