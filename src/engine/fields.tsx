@@ -1,5 +1,5 @@
 import { useState, type ComponentType, type MouseEvent, type ReactElement } from 'react';
-import { Button, Chip, IconButton, Tooltip, Typography } from '@mui/material';
+import { Box, Button, Chip, IconButton, Tooltip, Typography } from '@mui/material';
 import dayjs from 'dayjs';
 import ContentCopyIcon from '@mui/icons-material/ContentCopy';
 import { BooleanField, Link, NumberField, ReferenceField, TextField, useNotify, useRecordContext } from 'react-admin';
@@ -239,9 +239,31 @@ const CopyDisplay = ({ source, field }: DisplayProps) => {
     );
 };
 
+/** One line cut with … past `field.ellipsis` px; the whole value is the cell's title (a tooltip). */
+const EllipsisDisplay = ({ source, field }: DisplayProps) => {
+    const value = useRecordContext<Row>()?.[source];
+    const Display = field.copy ? CopyDisplay : displayOf(field);
+    return (
+        <Box
+            component="span"
+            title={isBlank(value) ? undefined : String(value)}
+            sx={{
+                display: 'block',
+                maxWidth: field.ellipsis,
+                overflow: 'hidden',
+                textOverflow: 'ellipsis',
+                whiteSpace: 'nowrap',
+                '& *': { whiteSpace: 'nowrap' },
+            }}
+        >
+            <Display source={source} field={field} />
+        </Box>
+    );
+};
+
 /** The display element for one field; Datagrid reads `label`, `source` and `sortable` from it for the header. */
 export function renderField(source: string, field: FieldDefinition): ReactElement {
-    const Display = field.copy ? CopyDisplay : displayOf(field);
+    const Display = field.ellipsis ? EllipsisDisplay : field.copy ? CopyDisplay : displayOf(field);
     return (
         <Display key={source} source={source} field={field} label={field.label} sortable={field.sortable ?? false} />
     );

@@ -66,6 +66,8 @@ interface ActionBase {
     /** 'contained' for the primary toolbar button; rows use text buttons. */
     variant?: 'text' | 'outlined' | 'contained';
     color?: 'primary' | 'error' | 'inherit' | 'secondary' | 'success' | 'warning';
+    /** Asked on click (a form: again on submit, with `values`): a reason it cannot run now, said as a warning; nothing runs. */
+    guard?: (scope: Scope) => string | null | undefined;
 }
 
 /** A route built from the scope. */
@@ -118,6 +120,10 @@ export interface FormAction extends ActionBase {
     liveSchema?: AnyObjectSchema;
     /** 确定 stays disabled until this holds for the form values (e.g. rows chosen in a picker). */
     ready?: (values: FormValues) => boolean;
+    /** Fields shown with their starting value but not editable in this scope (the product a list is filtered to). */
+    lock?: (scope: Scope) => string[];
+    /** The dialog opens while the URL's query has this param (`?type=program`); closing it removes the param. */
+    openWith?: { query: string; value?: string };
 }
 
 /** A file the browser downloads: a GET call's URL (exports, templates, device files). */
@@ -150,6 +156,21 @@ export interface UploadAction extends ActionBase {
     result?: string;
     /** Extra actions in the dialog (e.g. download the template). */
     extra?: Action[];
+    /** Starting values of the further inputs (the product the screen is filtered to). */
+    defaults?: (scope: Scope) => FormValues;
+    /** With a result: a button that starts another upload (继续导入); the closing button says `doneLabel` (default 关闭). */
+    again?: string;
+    doneLabel?: string;
+    /** Own words for a refused file: wrong extension, too large, empty (defaults say the limits). */
+    refusals?: { type?: string; size?: string; empty?: string };
+}
+
+/** A switch showing the record's state (`checked`); turning it runs `on` or `off`, each a call action (confirm, success). */
+export interface SwitchAction extends ActionBase {
+    kind: 'switch';
+    checked: (scope: Scope) => boolean;
+    on: CallAction;
+    off: CallAction;
 }
 
 /** Copy a value to the clipboard; says 复制成功. */
@@ -177,7 +198,15 @@ export interface DialogAction extends ActionBase {
 }
 
 export type Action =
-    LinkAction | CallAction | FormAction | DownloadAction | UploadAction | CopyAction | WidgetAction | DialogAction;
+    | LinkAction
+    | CallAction
+    | FormAction
+    | DownloadAction
+    | UploadAction
+    | CopyAction
+    | WidgetAction
+    | DialogAction
+    | SwitchAction;
 
 /** A list filter: the search box, a select (static choices or from a call), a tree select, or text. */
 export interface FilterSpec {
@@ -207,6 +236,8 @@ export interface FilterSpec {
         note?: string;
         chip: (values: Record<string, string>) => string;
     };
+    /** The value is a path segment (route param `param`); choosing goes to `to(value)`. The call gets it only through `source.params`. */
+    path?: { param: string; to: (value: string, scope: Scope) => string };
 }
 
 /** A figure above a list or in a counters section. */
@@ -260,6 +291,12 @@ export interface ListSpec {
     dense?: boolean;
     /** Only while this holds. */
     when?: (scope: Scope) => boolean;
+    /** The resource the whole list belongs to (fields, calls, actions), when not the one on screen: another resource's list in a tab. */
+    resource?: string;
+    /** What the rows are, said in the failure notice (`设备列表` → 设备列表加载失败：…). */
+    subject?: string;
+    /** Bulk actions sit in the toolbar, always shown, seeing the selection (empty when none; `check` says what to select). */
+    bulkInToolbar?: boolean;
 }
 
 export interface ChartSpec {
@@ -330,6 +367,14 @@ export type Section =
           empty?: string;
           when?: (scope: Scope) => boolean;
       }
+    /** A notice (an alert with its text) and optional actions, e.g. a filter naming what does not exist. */
+    | {
+          kind: 'notice';
+          text: Of<string>;
+          severity?: 'info' | 'warning' | 'error' | 'success';
+          actions?: Action[];
+          when?: (scope: Scope) => boolean;
+      }
     /** Sections side by side (each takes an equal share, or `widths` in twelfths). */
     | { kind: 'row'; sections: Section[]; widths?: number[]; when?: (scope: Scope) => boolean }
     /** A message in place of content (a feature still to come): text and a hint, centred. */
@@ -388,6 +433,8 @@ export interface PageSpec {
         indexBase?: 0 | 1;
         /** Tab shown when the URL names none or one that does not apply; a function reads the scope (?child=true). */
         fallback?: string | ((scope: Scope) => string | undefined);
+        /** Choosing the fallback tab removes the param, so the first tab keeps a clean URL. */
+        omitFallback?: boolean;
     };
     sections?: Section[];
     /**

@@ -43,6 +43,9 @@ export interface ActionFormProps {
     ready?: (values: FormValues) => boolean;
 }
 
+/** A submit refused by the action's own `guard`: already said, the dialog stays open. */
+class Checked extends Error {}
+
 function SubmitButtons({
     onClose,
     label,
@@ -126,7 +129,7 @@ export function ActionForm({
         try {
             await onSubmit(values);
         } catch (error) {
-            toast(failureText(error, failure), 'error');
+            if (!(error instanceof Checked)) toast(failureText(error, failure), 'error');
             return;
         }
         onClose();
@@ -213,6 +216,8 @@ export default function FormActionDialog({
         () => action.defaults?.(action.load ? { ...scope, data: { ...scope.data, load: loaded.data } } : scope),
         [action, scope, loaded.data],
     );
+    const toast = useToast();
+    const locked = useMemo(() => action.lock?.(scope) ?? [], [action, scope]);
     const note = action.note ? of(action.note, scope) : undefined;
     const title = of(action.title ?? action.label, scope);
     // The form starts from the loaded answer: it opens once the call answered (a failure is said in its place).
@@ -227,6 +232,12 @@ export default function FormActionDialog({
 
     const onSubmit = async (values: FormValues) => {
         const submitScope = { ...scope, values };
+        // `guard` with the values: its reason is said and the dialog stays open.
+        const problem = action.guard?.(submitScope);
+        if (problem) {
+            toast(problem, 'warning');
+            throw new Checked();
+        }
         const answer = await runCall(dataProvider, action.submit, submitScope, resource);
         await after({ ...action, callResource: action.submit.resource }, answer, submitScope);
     };
@@ -240,6 +251,7 @@ export default function FormActionDialog({
             schema={action.schema}
             defaultValues={defaultValues}
             mode={action.mode ?? 'create'}
+            disabled={locked}
             onSubmit={onSubmit}
             failure={action.failure}
             submitLabel={action.submitLabel}

@@ -6,13 +6,32 @@ import { Box, Button, Chip, InputAdornment, TextField } from '@mui/material';
 import { Link, useNavigate } from 'react-router-dom';
 import { DEVICE_STATUSES, normaliseStatus } from '../../../schemas/device';
 import { PROJECT_PAGE_SIZES } from '../../../schemas/project';
-import { RemoveFromProjectButton } from '../devices/BindButtons';
+import { ActionButton } from '../../engine/actions';
+import type { Action } from '../../engine/types';
 import { PROJECTS, usePlatform, useQueryState, type Page, type ProjectDeviceRow, type ProjectRow } from './api';
 import { SectionCard } from './OverviewTables';
 import { EmptyRows, SimpleTable, type Column } from './SimpleTable';
 
 const PER_PAGE = 10;
 const SEARCH_DELAY = 400;
+
+/** 移出项目: GET /api/device/removeFromProject after a confirmation. */
+const removeFromProject = (then: () => void): Action => ({
+    kind: 'call',
+    label: '移出项目',
+    confirm: ({ record }) =>
+        `确定将设备 ${String(record.deviceName)} 移出项目「${String(record.projectName ?? '')}」吗？`,
+    call: {
+        call: 'removeFromProject',
+        params: ({ record }) => ({ projectId: record.projectId, deviceId: record.deviceId }),
+    },
+    success: '操作成功',
+    failure: '系统错误',
+    then: () => {
+        then();
+        return undefined;
+    },
+});
 
 const deviceLink = (r: ProjectDeviceRow) =>
     `/devices/${encodeURIComponent(r.productKey)}/${encodeURIComponent(r.deviceName)}` +
@@ -89,9 +108,11 @@ export function ProjectDevices({ project, onChanged }: { project: ProjectRow; on
             label: '操作',
             nowrap: true,
             render: (r) => (
-                <RemoveFromProjectButton
-                    device={{ ...r, id: r.deviceId, projectId: project.id, projectName: project.name }}
-                    onRemoved={afterRemove}
+                <ActionButton
+                    action={removeFromProject(afterRemove)}
+                    scope={{ record: { ...r, projectId: project.id, projectName: project.name }, route: {}, query: {} }}
+                    resource="devices"
+                    size="small"
                 />
             ),
         },
