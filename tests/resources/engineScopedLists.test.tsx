@@ -153,6 +153,7 @@ const lampResource = defineResource({
                     when: (scope) => !scope.route.shelfId || !!shelfOf(scope),
                     list: {
                         subject: '灯具列表',
+                        compactCells: true,
                         source: {
                             call: 'getList',
                             params: (scope) => (shelfOf(scope) ? { shelf: shelfOf(scope)!.code } : {}),

@@ -196,7 +196,12 @@ function ListBody({
                 size={spec.dense ? 'small' : 'medium'}
                 aria-label={label}
                 empty={<EmptyState spec={spec} scope={scope} filtered={filtered} />}
-                sx={{ '& .RaDatagrid-headerCell': { fontWeight: 600, whiteSpace: 'nowrap' } }}
+                sx={{
+                    '& .RaDatagrid-headerCell': { fontWeight: 600, whiteSpace: 'nowrap' },
+                    ...(spec.compactCells
+                        ? { '& .MuiTableCell-root:not(.MuiTableCell-paddingCheckbox)': { px: 1 } }
+                        : {}),
+                }}
             >
                 {columns.map(([source, field]) => renderField(source, field))}
                 {spec.rowActions?.length ? (
