@@ -295,7 +295,7 @@ export interface ListSpec {
     resource?: string;
     /** What the rows are, said in the failure notice (`设备列表` → 设备列表加载失败：…). */
     subject?: string;
-    /** Bulk actions sit in the toolbar, always shown, seeing the selection (empty when none; `check` says what to select). */
+    /** Bulk actions sit in the toolbar, always shown, seeing the selection (empty when none; `guard` says what to select). */
     bulkInToolbar?: boolean;
     /** Cells with 8 px side padding instead of 16, so a table of many columns fits a laptop screen. */
     compactCells?: boolean;

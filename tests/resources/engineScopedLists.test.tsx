@@ -17,7 +17,7 @@ import {
 
 /**
  * Engine concepts the device screens brought (issue 9): a filter kept in the path, a notice section, a list of
- * another resource in a tab, bulk actions in the toolbar with `check`, a switch action, a form's `lock` and
+ * another resource in a tab, bulk actions in the toolbar with `guard`, a switch action, a form's `lock` and
  * `openWith`, the toggle input with choices kept by the form values, the list's `subject`, a column's ellipsis,
  * a tab param that leaves the first tab's URL bare, and an upload's own refusals, `defaults` and `again`.
  */
@@ -87,7 +87,7 @@ const shelfOf = (scope: Scope) =>
 const place: Action = {
     kind: 'form',
     label: '放置',
-    check: ({ selected = [], values }) =>
+    guard: ({ selected = [], values }) =>
         selected.length === 0 ? '请选择灯具' : values && !values.roomId ? '请选择房间' : undefined,
     fields: [
         [
@@ -352,7 +352,7 @@ describe('a filter in the path, a notice, the list subject', () => {
 });
 
 describe('actions', () => {
-    it('checks the selection before a toolbar bulk action opens, then places with a toggle and kept choices', async () => {
+    it('guards a toolbar bulk action by the selection before it opens, then places with a toggle and kept choices', async () => {
         open('/lampShelf');
         await waitFor(() => expect(bodyRows()).toHaveLength(3), SLOW);
         fireEvent.click(screen.getByRole('button', { name: '放置' }));
