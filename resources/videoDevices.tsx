@@ -4,6 +4,7 @@ import {
     type Action,
     type FieldDefinition,
     type FormValues,
+    type ListSpec,
     type Row,
     type Scope,
 } from '../src/engine/types';
@@ -206,6 +207,33 @@ const remove = (then?: string): Action => ({
     then: then ? () => then : undefined,
 });
 
+/** The video list (/videoList), also the 视频流列表 tab of /devices (resources/devices.tsx). */
+export const videoDeviceList: ListSpec = {
+    columns: ['deviceName', 'productName', 'protocol', 'status', 'pushing', 'createTime'],
+    perPage: 10,
+    perPageOptions: [10, 20, 30, 40],
+    filters: [
+        // SPEC.md §9: 全部 / 已激活 / 已停止, kept in the URL as ?status=.
+        {
+            source: 'pushing',
+            label: '状态',
+            input: 'tabs',
+            choices: VIDEO_PUSH_STATES.map(({ id, name }) => ({ id, name })),
+            param: 'status',
+        },
+        { source: 'deviceName', label: '设备名称' },
+    ],
+    toolbar: [addRtsp, addGb],
+    rowActions: [
+        { kind: 'link', label: '查看', to: ({ record }) => detailPath(record) },
+        edit,
+        push,
+        stopPush,
+        remove(),
+    ],
+    empty: { text: '暂无视频设备', action: addRtsp },
+};
+
 export default defineResource({
     name: 'videoDevices',
     label: '视频设备',
@@ -296,36 +324,7 @@ export default defineResource({
         {
             path: '/videoList',
             title: '视频设备',
-            sections: [
-                {
-                    kind: 'list',
-                    list: {
-                        columns: ['deviceName', 'productName', 'protocol', 'status', 'pushing', 'createTime'],
-                        perPage: 10,
-                        perPageOptions: [10, 20, 30, 40],
-                        filters: [
-                            // SPEC.md §9: 全部 / 已激活 / 已停止, kept in the URL as ?status=.
-                            {
-                                source: 'pushing',
-                                label: '状态',
-                                input: 'tabs',
-                                choices: VIDEO_PUSH_STATES.map(({ id, name }) => ({ id, name })),
-                                param: 'status',
-                            },
-                            { source: 'deviceName', label: '设备名称' },
-                        ],
-                        toolbar: [addRtsp, addGb],
-                        rowActions: [
-                            { kind: 'link', label: '查看', to: ({ record }) => detailPath(record) },
-                            edit,
-                            push,
-                            stopPush,
-                            remove(),
-                        ],
-                        empty: { text: '暂无视频设备', action: addRtsp },
-                    },
-                },
-            ],
+            sections: [{ kind: 'list', list: videoDeviceList }],
         },
         {
             path: '/videoInfo/:deviceName',

@@ -34,6 +34,7 @@ import { groupDeviceRoutes } from './routes/groups';
 import { deviceCandidateRoutes } from './routes/deviceCandidates';
 import { simulationRoutes } from './routes/simulation';
 import { createSimulator } from './simulation/simulator';
+import { videoDeviceRoutes } from './routes/videoDevice';
 import { isProtectedPath, PROTECTED_PREFIXES, requireSession } from './sso/auth';
 import { ssoPages } from './sso/routes';
 import { sessionProbe } from './sso/sessionProbe';
@@ -106,6 +107,7 @@ export function createApp(deps: AppDeps) {
     app.route('/api/device', deviceStatsRoutes(services));
     app.route('/api/device', deviceCandidateRoutes(services));
     app.route('/api/device', deviceRoutes(services));
+    app.route('/api/video-device', videoDeviceRoutes());
     app.route('/api/geo', createGeoRouter(services));
     app.route('/api/simulation', simulationRoutes(services));
     app.route('/ms3/productLog', productLogRoutes(services));

@@ -98,6 +98,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    '/api/video-device/list': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Video devices (rtsp / gb28181), newest first. The reference platform stores none yet: every page is empty. */
+        get: operations['listVideoDevices'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     '/api/project/listAll': {
         parameters: {
             query?: never;
@@ -3693,6 +3710,42 @@ export interface operations {
                         msg: string;
                         data: {
                             menu: components['schemas']['MenuNode'];
+                        };
+                    };
+                };
+            };
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    listVideoDevices: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+                /** @description 1 pushing (已激活), 0 stopped (已停止); absent for all. */
+                pushing?: 0 | 1;
+                deviceName?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of video devices */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: Record<string, never>[];
+                            total: number;
                         };
                     };
                 };

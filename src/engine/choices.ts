@@ -15,7 +15,7 @@ function toChoices(rows: unknown, source: ChoicesSource): Choice[] {
         const nested = row[children];
         return {
             id: row[value] as Choice['id'],
-            name: String(row[text] ?? row[value] ?? ''),
+            name: source.optionLabel ? source.optionLabel(row) : String(row[text] ?? row[value] ?? ''),
             ...(Array.isArray(nested) && nested.length > 0 ? { children: toChoices(nested, source) } : {}),
         };
     });
@@ -43,10 +43,27 @@ export function useFieldChoices(field: FieldDefinition, values: FormValues | und
     const query = useQuery({
         queryKey: ['engine-choices', resource, source?.call, key],
         queryFn: async () => toChoices((await dataProvider.invoke(resource, source!.call, params)).data, source!),
-        enabled: !!source,
+        enabled: !!source && !source.keep,
+        staleTime: 60_000,
+    });
+    // `keep` filters the call's rows by the form values in the browser: the rows are cached, the choices follow.
+    const rows = useQuery({
+        queryKey: ['engine-choices', resource, source?.call, key, 'rows'],
+        queryFn: async () => (await dataProvider.invoke(resource, source!.call, params)).data,
+        enabled: !!source?.keep,
         staleTime: 60_000,
     });
     if (!source) return { choices: field.choices, isPending: false, error: null, key: '' };
+    if (source.keep) {
+        const list = Array.isArray(rows.data) ? (rows.data as Array<Record<string, unknown>>) : undefined;
+        const kept = list?.filter((row) => source.keep!(row, values ?? {}));
+        return {
+            choices: kept ? toChoices(kept, source) : undefined,
+            isPending: rows.isPending,
+            error: rows.error,
+            key: `${key}:${kept?.length ?? ''}`,
+        };
+    }
     return { choices: query.data, isPending: query.isPending, error: query.error, key };
 }
 

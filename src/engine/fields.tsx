@@ -1,5 +1,5 @@
 import { useState, type ComponentType, type MouseEvent, type ReactElement } from 'react';
-import { Button, Chip, IconButton, Tooltip, Typography } from '@mui/material';
+import { Box, Button, Chip, IconButton, Tooltip, Typography } from '@mui/material';
 import dayjs from 'dayjs';
 import ContentCopyIcon from '@mui/icons-material/ContentCopy';
 import { BooleanField, Link, NumberField, ReferenceField, TextField, useNotify, useRecordContext } from 'react-admin';
@@ -170,26 +170,6 @@ const RenderDisplay = ({ field }: DisplayProps) => {
     );
 };
 
-/** One line cut with … at `field.ellipsis` px, the whole text as its title (field.render's text, else the value). */
-const EllipsisDisplay = ({ source, field }: DisplayProps) => {
-    const record = useRecordContext<Row>();
-    if (!record) return null;
-    const value = field.render ? field.render(record) : record[source];
-    if (isBlank(value)) return <Blank />;
-    const text = String(value);
-    return (
-        <Typography
-            component="span"
-            variant="body2"
-            title={text}
-            noWrap
-            sx={{ display: 'block', maxWidth: field.ellipsis }}
-        >
-            {text}
-        </Typography>
-    );
-};
-
 export function fieldTypeOf(field: FieldDefinition): FieldType {
     return field.type ?? (field.reference ? 'reference' : field.choices ? 'select' : 'text');
 }
@@ -233,13 +213,7 @@ export function inputKindOf(field: FieldDefinition): InputKind {
 }
 
 const displayOf = (field: FieldDefinition): ComponentType<DisplayProps> =>
-    field.ellipsis
-        ? EllipsisDisplay
-        : field.render
-          ? RenderDisplay
-          : field.masked
-            ? MaskedDisplay
-            : fieldKind(fieldTypeOf(field)).Display;
+    field.render ? RenderDisplay : field.masked ? MaskedDisplay : fieldKind(fieldTypeOf(field)).Display;
 
 /** The value with a copy button beside it (field.copy): says 复制成功, or how to copy by hand. */
 const CopyDisplay = ({ source, field }: DisplayProps) => {
@@ -265,9 +239,32 @@ const CopyDisplay = ({ source, field }: DisplayProps) => {
     );
 };
 
+/** One line cut with … past `field.ellipsis` px; the whole value is the cell's title (a tooltip). */
+const EllipsisDisplay = ({ source, field }: DisplayProps) => {
+    const record = useRecordContext<Row>();
+    const value = record && field.render ? field.render(record) : record?.[source];
+    const Display = field.copy ? CopyDisplay : displayOf(field);
+    return (
+        <Box
+            component="span"
+            title={isBlank(value) || typeof value === 'object' ? undefined : String(value)}
+            sx={{
+                display: 'block',
+                maxWidth: field.ellipsis,
+                overflow: 'hidden',
+                textOverflow: 'ellipsis',
+                whiteSpace: 'nowrap',
+                '& *': { whiteSpace: 'nowrap' },
+            }}
+        >
+            <Display source={source} field={field} />
+        </Box>
+    );
+};
+
 /** The display element for one field; Datagrid reads `label`, `source` and `sortable` from it for the header. */
 export function renderField(source: string, field: FieldDefinition): ReactElement {
-    const Display = field.copy ? CopyDisplay : displayOf(field);
+    const Display = field.ellipsis ? EllipsisDisplay : field.copy ? CopyDisplay : displayOf(field);
     return (
         <Display key={source} source={source} field={field} label={field.label} sortable={field.sortable ?? false} />
     );

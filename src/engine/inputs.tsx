@@ -17,6 +17,7 @@ import { fieldForMode, filteringParse, inputFilterOf, type FormMode } from './in
 import { FileInput } from './inputs/FileInput';
 import { KeyValueInput } from './inputs/KeyValueInput';
 import { PickerInput } from './inputs/PickerInput';
+import { ToggleInput } from './inputs/ToggleInput';
 import { TreeInput } from './inputs/TreeInput';
 import { PositionInput, WidgetInput } from './inputs/WidgetInput';
 import type { Choice, FieldDefinition, FormValues, InputKind } from './types';
@@ -41,7 +42,7 @@ export function FormInput({ source, field: declared, disabled, mode }: FormInput
     const field = fieldForMode(declared, mode);
     const kind = inputKindOf(field);
     if (kind === 'none') return null;
-    if (field.visibleWhen || field.formLabel || field.choicesFrom?.params) {
+    if (field.visibleWhen || field.formLabel || field.choicesFrom?.params || field.choicesFrom?.keep) {
         return <WatchedInput source={source} field={field} kind={kind} disabled={disabled} />;
     }
     return <FieldInput source={source} field={field} kind={kind} disabled={disabled} />;
@@ -110,6 +111,8 @@ function FieldInput({ source, field, kind, values, disabled }: FieldInputProps) 
         case 'select':
         case 'radio':
             return <ChoicesInput {...common} kind={kind} field={field} values={values} />;
+        case 'toggle':
+            return <ToggleInput {...own} />;
         case 'reference':
             return (
                 <ReferenceInput source={source} reference={referencePath(field.reference ?? '')} perPage={100}>

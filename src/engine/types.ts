@@ -44,6 +44,8 @@ export type InputKind =
     | 'file'
     /** A named input widget (`widget`): it gets value and onChange. */
     | 'widget'
+    /** A row of toggle buttons, one chosen (a select shown as buttons, e.g. scenes). */
+    | 'toggle'
     | 'none';
 
 export interface Choice {
@@ -73,6 +75,10 @@ export interface ChoicesSource {
     optionText?: string;
     /** Property holding a node's children ('cascader'; default 'children'). */
     childrenField?: string;
+    /** Rows kept as choices, given the form values (a filter in the browser, e.g. the projects of the chosen scene). */
+    keep?: (row: Row, values: FormValues) => boolean;
+    /** A choice's text built from its row, when one field does not say it. */
+    optionLabel?: (row: Row) => string;
 }
 
 export interface FieldDefinition {
@@ -99,10 +105,10 @@ export interface FieldDefinition {
     /** Placeholder / helper text shown under the input. */
     helperText?: string;
     sortable?: boolean;
+    /** Lists keep the cell on one line, cut with … past this width (px); the whole value shows as its title. */
+    ellipsis?: number;
     /** Custom rendering in list and show. */
     render?: (record: Record<string, unknown>) => ReactNode;
-    /** One line cut with … at this width in px, the whole text as its title (long texts in a narrow column). */
-    ellipsis?: number;
     /** For type 'link': where the value links to, from the record. */
     linkTo?: (record: Record<string, unknown>) => string;
 

@@ -72,6 +72,8 @@ interface ActionBase {
     color?: 'primary' | 'error' | 'inherit' | 'secondary' | 'success' | 'warning';
     /** The button's accessible name when its label alone is ambiguous (编辑 on every row → `编辑 ${identifier}`). */
     ariaLabel?: (scope: Scope) => string;
+    /** Asked on click (a form: again on submit, with `values`): a reason it cannot run now, said as a warning; nothing runs. */
+    guard?: (scope: Scope) => string | null | undefined;
 }
 
 /** A route built from the scope. */
@@ -128,6 +130,10 @@ export interface FormAction extends ActionBase {
     ready?: (values: FormValues) => boolean;
     /** A server failure whose message belongs to one input: that input's source (shown under it, not as a toast). */
     errorField?: (message: string) => string | undefined;
+    /** Fields shown with their starting value but not editable in this scope (the product a list is filtered to). */
+    lock?: (scope: Scope) => string[];
+    /** The dialog opens while the URL's query has this param (`?type=program`); closing it removes the param. */
+    openWith?: { query: string; value?: string };
 }
 
 /** A file the browser downloads: a GET call's URL (exports, templates, device files). */
@@ -170,6 +176,21 @@ export interface UploadAction extends ActionBase {
     preview?: (value: unknown, scope: Scope) => string;
     /** Text of the submit button (default 上传). */
     submitLabel?: string;
+    /** Starting values of the further inputs (the product the screen is filtered to). */
+    defaults?: (scope: Scope) => FormValues;
+    /** With a result: a button that starts another upload (继续导入); the closing button says `doneLabel` (default 关闭). */
+    again?: string;
+    doneLabel?: string;
+    /** Own words for a refused file: wrong extension, too large, empty (defaults say the limits). */
+    refusals?: { type?: string; size?: string; empty?: string };
+}
+
+/** A switch showing the record's state (`checked`); turning it runs `on` or `off`, each a call action (confirm, success). */
+export interface SwitchAction extends ActionBase {
+    kind: 'switch';
+    checked: (scope: Scope) => boolean;
+    on: CallAction;
+    off: CallAction;
 }
 
 /** Copy a value to the clipboard; says 复制成功. */
@@ -197,7 +218,15 @@ export interface DialogAction extends ActionBase {
 }
 
 export type Action =
-    LinkAction | CallAction | FormAction | DownloadAction | UploadAction | CopyAction | WidgetAction | DialogAction;
+    | LinkAction
+    | CallAction
+    | FormAction
+    | DownloadAction
+    | UploadAction
+    | CopyAction
+    | WidgetAction
+    | DialogAction
+    | SwitchAction;
 
 /** A list filter: the search box, a select (static choices or from a call), a tree select, or text. */
 export interface FilterSpec {
@@ -228,6 +257,8 @@ export interface FilterSpec {
         note?: string;
         chip: (values: Record<string, string>) => string;
     };
+    /** The value is a path segment (route param `param`); choosing goes to `to(value)`. The call gets it only through `source.params`. */
+    path?: { param: string; to: (value: string, scope: Scope) => string };
 }
 
 /** A figure above a list or in a counters section. */
@@ -297,6 +328,14 @@ export interface ListSpec {
     rows?: (scope: Scope, answer?: unknown) => Row[] | undefined;
     /** Shape each row with what the scope knows (names from a page load) before the columns see it. */
     map?: (row: Row, scope: Scope) => Row;
+    /** The resource the whole list belongs to (fields, calls, actions), when not the one on screen: another resource's list in a tab. */
+    resource?: string;
+    /** What the rows are, said in the failure notice (`设备列表` → 设备列表加载失败：…). */
+    subject?: string;
+    /** Bulk actions sit in the toolbar, always shown, seeing the selection (empty when none; `guard` says what to select). */
+    bulkInToolbar?: boolean;
+    /** Cells with 8 px side padding instead of 16, so a table of many columns fits a laptop screen. */
+    compactCells?: boolean;
 }
 
 export interface ChartSpec {
@@ -385,6 +424,14 @@ export type Section =
           options: Array<{ key: string; label: string; sections: Section[] }>;
           when?: (scope: Scope) => boolean;
       }
+    /** A notice (an alert with its text) and optional actions, e.g. a filter naming what does not exist. */
+    | {
+          kind: 'notice';
+          text: Of<string>;
+          severity?: 'info' | 'warning' | 'error' | 'success';
+          actions?: Action[];
+          when?: (scope: Scope) => boolean;
+      }
     /** Sections side by side (each takes an equal share, or `widths` in twelfths). */
     | { kind: 'row'; sections: Section[]; widths?: number[]; when?: (scope: Scope) => boolean }
     /** A message in place of content (a feature still to come): text and a hint, centred. */
@@ -443,6 +490,8 @@ export interface PageSpec {
         indexBase?: 0 | 1;
         /** Tab shown when the URL names none or one that does not apply; a function reads the scope (?child=true). */
         fallback?: string | ((scope: Scope) => string | undefined);
+        /** Choosing the fallback tab removes the param, so the first tab keeps a clean URL. */
+        omitFallback?: boolean;
     };
     sections?: Section[];
     /**

@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { createContext, useContext, useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import ArticleOutlinedIcon from '@mui/icons-material/ArticleOutlined';
 import ExpandLess from '@mui/icons-material/ExpandLess';
@@ -31,6 +31,9 @@ const SECTIONS: SectionSpec[] = [
     { label: '监控运维', order: 40, icon: MonitorHeartIcon },
 ];
 
+/** The whole menu, so an entry is lit only when it is the most specific match of the path. */
+const WholeMenu = createContext<MenuEntry[] | undefined>(undefined);
+
 function EntryIcon({ entry }: { entry: MenuEntry }) {
     const Icon = entry.icon ?? (entry.children ? FolderOutlinedIcon : ArticleOutlinedIcon);
     return <Icon />;
@@ -47,7 +50,7 @@ function MenuLeaf({
     pathname: string;
     open: boolean;
 }) {
-    const active = entryActive(entry, pathname);
+    const active = entryActive(entry, pathname, useContext(WholeMenu));
     const item = (
         <ListItemButton
             component={Link}
@@ -108,6 +111,7 @@ function MenuGroup({
     sidebarOpen: boolean;
 }) {
     const [expanded, setExpanded] = useState(true);
+    const whole = useContext(WholeMenu);
     const id = `menu-group-${entry.key.replace(/\W/g, '')}`;
     return (
         <>
@@ -117,7 +121,9 @@ function MenuGroup({
                 aria-controls={id}
                 sx={{ pl: sidebarOpen ? 2 + depth * 2 : 2 }}
             >
-                <ListItemIcon sx={{ minWidth: 36, color: entryActive(entry, pathname) ? 'primary.main' : undefined }}>
+                <ListItemIcon
+                    sx={{ minWidth: 36, color: entryActive(entry, pathname, whole) ? 'primary.main' : undefined }}
+                >
                     <EntryIcon entry={entry} />
                 </ListItemIcon>
                 <ListItemText primary={entry.label} slotProps={{ primary: { noWrap: true } }} />
@@ -177,7 +183,9 @@ export function AccessMenu() {
     return (
         <nav aria-label="接入平台菜单">
             <List dense={false} sx={{ py: 1 }}>
-                <MenuItems entries={entries} depth={0} pathname={pathname} open={open} />
+                <WholeMenu.Provider value={entries}>
+                    <MenuItems entries={entries} depth={0} pathname={pathname} open={open} />
+                </WholeMenu.Provider>
             </List>
         </nav>
     );

@@ -89,12 +89,51 @@ export function buildMenu(
     return top.sort((a, b) => a.order - b.order);
 }
 
-const under = (pathname: string, base: string) =>
-    pathname === base || pathname.startsWith(base.endsWith('/') ? base : `${base}/`);
+const segments = (path: string) => path.split('/').filter(Boolean);
 
-/** An entry is lit by its own route (and below) or one of its related routes; a section by any of its entries. */
-export function entryActive(entry: MenuEntry, pathname: string): boolean {
+/**
+ * How specifically `base` covers `pathname` (the path or below it): its number of segments, -1 when it does not.
+ * A `:param` segment of a related route matches any one segment ('/devices/:productKey/:deviceName').
+ */
+function coverage(pathname: string, base: string): number {
+    const want = segments(base);
+    const have = segments(pathname);
+    if (want.length > have.length) return -1;
+    return want.every((part, i) => part.startsWith(':') || part === have[i]) ? want.length : -1;
+}
+
+/** How specifically a leaf covers the path, by its own route or a related one; -1 when not at all. */
+function leafCoverage(entry: MenuEntry, pathname: string): number {
+    const bases = [entry.to!.split('?')[0], ...entry.related];
+    return Math.max(...bases.map((base) => coverage(pathname, base)));
+}
+
+const leavesOf = (entries: MenuEntry[]): MenuEntry[] =>
+    entries.flatMap((e) => (e.children ? leavesOf(e.children) : [e]));
+
+/** The one leaf the path lights: the most specific match wins (ties: the first in menu order). */
+export function activeLeaf(menu: MenuEntry[], pathname: string): MenuEntry | undefined {
+    let best: MenuEntry | undefined;
+    let score = -1;
+    for (const leaf of leavesOf(menu)) {
+        const s = leafCoverage(leaf, pathname);
+        if (s > score) {
+            best = leaf;
+            score = s;
+        }
+    }
+    return best;
+}
+
+/**
+ * An entry is lit by its own route (and below) or one of its related routes; a section by any of its entries.
+ * Given the whole `menu`, only the most specific match is lit (/devices/pk/dn lights 设备管理, not 设备与视频流).
+ */
+export function entryActive(entry: MenuEntry, pathname: string, menu?: MenuEntry[]): boolean {
+    if (menu) {
+        const lit = activeLeaf(menu, pathname);
+        return !!lit && leavesOf([entry]).includes(lit);
+    }
     if (entry.children) return entry.children.some((c) => entryActive(c, pathname));
-    const target = entry.to!.split('?')[0];
-    return under(pathname, target) || entry.related.some((base) => under(pathname, base));
+    return leafCoverage(entry, pathname) >= 0;
 }

@@ -112,7 +112,7 @@ describe.skipIf(!haveChromium)('device screens in Chromium', () => {
 
         const [template] = await Promise.all([
             page.waitForEvent('download'),
-            importer.locator('a:has-text("下载模板")').click(),
+            importer.locator('button:has-text("下载模板")').click(),
         ]);
         const templateText = readFileSync((await template.path())!, 'utf8');
         expect(templateText.charCodeAt(0)).toBe(0xfeff);
@@ -131,7 +131,7 @@ describe.skipIf(!haveChromium)('device screens in Chromium', () => {
         await importer
             .locator('input[type=file]')
             .setInputFiles({ name: 'devices.csv', mimeType: 'text/csv', buffer: Buffer.from(`\uFEFF${csv}\r\n`) });
-        await expectText(importer.locator('[data-testid=import-file-name]'), 'devices.csv');
+        await expectText(importer.locator('[data-testid=upload-file-name]'), 'devices.csv');
         await importer.locator('button:has-text("上传")').click();
         await toast('文件上传成功!').waitFor();
         await byText(importer, '导入成功 3 个，失败 4 个').waitFor();
@@ -229,7 +229,7 @@ describe.skipIf(!haveChromium)('device screens in Chromium', () => {
     });
 
     it('exports every device of the product as CSV with a BOM', async () => {
-        const [download] = await Promise.all([page.waitForEvent('download'), page.click('a:has-text("导出")')]);
+        const [download] = await Promise.all([page.waitForEvent('download'), page.click('button:has-text("导出")')]);
         const text = readFileSync((await download.path())!, 'utf8');
         expect(text.charCodeAt(0)).toBe(0xfeff);
         const lines = text.slice(1).split('\r\n').filter(Boolean);

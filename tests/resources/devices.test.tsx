@@ -8,7 +8,7 @@ import { device, deviceFamily, emptyCalls, fail0, PRODUCTS, type FakeDevice } fr
 /** /deviceInstance (SPEC.md "Device management (deviceInstance)") against a fake that follows the contract. */
 
 const submit = (dialog: HTMLElement) => fireEvent.click(within(dialog).getByRole('button', { name: '确定' }));
-const count = (name: 'total' | 'online') => screen.getByTestId(`count-${name}`);
+const count = (name: 'total' | 'online') => screen.getByTestId(name === 'online' ? 'count-onlineTotal' : 'count-total');
 
 function twelveDevices(): FakeDevice[] {
     // Newest first, as the platform lists them: dev_012 ... dev_001; three are gateways' devices.
@@ -114,14 +114,14 @@ describe('device instance list', () => {
         expect(searchParam('page')).toBe('2');
         expect(calls.list.at(-1)?.get('pageNumber')).toBe('2');
 
-        fireEvent.mouseDown(screen.getByRole('combobox', { name: /每页行数/ }));
+        fireEvent.mouseDown(screen.getByRole('combobox', { name: /每页条数/ }));
         const listbox = await screen.findByRole('listbox');
         expect(
             within(listbox)
                 .getAllByRole('option')
                 .map((o) => o.textContent),
-        ).toEqual(['5', '10', '20']);
-        fireEvent.click(within(listbox).getByRole('option', { name: '5' }));
+        ).toEqual(['5 条/页', '10 条/页', '20 条/页']);
+        fireEvent.click(within(listbox).getByRole('option', { name: '5 条/页' }));
         await waitForRows(5);
         expect(searchParam('perPage')).toBe('5');
         expect(searchParam('page')).toBe('1');

@@ -1,7 +1,8 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it } from 'vitest';
-import { bodyRows, chooseOption, currentLocation, mswServer, renderApp, searchParam } from './helpers';
+import { http } from 'msw';
+import { describe, expect, it, vi } from 'vitest';
+import { bodyRows, chooseOption, currentLocation, mswServer, ok, renderApp, searchParam } from './helpers';
 import { device, deviceFamily, emptyCalls, type FakeDevice } from './devices.fake';
 
 /** /devices (SPEC.md "Device management with tabs") against a fake that follows the contract. */
@@ -29,58 +30,78 @@ function eightDevices(): FakeDevice[] {
 }
 
 describe('/devices list', () => {
-    it('preselects ?pk, keeps it in the URL while paging 5 at a time, and counts that product', async () => {
+    it('preselects ?pk, keeps it in the URL while paging 10 (or 5) at a time, and counts that product', async () => {
         const calls = emptyCalls();
         const rows = Array.from({ length: 7 }, (_, k) => device(7 - k)).concat(device(20, { productId: 2 }));
         mswServer.use(...deviceFamily(rows, calls));
         renderApp('/devices?pk=pkLamp00001');
 
-        await waitForRows(5);
+        // Issue 9: 10 a page like every other list, with 5, 10 and 20 offered.
+        await waitForRows(7);
         expect(calls.list[0].get('productKey')).toBe('pkLamp00001');
-        expect(calls.list[0].get('pageSize')).toBe('5');
+        expect(calls.list[0].get('pageSize')).toBe('10');
         await waitFor(() => expect(screen.getByRole('combobox', { name: '产品' })).toHaveTextContent('智能路灯'));
         await waitFor(() => expect(screen.getByTestId('count-total')).toHaveTextContent('7'));
-        expect(screen.getByTestId('count-inactive')).toHaveTextContent('7');
-        expect(screen.getByTestId('count-online')).toHaveTextContent('0');
+        expect(screen.getByTestId('count-inActiveTotal')).toHaveTextContent('7');
+        expect(screen.getByTestId('count-onlineTotal')).toHaveTextContent('0');
+
+        fireEvent.mouseDown(screen.getByRole('combobox', { name: /每页条数/ }));
+        const listbox = await screen.findByRole('listbox');
+        expect(
+            within(listbox)
+                .getAllByRole('option')
+                .map((o) => o.textContent),
+        ).toEqual(['5 条/页', '10 条/页', '20 条/页']);
+        fireEvent.click(within(listbox).getByRole('option', { name: '5 条/页' }));
+        await waitForRows(5);
+        expect(calls.list.at(-1)?.get('pageSize')).toBe('5');
+        expect(searchParam('pk')).toBe('pkLamp00001');
 
         fireEvent.click(screen.getByRole('button', { name: /下一页|next page/i }));
         await waitForRows(2);
         expect(searchParam('page')).toBe('2');
         expect(searchParam('pk')).toBe('pkLamp00001');
 
-        fireEvent.mouseDown(screen.getByRole('combobox', { name: /每页行数/ }));
-        const listbox = await screen.findByRole('listbox');
-        expect(
-            within(listbox)
-                .getAllByRole('option')
-                .map((o) => o.textContent),
-        ).toEqual(['5', '10', '20']);
-        fireEvent.click(within(listbox).getByRole('option', { name: '10' }));
-        await waitForRows(7);
-        expect(searchParam('pk')).toBe('pkLamp00001');
-
         await chooseOption(screen.getByRole('combobox', { name: '产品' }), '全部产品');
-        await waitForRows(8);
+        await waitForRows(5);
         expect(searchParam('pk')).toBeNull();
+        expect(searchParam('page')).toBe('1');
         await waitFor(() => expect(screen.getByTestId('count-total')).toHaveTextContent('8'));
     });
 
-    it('shows the video tab empty with its status filter waiting, and keeps the tab in the URL', async () => {
-        mswServer.use(...deviceFamily([device(1)]));
+    it('shows the video list in its tab with its status filter, and keeps the tab in the URL', async () => {
+        const videoCalls: URLSearchParams[] = [];
+        mswServer.use(
+            ...deviceFamily([device(1)]),
+            http.get('*/api/video-device/list', ({ request }) => {
+                videoCalls.push(new URL(request.url).searchParams);
+                return ok({ records: [], total: 0 });
+            }),
+        );
         renderApp('/devices');
         await waitForRows(1);
         fireEvent.click(screen.getByRole('tab', { name: '视频流列表' }));
         expect(await screen.findByText('暂无视频设备')).toBeInTheDocument();
         expect(searchParam('tab')).toBe('video');
+        // The video list of /videoList itself: its status filter (全部 / 已激活 / 已停止) and its add buttons.
         for (const status of ['全部', '已激活', '已停止']) {
-            expect(screen.getByRole('button', { name: status })).toBeDisabled();
+            expect(screen.getByRole('tab', { name: status })).toBeInTheDocument();
         }
+        expect(screen.getAllByRole('button', { name: '添加RTSP设备' }).length).toBeGreaterThan(0);
+        fireEvent.click(screen.getByRole('tab', { name: '已停止' }));
+        await waitFor(() => expect(videoCalls.at(-1)?.get('pushing')).toBe('0'));
+        expect(searchParam('status')).toBe('0');
         fireEvent.click(screen.getByRole('tab', { name: '设备列表' }));
         await waitForRows(1);
         expect(searchParam('tab')).toBeNull();
     });
 
-    it('links 查看 to the device detail route and offers export and template links with the filters', async () => {
+    it('links 查看 to the device detail route and downloads the export and the template with the filters', async () => {
+        // The engine's download action follows the call's URL through an <a download> it clicks.
+        const clicks: HTMLAnchorElement[] = [];
+        vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+            clicks.push(this);
+        });
         mswServer.use(...deviceFamily([device(3)]));
         renderApp('/devices?pk=pkLamp00001');
         await waitForRows(1);
@@ -88,16 +109,18 @@ describe('/devices list', () => {
             'href',
             '/devices/pkLamp00001/dev_003?devicesId=3',
         );
-        expect(screen.getByRole('link', { name: '导出' })).toHaveAttribute(
-            'href',
+        fireEvent.click(screen.getByRole('button', { name: '导出' }));
+        expect(clicks).toHaveLength(1);
+        expect(new URL(clicks[0].href).pathname + new URL(clicks[0].href).search).toBe(
             '/api/device/export?productKey=pkLamp00001',
         );
+        expect(clicks[0].hasAttribute('download')).toBe(true);
         fireEvent.click(screen.getByRole('button', { name: '批量导入' }));
         const dialog = await screen.findByRole('dialog', { name: '批量导入' });
-        expect(within(dialog).getByRole('link', { name: '下载模板' })).toHaveAttribute(
-            'href',
-            '/api/device/import/template',
-        );
+        fireEvent.click(within(dialog).getByRole('button', { name: '下载模板' }));
+        expect(clicks).toHaveLength(2);
+        expect(new URL(clicks[1].href).pathname + new URL(clicks[1].href).search).toBe('/api/device/import/template');
+        vi.restoreAllMocks();
     });
 });
 

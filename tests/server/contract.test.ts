@@ -109,6 +109,7 @@ const happy: Record<string, () => Promise<Answer<unknown>>> = {
     },
     'GET /api/function/export': () => call(s, 'GET', `/api/function/export?productId=${product.productId}`),
     'GET /api/topic/list': () => call(s, 'GET', `/api/topic/list?productKey=${product.productKey}&deviceName=lamp01`),
+    'GET /api/video-device/list': () => call(s, 'GET', '/api/video-device/list?pageNumber=1&pageSize=10'),
     'POST /ms3/productLog/find': () => call(s, 'POST', '/ms3/productLog/find', form({ page: 1, size: 2 })),
     'POST /ms3/productLog/save': () => call(s, 'POST', '/ms3/productLog/save', form({ log: '修复了若干问题' })),
     'POST /ms3/productLog/delete': async () => {

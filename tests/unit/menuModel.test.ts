@@ -13,7 +13,7 @@ const menu = buildMenu(resources, allowedRoutes(MENU), SECTIONS);
 const leaves = (entries: MenuEntry[]): MenuEntry[] => entries.flatMap((e) => (e.children ? leaves(e.children) : [e]));
 const lit = (pathname: string) =>
     leaves(menu)
-        .filter((e) => entryActive(e, pathname))
+        .filter((e) => entryActive(e, pathname, menu))
         .map((e) => e.label);
 
 describe('menu from the definitions', () => {
@@ -34,12 +34,51 @@ describe('menu from the definitions', () => {
         expect(lit('/devices')).toEqual(['设备与视频流']);
         expect(lit('/devInstanceDetail/3/17/info')).toEqual(['设备管理']);
         expect(lit('/childDeviceDetail/3/18')).toEqual(['设备管理']);
-        expect(lit('/devices/pk1/dn1/info')).toEqual(['设备与视频流']);
+        // A device's detail is device management's, though its path starts with /devices.
+        expect(lit('/devices/pk1/dn1/info')).toEqual(['设备管理']);
+        expect(lit('/devices/pk1/dn1')).toEqual(['设备管理']);
+        expect(lit('/devInstanceDetail/3/17')).toEqual(['设备管理']);
+        expect(lit('/deviceInstance/2')).toEqual(['设备管理']);
         expect(lit('/productDetail/view')).toEqual(['产品管理']);
         expect(lit('/programOverview/5')).toEqual(['项目管理']);
         expect(lit('/groupDetail/9')).toEqual(['分组管理']);
         expect(lit('/productLog')).toEqual(['产品更新日志']);
         expect(lit('/monitor/imitate')).toEqual(['设备模拟']);
+    });
+
+    it('lights the most specific match only, and its section', () => {
+        const entry = (label: string, to: string, related: string[] = []): MenuEntry => ({
+            key: to,
+            label,
+            to,
+            order: 0,
+            related,
+        });
+        const section: MenuEntry = {
+            key: 'section:s',
+            label: 's',
+            order: 0,
+            related: [],
+            children: [entry('A', '/a'), entry('AB', '/a/b'), entry('X', '/x', ['/a/:id/c'])],
+        };
+        const all = [section, entry('Z', '/z')];
+        const on = (path: string) =>
+            leaves(all)
+                .filter((e) => entryActive(e, path, all))
+                .map((e) => e.label);
+        expect(on('/a')).toEqual(['A']);
+        expect(on('/a/q')).toEqual(['A']);
+        expect(on('/a/b/1')).toEqual(['AB']);
+        expect(on('/a/7/c')).toEqual(['X']);
+        expect(on('/ab')).toEqual([]);
+        expect(entryActive(section, '/a/7/c', all)).toBe(true);
+        expect(entryActive(all[1], '/a/7/c', all)).toBe(false);
+        // Without the whole menu, every entry that matches is lit (the old rule).
+        expect(
+            leaves(all)
+                .filter((e) => entryActive(e, '/a/b'))
+                .map((e) => e.label),
+        ).toEqual(['A', 'AB']);
     });
 
     it('hides what the platform does not list, and a section left empty', () => {

@@ -1,11 +1,20 @@
 import { lazy, Suspense, useContext, useState, type MouseEvent, type ReactNode } from 'react';
-import { Box, Button, CircularProgress, Tooltip, Typography, type ButtonProps } from '@mui/material';
+import { Box, Button, CircularProgress, Switch, Tooltip, Typography, type ButtonProps } from '@mui/material';
 import { Confirm, DataProviderContext, useDataProvider } from 'react-admin';
-import { Link } from 'react-router-dom';
+import { Link, useSearchParams } from 'react-router-dom';
 import { runCall, useCall } from '../calls';
 import type { PlatformDataProvider } from '../choices';
 import { callParams, callResource } from '../calls';
-import type { Action, CallAction, CopyAction, DownloadAction, LinkAction, Row, Scope } from '../vocabulary';
+import type {
+    Action,
+    CallAction,
+    CopyAction,
+    DownloadAction,
+    LinkAction,
+    Row,
+    Scope,
+    SwitchAction,
+} from '../vocabulary';
 import { copyText } from './copy';
 import FormActionDialog from './FormAction';
 import { failureText, of, ROW_SX, useActionResource, useAfterSuccess, useToast } from './shared';
@@ -54,6 +63,7 @@ interface FaceProps {
 
 /** The button itself: label and icon from the action, disabled (with the reason as tooltip) from the scope. */
 function ActionFace({ action, scope, size, onClick, busy, button }: FaceProps) {
+    const toast = useToast();
     const why = action.disabled?.(scope) ?? false;
     const disabled = !!why || !!busy;
     const Icon = action.icon;
@@ -70,7 +80,10 @@ function ActionFace({ action, scope, size, onClick, busy, button }: FaceProps) {
             {...(disabled ? {} : button)}
             onClick={(e: MouseEvent) => {
                 stop(e);
-                onClick?.();
+                // `guard`: a reason the action cannot run now is said, and nothing runs.
+                const problem = action.guard?.(scope);
+                if (problem) toast(problem, 'warning');
+                else onClick?.();
             }}
         >
             {of(action.label, scope)}
@@ -150,8 +163,15 @@ function useSaveAs(action: DownloadAction, scope: Scope, resource?: string) {
     return { save, busy };
 }
 
-function CallButton(props: { action: CallAction; scope: Scope; size: 'small' | 'medium'; resource?: string }) {
-    const { action, scope, size, resource } = props;
+function CallButton(props: {
+    action: CallAction;
+    scope: Scope;
+    size: 'small' | 'medium';
+    resource?: string;
+    /** Another face than a button (a switch): it gets the click and whether the call runs. */
+    face?: (click: () => void, running: boolean) => ReactNode;
+}) {
+    const { action, scope, size, resource, face } = props;
     const dataProvider = useDataProvider<PlatformDataProvider>();
     const after = useAfterSuccess(resource);
     const toast = useToast();
@@ -177,15 +197,25 @@ function CallButton(props: { action: CallAction; scope: Scope; size: 'small' | '
         }
     };
 
+    const click = () => {
+        const problem = action.guard?.(scope);
+        if (problem) toast(problem, 'warning');
+        else if (action.confirm) setAsking(true);
+        else void run();
+    };
     return (
         <>
-            <ActionFace
-                action={action}
-                scope={scope}
-                size={size}
-                busy={running}
-                onClick={() => (action.confirm ? setAsking(true) : void run())}
-            />
+            {face ? (
+                face(click, running)
+            ) : (
+                <ActionFace
+                    action={action}
+                    scope={scope}
+                    size={size}
+                    busy={running}
+                    onClick={() => (action.confirm ? setAsking(true) : void run())}
+                />
+            )}
             {action.confirm ? (
                 <Confirm
                     isOpen={asking}
@@ -213,6 +243,36 @@ function CallButton(props: { action: CallAction; scope: Scope; size: 'small' | '
     );
 }
 
+/** A switch: checked from the scope; turning it runs `off` (when checked) or `on`, each a call action. */
+function SwitchButton(props: { action: SwitchAction; scope: Scope; size: 'small' | 'medium'; resource?: string }) {
+    const { action, scope, size, resource } = props;
+    const checked = action.checked(scope);
+    const next = checked ? action.off : action.on;
+    const why = action.disabled?.(scope) ?? false;
+    return (
+        <CallButton
+            action={next}
+            scope={scope}
+            size={size}
+            resource={resource}
+            face={(click, running) => (
+                <Tooltip title={of(action.label, scope)}>
+                    <span>
+                        <Switch
+                            size="small"
+                            checked={checked}
+                            disabled={!!why || running}
+                            onClick={stop}
+                            onChange={click}
+                            slotProps={{ input: { 'aria-label': of(next.label, scope) } }}
+                        />
+                    </span>
+                </Tooltip>
+            )}
+        />
+    );
+}
+
 /** Form, upload and widget actions: the button opens the action's dialog (loaded on the first click). */
 function DialogButton(props: {
     action: Extract<Action, { kind: 'form' | 'upload' | 'widget' | 'dialog' }>;
@@ -221,10 +281,26 @@ function DialogButton(props: {
     resource?: string;
 }) {
     const { action, scope, size, resource } = props;
-    const [open, setOpen] = useState(false);
+    // `openWith`: a URL such as ?type=program opens the dialog; closing it drops the param.
+    const opener = action.kind === 'form' ? action.openWith : undefined;
+    const [search, setSearch] = useSearchParams();
+    const asked = !!opener && search.has(opener.query) && (!opener.value || search.get(opener.query) === opener.value);
+    const [open, setOpen] = useState(asked);
     // Stays mounted after closing, so the dialog's exit transition plays.
-    const [used, setUsed] = useState(false);
-    const close = () => setOpen(false);
+    const [used, setUsed] = useState(asked);
+    const close = () => {
+        setOpen(false);
+        if (opener && search.has(opener.query)) {
+            setSearch(
+                (now) => {
+                    const next = new URLSearchParams(now);
+                    next.delete(opener.query);
+                    return next;
+                },
+                { replace: true },
+            );
+        }
+    };
     let dialog: ReactNode = null;
     if (used) {
         const common = { scope, resource, open, onClose: close };
@@ -271,6 +347,8 @@ export function ActionButton({ action, scope, resource: given, size = 'medium' }
         case 'widget':
         case 'dialog':
             return <DialogButton action={action} scope={scope} size={size} resource={resource} />;
+        case 'switch':
+            return <SwitchButton action={action} scope={scope} size={size} resource={resource} />;
     }
 }
 

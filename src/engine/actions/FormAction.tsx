@@ -45,6 +45,9 @@ export interface ActionFormProps {
     errorField?: (message: string) => string | undefined;
 }
 
+/** A submit refused by the action's own `guard`: already said, the dialog stays open. */
+class Checked extends Error {}
+
 function SubmitButtons({
     onClose,
     label,
@@ -129,6 +132,7 @@ export function ActionForm({
         try {
             await onSubmit(values);
         } catch (error) {
+            if (error instanceof Checked) return;
             const text = failureText(error, failure);
             const source = errorField?.(text);
             // react-admin's Form sets what onSubmit answers as the inputs' errors.
@@ -221,6 +225,8 @@ export default function FormActionDialog({
         [action, scope, loaded.data],
     );
     const refresh = useRefresh();
+    const toast = useToast();
+    const locked = useMemo(() => action.lock?.(scope) ?? [], [action, scope]);
     const note = action.note ? of(action.note, scope) : undefined;
     const title = of(action.title ?? action.label, scope);
     // The form starts from the loaded answer: it opens once the call answered (a failure is said in its place).
@@ -235,6 +241,12 @@ export default function FormActionDialog({
 
     const onSubmit = async (values: FormValues) => {
         const submitScope = { ...scope, values };
+        // `guard` with the values: its reason is said and the dialog stays open.
+        const problem = action.guard?.(submitScope);
+        if (problem) {
+            toast(problem, 'warning');
+            throw new Checked();
+        }
         let answer: unknown;
         try {
             answer = await runCall(dataProvider, action.submit, submitScope, resource);
@@ -256,6 +268,7 @@ export default function FormActionDialog({
             schema={action.schema}
             defaultValues={defaultValues}
             mode={action.mode ?? 'create'}
+            disabled={locked}
             onSubmit={onSubmit}
             failure={action.failure}
             submitLabel={action.submitLabel}

@@ -33,13 +33,18 @@ function readText(file: File): Promise<string> {
 }
 
 /** Why a chosen file cannot be sent, checked before any byte travels; undefined when it can. */
-export function fileProblem(file: File, accept?: string[], maxSize?: number): string | undefined {
+export function fileProblem(
+    file: File,
+    accept?: string[],
+    maxSize?: number,
+    refusals: UploadAction['refusals'] = {},
+): string | undefined {
     const ext = file.name.includes('.') ? file.name.split('.').pop()!.toLowerCase() : '';
     if (accept?.length && !accept.map((a) => a.toLowerCase()).includes(ext)) {
-        return `只能上传 ${accept.map((a) => `.${a}`).join('、')} 格式的文件`;
+        return refusals.type ?? `只能上传 ${accept.map((a) => `.${a}`).join('、')} 格式的文件`;
     }
-    if (maxSize !== undefined && file.size > maxSize) return `文件大小不能超过 ${sizeText(maxSize)}`;
-    if (file.size === 0) return '文件内容为空';
+    if (maxSize !== undefined && file.size > maxSize) return refusals.size ?? `文件大小不能超过 ${sizeText(maxSize)}`;
+    if (file.size === 0) return refusals.empty ?? '文件内容为空';
     return undefined;
 }
 
@@ -78,6 +83,7 @@ export default function UploadActionDialog({
         [action.schema],
     );
     const inputs = useMemo(() => resolveInputs(action.fields ?? [], definition), [action.fields, definition]);
+    const defaultValues = useMemo(() => action.defaults?.(scope), [action, scope]);
     const uploading = progress !== null;
     const Result = action.result ? widgets[action.result] : undefined;
     const note = action.note ? of(action.note, scope) : undefined;
@@ -96,7 +102,9 @@ export default function UploadActionDialog({
         // The same file chosen again after a fix must fire change again.
         e.target.value = '';
         if (!chosen) return;
-        const why = action.check ? action.check(chosen) : fileProblem(chosen, action.accept, action.maxSize);
+        const why = action.check
+            ? action.check(chosen)
+            : fileProblem(chosen, action.accept, action.maxSize, action.refusals);
         setProblem(why ?? '');
         setFile(why ? null : chosen);
         setParsed(null);
@@ -121,9 +129,11 @@ export default function UploadActionDialog({
 
     const submit = async (values: FormValues) => {
         if (!file) {
-            setProblem('请选择文件');
+            // A file refused on choice keeps its reason.
+            if (!problem) setProblem('请选择文件');
             return;
         }
+        setProblem('');
         const content = action.parse ? parsed?.value : file;
         const submitScope = { ...scope, values: { ...values, [action.fileField ?? 'file']: content } };
         setProgress(0);
@@ -137,16 +147,27 @@ export default function UploadActionDialog({
                 onClose();
             }
         } catch (error) {
-            toast(failureText(error, action.failure), 'error');
+            const text = failureText(error, action.failure);
+            toast(text, 'error');
+            // Said in the dialog too, beside the file it is about.
+            setProblem(text);
         } finally {
             setProgress(null);
         }
     };
 
+    const again = () => {
+        setFile(null);
+        setProblem('');
+        setResult(null);
+    };
     const buttons = result ? (
-        <Button onClick={close} variant="contained">
-            关闭
-        </Button>
+        <>
+            {action.again ? <Button onClick={again}>{action.again}</Button> : null}
+            <Button onClick={close} variant="contained">
+                {action.doneLabel ?? '关闭'}
+            </Button>
+        </>
     ) : (
         <>
             {extra ? <Box sx={{ mr: 'auto' }}>{extra}</Box> : null}
@@ -166,7 +187,7 @@ export default function UploadActionDialog({
             title={action.title ?? of(action.label, scope)}
             actions={buttons}
             wrap={(inner) => (
-                <Form resolver={resolver} onSubmit={submit} noValidate>
+                <Form resolver={resolver} defaultValues={defaultValues} onSubmit={submit} noValidate>
                     {inner}
                 </Form>
             )}

@@ -43,7 +43,7 @@ export function successText(
 export function useToast() {
     const notify = useNotify();
     return useCallback(
-        (text: string, type: 'success' | 'error' | 'info' = 'success') =>
+        (text: string, type: 'success' | 'error' | 'info' | 'warning' = 'success') =>
             notify(text, { type, messageArgs: { _: text } }),
         [notify],
     );

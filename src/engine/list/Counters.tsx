@@ -141,7 +141,12 @@ export function Counters({ call, items, scope, title = '统计' }: CountersProps
                 const figure = pending ? (
                     <Skeleton width={48} />
                 ) : (
-                    <Typography component="span" variant="h6" sx={{ color: item.color, fontWeight: 600 }}>
+                    <Typography
+                        component="span"
+                        variant="h6"
+                        sx={{ color: item.color, fontWeight: 600 }}
+                        data-testid={`count-${item.value}`}
+                    >
                         {blank(value) ? '-' : shown(value)}
                     </Typography>
                 );

@@ -3,7 +3,7 @@
  * detail tab, several lists on one page. Paging, page size and filters live in the URL under the list's prefix;
  * the call is the resource's getList or any custom call (`source`), with params from the scope (route, record).
  */
-import { useEffect, useMemo, type ReactNode } from 'react';
+import { useCallback, useEffect, useMemo, type ReactNode } from 'react';
 import InboxIcon from '@mui/icons-material/Inbox';
 import RefreshIcon from '@mui/icons-material/Refresh';
 import {
@@ -27,10 +27,11 @@ import {
     useRecordContext,
     type ListControllerResult,
 } from 'react-admin';
+import { useNavigate } from 'react-router-dom';
 import { ActionBar } from '../actions';
 import { of } from '../actions/shared';
 import { callResource, useCall } from '../calls';
-import { definitionOf, referencePath, useOptionalDefinition } from '../context';
+import { DefinitionProvider, definitionOf, referencePath, useOptionalDefinition } from '../context';
 import { renderField } from '../fields';
 import { useScope } from '../scope';
 import type { FieldDefinition, ResourceDefinition } from '../types';
@@ -128,6 +129,21 @@ function RowActionsCell({ actions, scope }: { actions: Action[]; scope: Scope; l
     return <ActionBar actions={actions} scope={rowScope} size="small" />;
 }
 
+/** Bulk actions clear the selection once they succeed (the rows they acted on are done). */
+function clearingSelection(actions: Action[], clear: () => void): Action[] {
+    return actions.map((action) =>
+        action.kind === 'call' || action.kind === 'form'
+            ? {
+                  ...action,
+                  then: (answer, scope) => {
+                      clear();
+                      return action.then?.(answer, scope);
+                  },
+              }
+            : action,
+    );
+}
+
 /** Above the rows while some are selected: how many, the bulk actions over them, and 取消选择. */
 function SelectionBar({ actions, scope }: { actions: Action[]; scope: Scope }) {
     const { selectedIds, onUnselectItems, onSelect, data, isFetching } = useListContext<Row & { id: string }>();
@@ -164,7 +180,7 @@ function SelectionBar({ actions, scope }: { actions: Action[]; scope: Scope }) {
 /** Datagrid needs a bulk-actions element to show checkboxes; the bar above carries the buttons. */
 const SelectionOnly = () => <></>;
 
-function ErrorState({ list }: { list: ListControllerResult }) {
+function ErrorState({ list, subject }: { list: ListControllerResult; subject?: string }) {
     return (
         <Alert
             severity="error"
@@ -174,7 +190,7 @@ function ErrorState({ list }: { list: ListControllerResult }) {
                 </Button>
             }
         >
-            加载失败：{(list.error as Error)?.message || '查询失败'}
+            {subject ?? ''}加载失败：{(list.error as Error)?.message || '查询失败'}
         </Alert>
     );
 }
@@ -196,6 +212,8 @@ function ListBody({
 }) {
     const columns = resolveColumns(spec.columns, definition);
     const bulk = spec.bulkActions ?? [];
+    // In the toolbar (bulkInToolbar) the bar above the rows only counts the selection.
+    const barActions = spec.bulkInToolbar ? [] : bulk;
     const paging = spec.paging !== false;
     return (
         <>
@@ -204,12 +222,17 @@ function ListBody({
             ) : null}
             <Datagrid
                 bulkActionButtons={bulk.length ? <SelectionOnly /> : false}
-                bulkActionsToolbar={bulk.length ? <SelectionBar actions={bulk} scope={scope} /> : undefined}
+                bulkActionsToolbar={bulk.length ? <SelectionBar actions={barActions} scope={scope} /> : undefined}
                 rowClick={false}
                 size={spec.dense ? 'small' : 'medium'}
                 aria-label={label}
                 empty={<EmptyState spec={spec} scope={scope} filtered={filtered} columns={columns} />}
-                sx={{ '& .RaDatagrid-headerCell': { fontWeight: 600, whiteSpace: 'nowrap' } }}
+                sx={{
+                    '& .RaDatagrid-headerCell': { fontWeight: 600, whiteSpace: 'nowrap' },
+                    ...(spec.compactCells
+                        ? { '& .MuiTableCell-root:not(.MuiTableCell-paddingCheckbox)': { px: 1 } }
+                        : {}),
+                }}
             >
                 {columns.map(([source, field]) => renderField(source, field))}
                 {spec.rowActions?.length ? (
@@ -233,7 +256,12 @@ function ListBody({
 
 /** The list itself: filters and toolbar, counters, the table (loading, empty, error states), the pager. */
 export function DataList(props: DataListProps): ReactNode {
-    return props.spec.rows ? <RowsList {...props} /> : <PagedList {...props} />;
+    const own = useOptionalDefinition();
+    // A list of another resource (`spec.resource`) renders inside that resource's definition: its fields and actions.
+    const other = props.spec.resource ? definitionOf(props.spec.resource) : undefined;
+    const inner = props.spec.rows ? <RowsList {...props} /> : <PagedList {...props} />;
+    if (other && other !== own) return <DefinitionProvider value={other}>{inner}</DefinitionProvider>;
+    return inner;
 }
 
 /** `rows`: rows computed in the browser from the scope, or from the source call's whole answer; all shown. */
@@ -317,7 +345,7 @@ function PagedList({ spec, resource: given, label }: DataListProps): ReactNode {
     const queryFilters = useMemo(
         () =>
             Object.fromEntries([
-                ...filters.map((f) => [f.source, f.param ?? prefixed(prefix, f.source)]),
+                ...filters.filter((f) => !f.path).map((f) => [f.source, f.param ?? prefixed(prefix, f.source)]),
                 // A dialog filter's fields are filters of their own, each under its name.
                 ...filters.flatMap((f) => (f.dialog?.fields ?? []).map(([s]) => [s, prefixed(prefix, s)])),
             ]),
@@ -353,10 +381,31 @@ function PagedList({ spec, resource: given, label }: DataListProps): ReactNode {
         return map && keyed ? keyed.map((row) => ({ ...map(row, scope), id: row.id })) : keyed;
     }, [rows, rowId, map, scope]);
     const shown = useMemo(() => ({ ...list, data }) as ListControllerResult, [list, data]);
+    const navigate = useNavigate();
+    const { onUnselectItems } = list;
+    const clear = useCallback(() => onUnselectItems(), [onUnselectItems]);
+    const bulkActions = useMemo(
+        () => (spec.bulkActions ? clearingSelection(spec.bulkActions, clear) : undefined),
+        [spec.bulkActions, clear],
+    );
+    const selected = useMemo(
+        () => (data ?? []).filter((row) => list.selectedIds.includes(row.id)) as Row[],
+        [data, list.selectedIds],
+    );
     if (spec.when && !spec.when(scope)) return null;
 
-    const setFilter = (source: string, value: string) =>
-        list.setFilters({ ...list.filterValues, [source]: value }, list.displayedFilters);
+    const setFilter = (source: string, value: string) => {
+        const inPath = filters.find((f) => f.source === source)?.path;
+        if (inPath) navigate(inPath.to(value, scope));
+        else list.setFilters({ ...list.filterValues, [source]: value }, list.displayedFilters);
+    };
+    // Filters kept in the path read their value from the route.
+    const filterValues = {
+        ...list.filterValues,
+        ...Object.fromEntries(filters.filter((f) => f.path).map((f) => [f.source, scope.route[f.path!.param] ?? ''])),
+    };
+    const shownSpec = bulkActions ? { ...spec, bulkActions } : spec;
+    const toolbar = [...(spec.toolbar ?? []), ...(spec.bulkInToolbar && bulkActions ? bulkActions : [])];
     const setFilterValues = (values: Record<string, string>) =>
         list.setFilters({ ...list.filterValues, ...values }, list.displayedFilters);
     const filtered = Object.keys(queryFilters).some((key) => {
@@ -364,7 +413,7 @@ function PagedList({ spec, resource: given, label }: DataListProps): ReactNode {
         return value !== undefined && value !== '' && value !== defaults[key] && !(fixed && key in fixed);
     });
     const counters = spec.counters;
-    const hasTop = filters.length > 0 || !!spec.toolbar?.length || !!spec.title || !!spec.refresh;
+    const hasTop = filters.length > 0 || toolbar.length > 0 || !!spec.title || !!spec.refresh;
     const refreshName = typeof spec.refresh === 'string' ? spec.refresh : undefined;
     return (
         <Box sx={{ display: 'flex', flexDirection: 'column', gap: 1.5 }}>
@@ -377,13 +426,15 @@ function PagedList({ spec, resource: given, label }: DataListProps): ReactNode {
                     ) : null}
                     <Filters
                         filters={filters}
-                        values={list.filterValues}
+                        values={filterValues}
                         onChange={setFilter}
                         onChangeMany={setFilterValues}
                         scope={scope}
                     />
                     <Box sx={{ flex: 1 }} />
-                    {spec.toolbar?.length ? <ActionBar actions={spec.toolbar} scope={scope} /> : null}
+                    {toolbar.length ? (
+                        <ActionBar actions={toolbar} scope={spec.bulkInToolbar ? { ...scope, selected } : scope} />
+                    ) : null}
                     {spec.refresh ? (
                         <Button
                             size="small"
@@ -415,7 +466,7 @@ function PagedList({ spec, resource: given, label }: DataListProps): ReactNode {
                     <EmptyState spec={spec} scope={scope} text={spec.failure} />
                 </Card>
             ) : list.error && !list.data ? (
-                <ErrorState list={list} />
+                <ErrorState list={list} subject={spec.subject} />
             ) : (
                 <ResourceContextProvider value={referencePath(resource)}>
                     <ListContextProvider value={shown}>
@@ -427,7 +478,7 @@ function PagedList({ spec, resource: given, label }: DataListProps): ReactNode {
                             }}
                         >
                             <ListBody
-                                spec={spec}
+                                spec={shownSpec}
                                 list={shown}
                                 scope={scope}
                                 definition={definition}

@@ -1,12 +1,23 @@
 import { lazy, Suspense, type ReactNode } from 'react';
-import { Box, Card, CardContent, FormControlLabel, Radio, RadioGroup, Tab, Tabs, Typography } from '@mui/material';
+import {
+    Alert,
+    Box,
+    Card,
+    CardContent,
+    FormControlLabel,
+    Radio,
+    RadioGroup,
+    Tab,
+    Tabs,
+    Typography,
+} from '@mui/material';
 import InboxIcon from '@mui/icons-material/Inbox';
 import { RecordContextProvider, useRecordContext } from 'react-admin';
 import { useSearchParams } from 'react-router-dom';
 import { widgets } from '../../widgets/registry';
 import { ActionBar } from '../actions';
-import { widgetFallback } from '../actions/fallback';
 import { of } from '../actions/shared';
+import { widgetFallback } from '../actions/fallback';
 import { useOptionalDefinition } from '../context';
 import { renderField } from '../fields';
 import { Counters, DataList, resolveColumns } from '../list';
@@ -267,6 +278,15 @@ function OneSection({ section, scope }: { section: Section; scope: Scope }) {
             return <TabsSection section={section} scope={scope} />;
         case 'switch':
             return <SwitchSection section={section} />;
+        case 'notice':
+            return (
+                <Alert
+                    severity={section.severity ?? 'info'}
+                    action={section.actions?.length ? <ActionBar actions={section.actions} scope={scope} /> : undefined}
+                >
+                    {of(section.text, scope)}
+                </Alert>
+            );
         case 'row': {
             const widths = section.widths;
             return (

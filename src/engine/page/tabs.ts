@@ -38,10 +38,12 @@ export function useTab(
         (key: string) => {
             if (byQuery) {
                 const value = base === 1 ? String(all.findIndex((t) => t.key === key) + 1) : key;
+                const bare = page.tabParam?.omitFallback && key === fallback;
                 setSearch(
                     (now) => {
                         const next = new URLSearchParams(now);
-                        next.set(byQuery, value);
+                        if (bare) next.delete(byQuery);
+                        else next.set(byQuery, value);
                         return next;
                     },
                     { replace: false },
@@ -55,7 +57,7 @@ export function useTab(
             const kept = head && !all.some((t) => t.key === head) ? [head, ...tail] : tail;
             navigate(`${prefix}/${[key, ...kept].join('/')}${location.search}`);
         },
-        [byQuery, base, all, setSearch, params, location, navigate],
+        [byQuery, base, all, setSearch, params, location, navigate, page.tabParam, fallback],
     );
     return { tabs, current, choose };
 }

@@ -10,6 +10,7 @@ import {
     TableRow,
     Typography,
 } from '@mui/material';
+import type { WidgetProps } from '../registry';
 
 export interface ImportResult {
     success: Array<{ deviceName: string }>;
@@ -22,9 +23,14 @@ const SHOWN_NAMES = 100;
 /** A table of every refused row of a 100,000-row file would stall the page; the first ones say what is wrong. */
 const SHOWN_FAILURES = 500;
 
-/** The answer of an import: how many were written and which, and each refused row with its reason. */
-export function ImportResultView({ result }: { result: ImportResult }) {
-    const { success, failure } = result;
+/**
+ * The answer of a device import (the upload action's `result`): how many were written and which, and each refused
+ * row with its line and reason. A display of an answer already at hand, not a list over a call.
+ */
+export function ImportResultView({ answer }: WidgetProps) {
+    const result = (answer ?? {}) as Partial<ImportResult>;
+    const success = result.success ?? [];
+    const failure = result.failure ?? [];
     const lines = failure.some((f) => typeof f.line === 'number');
     return (
         <Box sx={{ display: 'flex', flexDirection: 'column', gap: 2, pt: 1 }}>
