@@ -65,5 +65,16 @@ export function messageLogRoutes({ db, config }: Services) {
         return ok(c, data);
     });
 
+    /**
+     * Alert notifications (告警消息: app, notification type, message type, recipient, content, time). They are sent by
+     * the rule engine, which the platform does not have yet: no notification exists, so every page is empty.
+     */
+    app.get('/alerts', (c) => {
+        const q = c.req.query();
+        for (const [key, value] of Object.entries(q)) refuseNul(key, value);
+        paging(q.pageNumber, q.pageSize);
+        return ok(c, { records: [], total: 0 });
+    });
+
     return app;
 }

@@ -1344,6 +1344,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    '/api/log/alerts': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Alert notifications (告警消息 tab of /log): app name, notification type, message type, recipient, content and
+         *     time of each notification the rule engine sent. The platform has no rule engine yet, so no notification
+         *     exists and every page is empty (records [], total 0). Refusals (400): 页码必须是正整数, 每页条数必须是正整数,
+         *     每页条数不能超过1000.
+         */
+        get: operations['alertMessages'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     '/api/project/list': {
         parameters: {
             query?: never;
@@ -5599,6 +5621,48 @@ export interface operations {
             400: components['responses']['DeviceBadRequest'];
             401: components['responses']['Unauthorized'];
             404: components['responses']['DeviceNotFound'];
+        };
+    };
+    alertMessages: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page, 1..1000 (default 10). */
+                pageSize?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of alert notifications (empty until the rule engine exists) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code0'];
+                        msg: string;
+                        data: {
+                            records: {
+                                id: string;
+                                appName: string;
+                                noticeType: string;
+                                messageType: string;
+                                recipient: string;
+                                content: string;
+                                time: components['schemas']['Time'];
+                            }[];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
         };
     };
     listProjects: {

@@ -166,6 +166,8 @@ export interface WidgetAction extends ActionBase {
     props?: (scope: Scope) => Record<string, unknown>;
     width?: 'xs' | 'sm' | 'md' | 'lg' | 'xl';
     refresh?: Refresh;
+    /** A button under the widget that closes the dialog (e.g. '关闭'), for widgets that only show something. */
+    closeLabel?: string;
 }
 
 /** Sections (a list, a chart widget) in the engine's dialog, the row as record; lists inside keep their URL state only while it is open. */
@@ -183,7 +185,7 @@ export type Action =
 export interface FilterSpec {
     source: string;
     label: string;
-    input?: 'search' | 'text' | 'select' | 'tree' | 'tabs' | 'dialog';
+    input?: 'search' | 'text' | 'select' | 'tree' | 'tabs' | 'dialog' | 'dateRange';
     choices?: Array<{ id: string | number; name: string }>;
     /** Choices from a call; `optionValue` / `optionText` name the row's fields. */
     choicesFrom?: CallRef & { optionValue?: string; optionText?: string; childrenField?: string };
@@ -194,8 +196,11 @@ export interface FilterSpec {
     defaultValue?: string;
     /** Params cleared when this one changes (a device chosen under a product is cleared with the product). */
     resets?: string[];
-    /** In a picker: no rows are asked for until this filter has a value; the text says what to choose first. */
-    required?: string;
+    /**
+     * The call needs this filter: no rows are asked for until it has a value. In a picker, the text says what to
+     * choose first; in a list, `true` makes a select start on its first choice (暂无可选的{label} when it has none).
+     */
+    required?: string | boolean;
     /**
      * input 'dialog': a button (the label) opening a form whose fields are filters of their own (each kept in the
      * URL under its name), and a deletable chip saying what is applied; `source` is the field that turns it on.
@@ -207,6 +212,12 @@ export interface FilterSpec {
         note?: string;
         chip: (values: Record<string, string>) => string;
     };
+    /** 'dateRange': the source of the range's end (`source` is its start); both travel as epoch milliseconds, inclusive. */
+    to?: string;
+    /** 'dateRange': the URL param of the end (default: `to` under the list's prefix). */
+    toParam?: string;
+    /** 'select': the choices can be searched by typing (a long list such as every product). */
+    searchable?: boolean;
 }
 
 /** A figure above a list or in a counters section. */

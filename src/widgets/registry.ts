@@ -36,6 +36,8 @@ export const widgets: Record<string, LazyExoticComponent<ComponentType<any>>> = 
     projectCards: lazy(() => import('./dashboard/ProjectCards').then((m) => ({ default: m.ProjectCards }))),
     /** 设备分布: every located device on the map (clusters from the server above 10,000), click to open one. */
     deviceMap: lazy(() => import('./dashboard/LocationMap').then((m) => ({ default: m.LocationMap }))),
+    /** A JSON document shown indented ({ text, caption }): a logged message's payload. */
+    jsonView: lazy(() => import('./JsonView').then((m) => ({ default: m.JsonView }))),
     /** The map picker dialog (MapPickerDialogProps): type 'position' inputs open it. */
     mapPicker: lazy(() => import('../components/map/MapPickerDialog')),
     /** A numeric property's history as a line over the last hour or 24 hours ({ deviceId, identifier, range, label }). */

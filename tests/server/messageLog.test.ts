@@ -216,6 +216,16 @@ describe('GET /api/log/messages', () => {
     });
 });
 
+describe('GET /api/log/alerts', () => {
+    it('answers an empty page until the rule engine sends notifications, and refuses bad paging', async () => {
+        expect(okData(await call(s, 'GET', '/api/log/alerts?pageNumber=1&pageSize=10'))).toEqual({
+            records: [],
+            total: 0,
+        });
+        expectRefused(await call(s, 'GET', '/api/log/alerts?pageNumber=0'), 400, '页码必须是正整数');
+    });
+});
+
 describe('retention (LOG_RETENTION_DAYS)', () => {
     it('deletes messages and property history older than the retention, in batches, and keeps the rest', async () => {
         const device = await lamp();
