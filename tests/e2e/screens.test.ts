@@ -63,6 +63,8 @@ describe.skipIf(!haveChromium)('every screen at laptop sizes', () => {
             ['groupDetail', `/groups/detail?groupId=${String(rootGroup.groupId)}`],
             ['groupDevices', `/groups/detail?groupId=${String(rootGroup.groupId)}&tab=devices`],
             ['groupChildren', `/groupDetail/${String(rootGroup.groupId)}?tab=children`],
+            ['log', '/log'],
+            ['logDown', '/log?tab=down'],
         );
     }, 300_000);
 
