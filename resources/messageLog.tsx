@@ -37,8 +37,8 @@ const filters: FilterSpec[] = [
         choicesFrom: { call: 'listAll', resource: 'products', optionValue: 'productKey', optionText: 'productName' },
     },
     { source: 'deviceName', label: '设备名称', param: 'deviceName' },
-    { source: 'startTime', to: 'endTime', label: '时间', input: 'dateRange', param: 'startTime', toParam: 'endTime' },
     { source: 'messageId', label: '消息ID', param: 'messageId' },
+    { source: 'startTime', to: 'endTime', label: '时间', input: 'dateRange', param: 'startTime', toParam: 'endTime' },
 ];
 
 const view: Action = {
@@ -65,7 +65,7 @@ const messages = (direction: 'up' | 'down'): ListSpec => ({
     filters:
         direction === 'up'
             ? [
-                  ...filters,
+                  filters[0],
                   {
                       source: 'direction',
                       label: '消息类型',
@@ -78,6 +78,7 @@ const messages = (direction: 'up' | 'down'): ListSpec => ({
                       defaultValue: 'up',
                       param: 'kind',
                   },
+                  ...filters.slice(1),
               ]
             : filters,
     rowActions: [view],

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import FilterListIcon from '@mui/icons-material/FilterList';
 import SearchIcon from '@mui/icons-material/Search';
 import { Box, Button, Chip, InputAdornment, MenuItem, Tab, Tabs, TextField, Typography } from '@mui/material';
@@ -36,7 +36,9 @@ function useOptionState(filter: FilterSpec, scope: Scope): { options: Option[]; 
     const from = filter.choicesFrom;
     const { data, isError } = useCall<unknown>(from, scope, { staleTime: 60_000 });
     const loaded = !!filter.choices || !from || data !== undefined || isError;
-    return { options: optionsOf(filter, data), loaded };
+    // Stable between renders: a searchable select resets its typed text when its chosen option changes identity.
+    const options = useMemo(() => optionsOf(filter, data), [filter, data]);
+    return { options, loaded };
 }
 
 function optionsOf(filter: FilterSpec, data: unknown): Option[] {
@@ -113,6 +115,7 @@ function SelectFilter({ filter, value, onChange, scope, onDefault }: FilterProps
             label={filter.label}
             value={known ? value : ''}
             onChange={(e) => onChange(e.target.value)}
+            fullWidth={false}
             sx={{ minWidth: 180 }}
             slotProps={{ select: { displayEmpty: all !== false }, inputLabel: { shrink: true } }}
         >
