@@ -11,6 +11,7 @@ import { isDataException, refuseForeignWrites, refuseNulInQuery, securityHeaders
 import { deviceRoutes } from './routes/device';
 import { functionRoutes } from './routes/function';
 import { menuRoutes } from './routes/menu';
+import { messageLogRoutes } from './routes/messageLog';
 import { createGeoRouter } from './geo/router';
 import { ms4Routes } from './routes/ms4';
 import { productRoutes } from './routes/product';
@@ -110,6 +111,7 @@ export function createApp(deps: AppDeps) {
     app.route('/api/video-device', videoDeviceRoutes());
     app.route('/api/geo', createGeoRouter(services));
     app.route('/api/simulation', simulationRoutes(services));
+    app.route('/api/log', messageLogRoutes(services));
     app.route('/ms3/productLog', productLogRoutes(services));
     app.route('/', deviceAccessRoutes(services));
     app.route('/ms4', ms4Routes(services));

@@ -25,6 +25,8 @@ export interface ServerConfig {
     mqttPort: number;
     /** Redis shared by several server processes on one database (REDIS_URL; docs/deployment.md); unset: one process. */
     redisUrl: string | undefined;
+    /** Days the message log (device_messages) and property history are kept (LOG_RETENTION_DAYS, default 30). */
+    logRetentionDays: number;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -38,6 +40,15 @@ function parsePort(raw: string | undefined, fallback = 8080, name = 'PORT'): num
         throw new Error(`${name} 必须是 0~65535 的整数 / ${name} must be an integer 0-65535 (got "${raw}")`);
     }
     return port;
+}
+
+function parseDays(raw: string | undefined, fallback = 30, name = 'LOG_RETENTION_DAYS'): number {
+    if (raw === undefined || raw.trim() === '') return fallback;
+    const days = Number(raw);
+    if (!Number.isInteger(days) || days < 1 || days > 36500) {
+        throw new Error(`${name} 必须是 1~36500 的整数（天） / ${name} must be an integer 1-36500 days (got "${raw}")`);
+    }
+    return days;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): ServerConfig {
@@ -55,5 +66,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
         map: loadGeoConfig(env),
         mqttPort: parsePort(env.MQTT_PORT, 1883, 'MQTT_PORT'),
         redisUrl: nonEmpty(env.REDIS_URL),
+        logRetentionDays: parseDays(env.LOG_RETENTION_DAYS),
     };
 }

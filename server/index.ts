@@ -68,6 +68,7 @@ async function main(): Promise<void> {
         import('./mqtt/broker'),
         import('./mqtt/access'),
         import('./simulation/simulator'),
+        import('./domain/retention'),
     ]);
     let handle: DatabaseHandle;
     try {
@@ -90,6 +91,7 @@ async function main(): Promise<void> {
         { createBroker },
         { createAccessHub },
         { createSimulator },
+        { startRetentionSweeper },
     ] = await later;
     const admin = await ensureAdmin(handle.db, config.adminPassword);
     const access = createAccessHub();
@@ -170,6 +172,8 @@ async function main(): Promise<void> {
                     );
                 }
                 startLeftoverSweeper(handle.db, config.filesDir);
+                // Messages and property history older than LOG_RETENTION_DAYS: now and every hour, in batches.
+                startRetentionSweeper(handle.db, config.logRetentionDays);
                 return deviceClusterIndex(handle.db).snapshot();
             })
             .catch((err) => console.error('启动后的初始化失败 / post-start setup failed:', err));

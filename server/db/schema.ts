@@ -268,8 +268,17 @@ export const deviceMessages = pgTable(
         /** The event or service identifier, when the method names one. */
         identifier: text('identifier'),
         data: jsonb('data').notNull(),
+        /**
+         * The device's product, copied when the message is written (a device never changes product), so the log
+         * query (/log) pages a product's messages on one index instead of visiting each of its devices.
+         */
+        productId: integer('product_id'),
     },
-    (t) => [index('device_messages_device_ts_idx').on(t.deviceId, t.ts.desc().nullsFirst(), t.id.desc().nullsFirst())],
+    (t) => [
+        index('device_messages_device_ts_idx').on(t.deviceId, t.ts.desc().nullsFirst(), t.id.desc().nullsFirst()),
+        // The retention sweep finds the oldest rows on it (0012_message_log.sql adds the partial indexes of /log).
+        index('device_messages_ts_idx').on(t.ts),
+    ],
 );
 
 /** The latest value of each property of each device (one row per device and identifier). */
@@ -301,7 +310,11 @@ export const propertyRecords = pgTable(
         ts: timestamp('ts', { withTimezone: true }).notNull(),
         value: jsonb('value'),
     },
-    (t) => [primaryKey({ columns: [t.deviceId, t.identifier, t.ts] })],
+    (t) => [
+        primaryKey({ columns: [t.deviceId, t.identifier, t.ts] }),
+        // The retention sweep finds the oldest rows on it.
+        index('property_records_ts_idx').on(t.ts),
+    ],
 );
 
 /** Project staff: users assigned to a project. */

@@ -246,7 +246,7 @@ export async function recordPropertyPost(
     if (entries.length === 0) throw badRequest('属性上报不能为空');
     for (const [identifier] of entries) checkIdentifier(identifier);
     return db.transaction(async (tx) => {
-        await deviceProductId(tx, deviceId);
+        const productId = await deviceProductId(tx, deviceId);
         await tx
             .insert(deviceProperties)
             .values(entries.map(([identifier, value]) => ({ deviceId, identifier, value, ts })))
@@ -264,7 +264,14 @@ export async function recordPropertyPost(
             });
         const [row] = await tx
             .insert(deviceMessages)
-            .values({ deviceId, ts, method: PROPERTY_POST, identifier: null, data: Object.fromEntries(entries) })
+            .values({
+                deviceId,
+                productId,
+                ts,
+                method: PROPERTY_POST,
+                identifier: null,
+                data: Object.fromEntries(entries),
+            })
             .returning({ id: deviceMessages.id });
         return Number(row.id);
     });
@@ -285,10 +292,10 @@ export async function recordMessage(
     if (!METHOD.test(method)) throw badRequest('方法名格式不正确');
     if (method === PROPERTY_POST) throw badRequest('属性上报请使用 recordPropertyPost');
     if (identifier !== null) checkIdentifier(identifier);
-    await deviceProductId(db, deviceId);
+    const productId = await deviceProductId(db, deviceId);
     const [row] = await db
         .insert(deviceMessages)
-        .values({ deviceId, ts, method, identifier, data })
+        .values({ deviceId, productId, ts, method, identifier, data })
         .returning({ id: deviceMessages.id });
     return Number(row.id);
 }

@@ -15,6 +15,7 @@ const FAMILIES: Array<[prefix: string, family: Family]> = [
     ['/api/group', 'returnCode1111'],
     ['/api/groups', 'returnCode1111'],
     ['/api/device', 'device'],
+    ['/api/log', 'device'],
     ['/ms4/device/', 'returnCode0'],
     ['/ms3/', 'ms3'],
 ];

@@ -68,10 +68,13 @@ export function createMessageWriter(db: Db) {
             i: m.identifier,
             x: m.data ?? {},
         }));
+        // product_id: the log query (/log) pages a product's messages on (product_id, ts); copied from the device here
+        // (a LEFT JOIN, so a device deleted meanwhile still fails its row on the foreign key, as before).
         await tx.execute(sql`
-            INSERT INTO device_messages (device_id, ts, method, identifier, data)
-            SELECT x.d, x.t, x.m, x.i, x.x FROM json_to_recordset(${JSON.stringify(messages)}::json)
-                AS x(d bigint, t timestamptz, m text, i text, x jsonb)`);
+            INSERT INTO device_messages (device_id, ts, method, identifier, data, product_id)
+            SELECT x.d, x.t, x.m, x.i, x.x, dev.product_id FROM json_to_recordset(${JSON.stringify(messages)}::json)
+                AS x(d bigint, t timestamptz, m text, i text, x jsonb)
+                LEFT JOIN devices dev ON dev.id = x.d`);
     }
 
     async function flush(): Promise<void> {

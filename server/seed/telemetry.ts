@@ -223,7 +223,8 @@ export async function insertDemoTelemetry(ctx: DemoContext): Promise<void> {
              AS x(d bigint, i text, t timestamptz, v jsonb, desired jsonb)`);
     messages.sort((a, b) => a.t.localeCompare(b.t));
     await tx.execute(sql`
-        INSERT INTO device_messages (device_id, ts, method, identifier, data)
-        SELECT d, t, m, i, data
-        FROM jsonb_to_recordset(${JSON.stringify(messages)}::jsonb) AS x(d bigint, t timestamptz, m text, i text, data jsonb)`);
+        INSERT INTO device_messages (device_id, ts, method, identifier, data, product_id)
+        SELECT x.d, x.t, x.m, x.i, x.data, dev.product_id
+        FROM jsonb_to_recordset(${JSON.stringify(messages)}::jsonb) AS x(d bigint, t timestamptz, m text, i text, data jsonb)
+        JOIN devices dev ON dev.id = x.d`);
 }

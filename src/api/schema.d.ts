@@ -1333,6 +1333,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    '/api/log/messages': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The message log of one product (日志查询, /log), newest first, a page at a time. direction `up` is everything
+         *     the product's devices sent (property and event posts, replies to downlink calls, custom-topic and passthrough
+         *     messages), `down` what the platform sent them (property sets and service calls), `status` their online /
+         *     offline changes. deviceName is an exact device name within the product (none such: no rows); startTime and
+         *     endTime (epoch ms, both inclusive) bound the time; messageId matches the Alink id of a downlink call and its
+         *     reply, or a message's own log id. total counts at most 10,000 matching messages (a longer log answers 10,000:
+         *     narrow the time range), and pages beyond it are empty. Messages are kept LOG_RETENTION_DAYS days (default
+         *     30). Refusals (400): 请选择产品, 消息方向只能是 up、down 或 status, 开始时间格式不正确：应为毫秒时间戳 /
+         *     结束时间格式不正确：应为毫秒时间戳, 开始时间不能晚于结束时间, 设备名称不能超过100个字符, 消息ID不能超过64个字符,
+         *     页码必须是正整数, 每页条数必须是正整数, 每页条数不能超过1000; 404 产品不存在.
+         */
+        get: operations['messageLog'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/log/alerts': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Alert notifications (告警消息 tab of /log): app name, notification type, message type, recipient, content and
+         *     time of each notification the rule engine sent. The platform has no rule engine yet, so no notification
+         *     exists and every page is empty (records [], total 0). Refusals (400): 页码必须是正整数, 每页条数必须是正整数,
+         *     每页条数不能超过1000.
+         */
+        get: operations['alertMessages'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     '/api/project/list': {
         parameters: {
             query?: never;
@@ -2713,11 +2763,15 @@ export interface components {
             longitude?: number;
             latitude?: number;
             addr?: string;
+            /** @description Optional; the new device joins this project (404 项目不存在 when it does not exist). */
+            projectId?: number;
         };
         DeviceCreateByIdForm: {
             productId: number;
             deviceName: string;
             remark?: string;
+            /** @description Optional; the new device joins this project (404 项目不存在 when it does not exist). */
+            projectId?: number;
         };
         DeviceUpdateForm: {
             deviceId: number;
@@ -2920,6 +2974,26 @@ export interface components {
             /** @default 10 */
             size: number;
             method?: components['schemas']['MessageMethodFilter'];
+        };
+        MessageLogRecord: {
+            /** @description The log row's id */
+            id: string;
+            time: components['schemas']['Time'];
+            deviceName: string;
+            /**
+             * @description thing.event.property.post, thing.event.{id}.post, thing.service.property.set, thing.service.{id}, their
+             *     `_reply`, user.message (custom topic), thing.model.up_raw (passthrough) or device.status
+             */
+            method: string;
+            /**
+             * @description The topic, rebuilt from the method (/sys/{productKey}/{deviceName}/thing/...); a custom topic as it was;
+             *     status changes /as/mqtt/status/{productKey}/{deviceName}
+             */
+            topic: string;
+            /** @description The Alink message id */
+            messageId: string;
+            /** @description The message's JSON as text */
+            payload: string;
         };
         CountAnswer: {
             code: components['schemas']['Code200'];
@@ -5560,6 +5634,92 @@ export interface operations {
             400: components['responses']['DeviceBadRequest'];
             401: components['responses']['Unauthorized'];
             404: components['responses']['DeviceNotFound'];
+        };
+    };
+    messageLog: {
+        parameters: {
+            query: {
+                productKey: string;
+                direction?: 'up' | 'down' | 'status';
+                deviceName?: string;
+                /** @description Epoch milliseconds, inclusive. */
+                startTime?: number;
+                /** @description Epoch milliseconds, inclusive. */
+                endTime?: number;
+                messageId?: string;
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page, 1..1000 (default 10). */
+                pageSize?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the product's messages */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code0'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['MessageLogRecord'][];
+                            /** @description Matching messages */
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+        };
+    };
+    alertMessages: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page, 1..1000 (default 10). */
+                pageSize?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of alert notifications (empty until the rule engine exists) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code0'];
+                        msg: string;
+                        data: {
+                            records: {
+                                id: string;
+                                appName: string;
+                                noticeType: string;
+                                messageType: string;
+                                recipient: string;
+                                content: string;
+                                time: components['schemas']['Time'];
+                            }[];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
         };
     };
     listProjects: {

@@ -207,6 +207,8 @@ export interface WidgetAction extends ActionBase {
     props?: (scope: Scope) => Record<string, unknown>;
     width?: 'xs' | 'sm' | 'md' | 'lg' | 'xl';
     refresh?: Refresh;
+    /** A button under the widget that closes the dialog (e.g. '关闭'), for widgets that only show something. */
+    closeLabel?: string;
 }
 
 /** Sections (a list, a chart widget) in the engine's dialog, the row as record; lists inside keep their URL state only while it is open. */
@@ -233,7 +235,7 @@ export interface FilterSpec {
     source: string;
     label: string;
     /** 'buttons': the label and a row of toggle buttons (全部 and each choice) that wraps as choices grow. */
-    input?: 'search' | 'text' | 'select' | 'tree' | 'tabs' | 'dialog' | 'buttons';
+    input?: 'search' | 'text' | 'select' | 'tree' | 'tabs' | 'dialog' | 'buttons' | 'dateRange';
     choices?: Array<{ id: string | number; name: string }>;
     /** Choices from a call; `optionValue` / `optionText` name the row's fields. */
     choicesFrom?: CallRef & { optionValue?: string; optionText?: string; childrenField?: string };
@@ -244,8 +246,11 @@ export interface FilterSpec {
     defaultValue?: string;
     /** Params cleared when this one changes (a device chosen under a product is cleared with the product). */
     resets?: string[];
-    /** In a picker: no rows are asked for until this filter has a value; the text says what to choose first. */
-    required?: string;
+    /**
+     * The call needs this filter: no rows are asked for until it has a value. In a picker, the text says what to
+     * choose first; in a list, `true` makes a select start on its first choice (暂无可选的{label} when it has none).
+     */
+    required?: string | boolean;
     /**
      * input 'dialog': a button (the label) opening a form whose fields are filters of their own (each kept in the
      * URL under its name), and a deletable chip saying what is applied; `source` is the field that turns it on.
@@ -259,6 +264,12 @@ export interface FilterSpec {
     };
     /** The value is a path segment (route param `param`); choosing goes to `to(value)`. The call gets it only through `source.params`. */
     path?: { param: string; to: (value: string, scope: Scope) => string };
+    /** 'dateRange': the source of the range's end (`source` is its start); both travel as epoch milliseconds, inclusive. */
+    to?: string;
+    /** 'dateRange': the URL param of the end (default: `to` under the list's prefix). */
+    toParam?: string;
+    /** 'select': the choices can be searched by typing (a long list such as every product). */
+    searchable?: boolean;
 }
 
 /** A figure above a list or in a counters section. */

@@ -36,6 +36,8 @@ export const widgets: Record<string, LazyExoticComponent<ComponentType<any>>> = 
     deviceMap: lazy(() => import('./dashboard/LocationMap').then((m) => ({ default: m.LocationMap }))),
     /** The answer of a device CSV import ({ answer }): written names, refused rows with line and reason. */
     deviceImportResult: lazy(() => import('./devices/ImportResult').then((m) => ({ default: m.ImportResultView }))),
+    /** A JSON document shown indented ({ text, caption }): a logged message's payload. */
+    jsonView: lazy(() => import('./JsonView').then((m) => ({ default: m.JsonView }))),
     /** The map picker dialog (MapPickerDialogProps): type 'position' inputs open it. */
     mapPicker: lazy(() => import('../components/map/MapPickerDialog')),
     /** A numeric property's history as a line over the last hour or 24 hours ({ deviceId, identifier, range, label }). */

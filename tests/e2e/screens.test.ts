@@ -47,6 +47,12 @@ describe.skipIf(!haveChromium)('every screen at laptop sizes', () => {
         const device = await first(page, server.url, '/api/device/list?pageNumber=1&pageSize=1');
         const project = await first(page, server.url, '/api/project/list?page=1&size=1');
         const rootGroup = await first(page, server.url, '/api/group/tree');
+        // The demo's street lamps have logged messages (the first product may have none).
+        const lamp = await first(
+            page,
+            server.url,
+            `/api/product?pageNumber=1&pageSize=1&productName=${encodeURIComponent('智能路灯')}`,
+        );
         routes.push(
             ['introduce', '/introduce'],
             ['product', '/product'],
@@ -63,6 +69,9 @@ describe.skipIf(!haveChromium)('every screen at laptop sizes', () => {
             ['groupDetail', `/groups/detail?groupId=${String(rootGroup.groupId)}`],
             ['groupDevices', `/groups/detail?groupId=${String(rootGroup.groupId)}&tab=devices`],
             ['groupChildren', `/groupDetail/${String(rootGroup.groupId)}?tab=children`],
+            ['log', '/log'],
+            ['logDown', '/log?tab=down'],
+            ['logLamp', `/log?productKey=${String(lamp.productKey)}`],
         );
     }, 300_000);
 

@@ -116,6 +116,9 @@ const happy: Record<string, () => Promise<Answer<unknown>>> = {
         const saved = await call(s, 'POST', '/ms3/productLog/save', form({ log: '待删除' }));
         return call(s, 'POST', '/ms3/productLog/delete', form({ id: data(saved).id as number }));
     },
+    'GET /api/log/messages': () =>
+        call(s, 'GET', `/api/log/messages?productKey=${product.productKey}&direction=status&pageNumber=1&pageSize=5`),
+    'GET /api/log/alerts': () => call(s, 'GET', '/api/log/alerts?pageNumber=1&pageSize=10'),
     ...deviceHappyCases(
         () => s,
         () => product,

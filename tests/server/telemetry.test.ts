@@ -11,6 +11,7 @@ import {
     demoDevice,
     expectRefused,
     freshLamp,
+    lampProduct,
     okData,
     qs,
     type HistoryPage,
@@ -210,6 +211,8 @@ describe('recordPropertyPost and recordMessage', () => {
                 method: PROPERTY_POST,
                 identifier: null,
                 data: { Brightness: 55, WorkMode: 2 },
+                // The log query pages a product's messages on it (0011_message_log).
+                productId: (await lampProduct(s)).productId,
             },
         ]);
     });

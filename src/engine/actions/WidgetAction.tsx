@@ -1,5 +1,5 @@
 import { Suspense } from 'react';
-import { Typography } from '@mui/material';
+import { Button, Typography } from '@mui/material';
 import { widgets } from '../../widgets/registry';
 import { useRefresh } from '../calls';
 import type { Scope, WidgetAction } from '../vocabulary';
@@ -28,7 +28,13 @@ export default function WidgetActionDialog({
         void refresh(action.refresh, resource);
     };
     return (
-        <EngineDialog open={open} onClose={close} title={of(action.title ?? action.label, scope)} width={action.width}>
+        <EngineDialog
+            open={open}
+            onClose={close}
+            title={of(action.title ?? action.label, scope)}
+            width={action.width}
+            actions={action.closeLabel ? <Button onClick={close}>{action.closeLabel}</Button> : undefined}
+        >
             {Widget ? (
                 <Suspense fallback={widgetFallback}>
                     <Widget scope={scope} onClose={close} {...action.props?.(scope)} />

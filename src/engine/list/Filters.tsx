@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import FilterListIcon from '@mui/icons-material/FilterList';
 import SearchIcon from '@mui/icons-material/Search';
 import {
@@ -17,6 +17,7 @@ import {
 import { ActionForm } from '../actions/FormAction';
 import { useCall } from '../calls';
 import type { FilterSpec, Row, Scope } from '../vocabulary';
+import { DateRangeFilter, SearchableSelect } from './moreFilters';
 
 type Values = Record<string, unknown>;
 
@@ -27,6 +28,8 @@ interface FiltersProps {
     /** Several filters at once (a dialog filter's fields). */
     onChangeMany?: (values: Record<string, string>) => void;
     scope: Scope;
+    /** A required select's starting value once its choices are known (its first; null when it has none). */
+    onDefault?: (source: string, value: string | null) => void;
 }
 
 interface Option {
@@ -37,8 +40,21 @@ interface Option {
 
 /** Choices of a select or tree filter: static, or rows of a call (a tree flattened, children indented). */
 function useOptions(filter: FilterSpec, scope: Scope): Option[] {
+    return useOptionState(filter, scope).options;
+}
+
+/** The choices, and whether they are known yet (static, or the call answered). */
+function useOptionState(filter: FilterSpec, scope: Scope): { options: Option[]; loaded: boolean } {
     const from = filter.choicesFrom;
-    const { data } = useCall<unknown>(from, scope, { staleTime: 60_000 });
+    const { data, isError } = useCall<unknown>(from, scope, { staleTime: 60_000 });
+    const loaded = !!filter.choices || !from || data !== undefined || isError;
+    // Stable between renders: a searchable select resets its typed text when its chosen option changes identity.
+    const options = useMemo(() => optionsOf(filter, data), [filter, data]);
+    return { options, loaded };
+}
+
+function optionsOf(filter: FilterSpec, data: unknown): Option[] {
+    const from = filter.choicesFrom;
     if (filter.choices) return filter.choices.map((c) => ({ id: String(c.id), name: c.name, depth: 0 }));
     if (!from || !data) return [];
     const rows = Array.isArray(data) ? (data as Row[]) : [];
@@ -91,9 +107,16 @@ function SearchBox({ filter, value, onChange }: { filter: FilterSpec; value: str
     );
 }
 
-function SelectFilter({ filter, value, onChange, scope }: FilterProps) {
-    const options = useOptions(filter, scope);
-    const all = filter.allLabel === undefined ? '全部' : filter.allLabel;
+function SelectFilter({ filter, value, onChange, scope, onDefault }: FilterProps) {
+    const { options, loaded } = useOptionState(filter, scope);
+    const first = loaded ? (options[0]?.id ?? null) : undefined;
+    const waiting = filter.required === true && value === '';
+    useEffect(() => {
+        if (waiting && first !== undefined) onDefault?.(filter.source, first);
+    }, [waiting, first, onDefault, filter.source]);
+    const all = filter.required === true ? false : filter.allLabel === undefined ? '全部' : filter.allLabel;
+    if (filter.searchable)
+        return <SearchableSelect filter={filter} value={value} options={options} allLabel={all} onChange={onChange} />;
     // A value the choices do not (yet) hold is shown as empty rather than warned about by MUI.
     const known = value === '' || options.some((o) => o.id === value);
     return (
@@ -104,6 +127,7 @@ function SelectFilter({ filter, value, onChange, scope }: FilterProps) {
             label={filter.label}
             value={known ? value : ''}
             onChange={(e) => onChange(e.target.value)}
+            fullWidth={false}
             sx={{ minWidth: 180 }}
             slotProps={{ select: { displayEmpty: all !== false }, inputLabel: { shrink: true } }}
         >
@@ -177,6 +201,10 @@ interface FilterProps {
     value: string;
     onChange: (value: string) => void;
     scope: Scope;
+    onDefault?: (source: string, value: string | null) => void;
+    /** 'dateRange': the end's value and how to change it. */
+    toValue?: string;
+    onToChange?: (value: string) => void;
 }
 
 const text = (value: unknown) => (value === undefined || value === null ? '' : String(value));
@@ -235,6 +263,15 @@ function DialogFilter({
 function OneFilter(props: FilterProps) {
     const { filter, value, onChange } = props;
     switch (filter.input ?? 'search') {
+        case 'dateRange':
+            return (
+                <DateRangeFilter
+                    filter={filter}
+                    from={value}
+                    to={props.toValue ?? ''}
+                    onChange={(which, v) => (which === 'from' ? onChange(v) : props.onToChange?.(v))}
+                />
+            );
         case 'select':
         case 'tree':
             return <SelectFilter {...props} />;
@@ -248,8 +285,10 @@ function OneFilter(props: FilterProps) {
 }
 
 /** The filters above a list, left to right as declared; their values live in the URL. */
-export function Filters({ filters, values, onChange, onChangeMany, scope }: FiltersProps) {
+export function Filters({ filters, values, onChange, onChangeMany, scope, onDefault }: FiltersProps) {
     if (!filters.length) return null;
+    const valueOf = (source: string | undefined) =>
+        source === undefined || values[source] === undefined ? '' : String(values[source]);
     return (
         <Box sx={{ display: 'flex', alignItems: 'center', flexWrap: 'wrap', gap: 1.5 }}>
             {filters.map((f) =>
@@ -266,9 +305,12 @@ export function Filters({ filters, values, onChange, onChangeMany, scope }: Filt
                     <OneFilter
                         key={f.source}
                         filter={f}
-                        value={values[f.source] === undefined ? '' : String(values[f.source])}
+                        value={valueOf(f.source)}
                         onChange={(v) => onChange(f.source, v)}
                         scope={scope}
+                        onDefault={onDefault}
+                        toValue={valueOf(f.to)}
+                        onToChange={f.to ? (v) => onChange(f.to!, v) : undefined}
                     />
                 ),
             )}

@@ -3,7 +3,8 @@
  * detail tab, several lists on one page. Paging, page size and filters live in the URL under the list's prefix;
  * the call is the resource's getList or any custom call (`source`), with params from the scope (route, record).
  */
-import { useCallback, useEffect, useMemo, type ReactNode } from 'react';
+import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { useSearchParams } from 'react-router-dom';
 import InboxIcon from '@mui/icons-material/Inbox';
 import RefreshIcon from '@mui/icons-material/Refresh';
 import {
@@ -348,16 +349,29 @@ function PagedList({ spec, resource: given, label }: DataListProps): ReactNode {
                 ...filters.filter((f) => !f.path).map((f) => [f.source, f.param ?? prefixed(prefix, f.source)]),
                 // A dialog filter's fields are filters of their own, each under its name.
                 ...filters.flatMap((f) => (f.dialog?.fields ?? []).map(([s]) => [s, prefixed(prefix, s)])),
+                // A date range's end is a filter of its own in the URL and the call.
+                ...filters.flatMap((f) => (f.to ? [[f.to, f.toParam ?? prefixed(prefix, f.to)]] : [])),
             ]),
         [filters, prefix],
     );
+    // Required selects start on their first choice (not written to the URL, like defaultValue).
+    const [firstChoices, setFirstChoices] = useState<Record<string, string | null>>({});
+    const onDefault = useCallback(
+        (source: string, value: string | null) =>
+            setFirstChoices((now) => (now[source] === value ? now : { ...now, [source]: value })),
+        [],
+    );
     const defaults = useMemo(
-        () =>
-            Object.fromEntries(
+        () => ({
+            ...Object.fromEntries(
                 filters.filter((f) => f.defaultValue !== undefined).map((f) => [f.source, f.defaultValue!]),
             ),
-        [filters],
+            ...Object.fromEntries(Object.entries(firstChoices).filter((e): e is [string, string] => !!e[1])),
+        }),
+        [filters, firstChoices],
     );
+    const [search] = useSearchParams();
+    const missing = filters.find((f) => f.required && !search.get(queryFilters[f.source]) && !defaults[f.source]);
     const call = spec.source?.call;
     const fixed = spec.source?.params?.(scope);
     const list = useUrlListController({
@@ -371,7 +385,7 @@ function PagedList({ spec, resource: given, label }: DataListProps): ReactNode {
         selectionKey: `${resource}:${prefix}`,
         refetchInterval: spec.source?.every ? spec.source.every * 1000 : undefined,
         failure: spec.failure,
-        enabled: !spec.rows,
+        enabled: !spec.rows && !missing,
     });
     const rowId = spec.rowId;
     const rows = list.data;
@@ -430,6 +444,7 @@ function PagedList({ spec, resource: given, label }: DataListProps): ReactNode {
                         onChange={setFilter}
                         onChangeMany={setFilterValues}
                         scope={scope}
+                        onDefault={onDefault}
                     />
                     <Box sx={{ flex: 1 }} />
                     {toolbar.length ? (
@@ -461,7 +476,21 @@ function PagedList({ spec, resource: given, label }: DataListProps): ReactNode {
                     }
                 />
             ) : null}
-            {list.error && spec.failure && !list.isFetching ? (
+            {missing ? (
+                <Card variant="outlined">
+                    {typeof missing.required === 'string' ? (
+                        <EmptyState spec={{ ...spec, empty: undefined }} scope={scope} text={missing.required} />
+                    ) : firstChoices[missing.source] === undefined ? (
+                        <LinearProgress sx={{ height: 2 }} aria-label="加载中" />
+                    ) : (
+                        <EmptyState
+                            spec={{ ...spec, empty: undefined }}
+                            scope={scope}
+                            text={`暂无可选的${missing.label}`}
+                        />
+                    )}
+                </Card>
+            ) : list.error && spec.failure && !list.isFetching ? (
                 <Card variant="outlined">
                     <EmptyState spec={spec} scope={scope} text={spec.failure} />
                 </Card>
