@@ -261,17 +261,11 @@ async function connections(): Promise<Figure[]> {
         }
         const platform = await startPlatform(count);
         try {
-            const base = (await platform.stats()).rss;
             const held = await hold(platform.port, platform.devices, true);
             const s = await platform.stats();
             figures.push({ name: `platform.connected${count}`, value: s.connected, unit: 'devices' });
             figures.push({ name: `platform.connectRate${count}`, value: held.rate, unit: 'conn/s' });
             figures.push({ name: `platform.rss${count}`, value: Math.round(s.rss / 1048576), unit: 'MB' });
-            figures.push({
-                name: `platform.rssPerConnection${count}`,
-                value: Math.round((s.rss - base) / count),
-                unit: 'B',
-            });
             held.stop();
         } finally {
             platform.stop();
