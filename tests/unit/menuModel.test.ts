@@ -19,7 +19,13 @@ const lit = (pathname: string) =>
 describe('menu from the definitions', () => {
     it('lays out the entries the platform allows, in their sections and order', () => {
         expect(menu.map((e) => e.label)).toEqual(['概览', '项目管理', '设备接入', '产品更新日志', '监控运维']);
-        expect(menu[4].children?.map((e) => e.label)).toEqual(['实时监控', '在线调试', '设备日志', '设备模拟']);
+        expect(menu[4].children?.map((e) => e.label)).toEqual([
+            '实时监控',
+            '在线调试',
+            '设备日志',
+            '设备模拟',
+            '日志查询',
+        ]);
         expect(menu[2].children?.map((e) => [e.label, e.to])).toEqual([
             ['产品管理', '/product'],
             ['设备管理', '/deviceInstance'],
