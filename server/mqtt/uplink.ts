@@ -28,6 +28,25 @@ interface AlinkRequest {
     params?: unknown;
 }
 
+/**
+ * A message the platform accepted from a device after checking it against the thing model: what rules and
+ * server-side subscriptions act on. `payload` is the device's bytes as they came.
+ */
+export interface AcceptedMessage {
+    device: DeviceEntry;
+    topic: string;
+    kind: 'property' | 'event';
+    /** The event's identifier (kind 'event'). */
+    identifier?: string;
+    /** Property values (kind 'property') or the event's output values (kind 'event'). */
+    values: Record<string, unknown>;
+    /** The device's time when sane, else the arrival time. */
+    ts: Date;
+    /** The Alink request id the device sent ('' when none). */
+    requestId: string;
+    payload: Buffer;
+}
+
 const EVENT_POST = /^thing\/event\/([A-Za-z_][A-Za-z0-9_]*)\/post$/;
 
 function parseJson(payload: Buffer): AlinkRequest | undefined {
@@ -50,6 +69,18 @@ function timeOf(raw: unknown): Date {
 
 export function createUplink({ directory, writer, publish, onReply }: Deps) {
     let listeners: Array<(device: DeviceEntry, topic: string, payload: Buffer) => void> = [];
+    let acceptedListeners: Array<(message: AcceptedMessage) => void> = [];
+    const requestIdOf = (request: AlinkRequest) =>
+        typeof request.id === 'string' || typeof request.id === 'number' ? String(request.id) : '';
+    function accepted(message: AcceptedMessage) {
+        for (const l of acceptedListeners) {
+            try {
+                l(message);
+            } catch {
+                // A listener's failure is its own; the device's message is stored and answered regardless.
+            }
+        }
+    }
 
     async function reply(
         topic: string,
@@ -69,7 +100,12 @@ export function createUplink({ directory, writer, publish, onReply }: Deps) {
         await publish(`${topic}_reply`, JSON.stringify(body)).catch(() => undefined);
     }
 
-    async function propertyPost(device: DeviceEntry, topic: string, request: AlinkRequest | undefined) {
+    async function propertyPost(
+        device: DeviceEntry,
+        topic: string,
+        request: AlinkRequest | undefined,
+        payload: Buffer,
+    ) {
         const method = 'thing.event.property.post';
         if (!request) return reply(topic, request, method, ALINK.BAD_PARAMS, '消息不是有效的 JSON 对象');
         const params = request.params;
@@ -87,6 +123,7 @@ export function createUplink({ directory, writer, publish, onReply }: Deps) {
         const first = Object.values(params as Record<string, { time?: unknown }>)[0];
         const ts = timeOf(typeof first === 'object' && first !== null ? first.time : undefined);
         await writer.propertyPost(device.deviceId, ts, values);
+        accepted({ device, topic, kind: 'property', values, ts, requestId: requestIdOf(request), payload });
         return reply(topic, request, method, ALINK.OK, 'success');
     }
 
@@ -95,6 +132,7 @@ export function createUplink({ directory, writer, publish, onReply }: Deps) {
         topic: string,
         identifier: string,
         request: AlinkRequest | undefined,
+        payload: Buffer,
     ) {
         const method = `thing.event.${identifier}.post`;
         if (!request) return reply(topic, request, method, ALINK.BAD_PARAMS, '消息不是有效的 JSON 对象');
@@ -114,7 +152,18 @@ export function createUplink({ directory, writer, publish, onReply }: Deps) {
             const why = checkValue(param.dataType, v);
             if (why) return reply(topic, request, method, ALINK.BAD_PARAMS, `事件 ${identifier} 的参数 ${key} ${why}`);
         }
-        await writer.write({ deviceId: device.deviceId, ts: timeOf(params.time), method, identifier, data: value });
+        const ts = timeOf(params.time);
+        await writer.write({ deviceId: device.deviceId, ts, method, identifier, data: value });
+        accepted({
+            device,
+            topic,
+            kind: 'event',
+            identifier,
+            values: value as Record<string, unknown>,
+            ts,
+            requestId: requestIdOf(request),
+            payload,
+        });
         return reply(topic, request, method, ALINK.OK, 'success');
     }
 
@@ -124,9 +173,10 @@ export function createUplink({ directory, writer, publish, onReply }: Deps) {
             for (const l of listeners) l(device, topic, payload);
             const sys = parseSysTopic(topic);
             if (sys && sys.productKey === device.productKey && sys.deviceName === device.deviceName) {
-                if (sys.rest === 'thing/event/property/post') return propertyPost(device, topic, parseJson(payload));
+                if (sys.rest === 'thing/event/property/post')
+                    return propertyPost(device, topic, parseJson(payload), payload);
                 const event = EVENT_POST.exec(sys.rest);
-                if (event) return eventPost(device, topic, event[1], parseJson(payload));
+                if (event) return eventPost(device, topic, event[1], parseJson(payload), payload);
                 if (sys.rest.startsWith('thing/service/') && sys.rest.endsWith('_reply')) {
                     // The device's answer to a downlink call: logged here (the caller, on whichever process, hears it
                     // through its own subscription).
@@ -182,6 +232,16 @@ export function createUplink({ directory, writer, publish, onReply }: Deps) {
                 identifier: null,
                 data: printable ? { topic, payload: text } : { topic, raw: payload.toString('base64') },
             });
+        },
+        /**
+         * Every property or event post accepted and stored (after the write), for rules and subscriptions. A
+         * listener must not throw or block: it runs on the message path. Returns the unsubscribe.
+         */
+        onAccepted(fn: (message: AcceptedMessage) => void): () => void {
+            acceptedListeners.push(fn);
+            return () => {
+                acceptedListeners = acceptedListeners.filter((l) => l !== fn);
+            };
         },
         /** Every accepted uplink, for live views (monitor, device log). Returns the unsubscribe. */
         listen(fn: (device: DeviceEntry, topic: string, payload: Buffer) => void): () => void {

@@ -248,6 +248,42 @@ describe('property post', () => {
     });
 });
 
+describe('accepted messages (what rules and subscriptions act on)', () => {
+    it('hands on each stored property or event post, and never a refused one', async () => {
+        const seen: Array<{ kind: string; identifier?: string; values: unknown; requestId: string }> = [];
+        const stop = broker.uplink.onAccepted((m) =>
+            seen.push({ kind: m.kind, identifier: m.identifier, values: m.values, requestId: m.requestId }),
+        );
+        try {
+            const device = await lamp();
+            const client = await signIn(device);
+            const base = `/sys/${device.productKey}/${device.deviceName}/thing/event`;
+            await subscribe(client, `${base}/+/post_reply`);
+            let reply = nextMessage(client, `${base}/property/post_reply`);
+            await client.publishAsync(
+                `${base}/property/post`,
+                JSON.stringify({ id: '7', params: { Brightness: 101 } }),
+            );
+            expect(await reply).toMatchObject({ code: 460 });
+            reply = nextMessage(client, `${base}/property/post_reply`);
+            await client.publishAsync(`${base}/property/post`, JSON.stringify({ id: '8', params: { Brightness: 40 } }));
+            expect(await reply).toMatchObject({ code: 200 });
+            reply = nextMessage(client, `${base}/LampFault/post_reply`);
+            await client.publishAsync(
+                `${base}/LampFault/post`,
+                JSON.stringify({ id: '9', params: { value: { FaultCode: 2 } } }),
+            );
+            expect(await reply).toMatchObject({ code: 200 });
+            expect(seen).toEqual([
+                { kind: 'property', identifier: undefined, values: { Brightness: 40 }, requestId: '8' },
+                { kind: 'event', identifier: 'LampFault', values: { FaultCode: 2 }, requestId: '9' },
+            ]);
+        } finally {
+            stop();
+        }
+    });
+});
+
 describe('downlink', () => {
     it('sets a property and waits for the device reply', async () => {
         const device = await lamp();
