@@ -1,11 +1,13 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router-dom';
-import resources from './resources';
 import { App } from './src/App';
 
 // The entry joins the console (src/) and the resource registry (resources/): neither imports the other.
 // react-admin would route in the URL hash; a browser router gives plain, bookmarkable paths (/product?page=2).
+// The registry is its own chunk, fetched now, beside the first screen's script and the sign-in check.
+const resources = import('./resources').then((m) => m.default);
+
 createRoot(document.getElementById('root')!).render(
     <StrictMode>
         <BrowserRouter>

@@ -91,10 +91,21 @@ function figuresOf(data: unknown): Record<string, unknown> | undefined {
     return entries.length ? Object.fromEntries(entries) : undefined;
 }
 
-export function createDataProvider(resources: ApiResource[], options: DataProviderOptions = {}): PlatformDataProvider {
+export function createDataProvider(
+    resources: ApiResource[] | Promise<ApiResource[]>,
+    options: DataProviderOptions = {},
+): PlatformDataProvider {
     const prefix = (options.prefix ?? defaultPrefix()).replace(/\/$/, '');
     const http: HttpOptions = { timeout: options.timeout, fetch: options.fetch };
-    const byName = new Map(resources.map((r) => [r.name, r]));
+    // The definitions may still be on their way (the console loads its registry beside the first screen): every
+    // call waits for them, so a call made during the first paint is answered as it would be later.
+    let byName = new Map<string, ApiResource>();
+    const index = (list: ApiResource[]) => {
+        byName = new Map(list.map((r) => [r.name, r]));
+    };
+    const ready: Promise<void> | undefined = Array.isArray(resources)
+        ? (index(resources), undefined)
+        : resources.then(index);
     const rest = createSimpleRestProvider(options.simpleRestUrl ?? `${prefix}/api`, http);
 
     const apiOf = (resource: string): ApiMapping | undefined => byName.get(resource)?.api;
@@ -318,6 +329,7 @@ export function createDataProvider(resources: ApiResource[], options: DataProvid
         // react-admin passes react-query's signal only when the provider says it honours it.
         supportAbortSignal: true,
         async invoke(resource: string, name: string, params: Params = {}, opts: InvokeOptions = {}) {
+            if (ready) await ready;
             const call = apiOf(resource)?.custom?.[name];
             if (!call) throw missing(resource, name);
             const body = await run(resource, call, call.params ? call.params(params) : params, params, opts);
@@ -336,10 +348,13 @@ export function createDataProvider(resources: ApiResource[], options: DataProvid
         },
     };
     for (const [verb, impl] of Object.entries(verbs)) {
-        provider[verb] = (resource: string, params: Params) =>
+        const direct = (resource: string, params: Params): Promise<unknown> =>
             apiOf(resource)
                 ? impl(resource, params)
                 : (rest[verb as keyof DataProvider] as typeof impl)(resource, params);
+        provider[verb] = ready
+            ? (resource: string, params: Params) => ready.then(() => direct(resource, params))
+            : direct;
     }
     // The verbs are written against plain records; react-admin's generic signatures are satisfied at this seam.
     return provider as unknown as PlatformDataProvider;

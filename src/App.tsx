@@ -1,12 +1,13 @@
-import { useMemo } from 'react';
+import { useMemo, useState, type ReactNode } from 'react';
 import { Navigate, Route } from 'react-router-dom';
-import { Admin, CustomRoutes, type AuthProvider, type DataProvider, type I18nProvider, type Store } from 'react-admin';
+import { CustomRoutes, type AuthProvider, type DataProvider, type I18nProvider, type Store } from 'react-admin';
 import { createDataProvider } from '../dataProvider';
 import { authProvider as defaultAuthProvider } from './auth/authProvider';
 import { apiResources, renderResources } from './engine/buildResource';
 import { RegistryProvider } from './engine/registry';
 import type { ResourceDefinition } from './engine/types';
 import { i18nProvider as defaultI18nProvider } from './i18n';
+import { ConsoleAdmin } from './layout/ConsoleAdmin';
 import { AppLayout } from './layout/Layout';
 import { APP_NAME } from './layout/Header';
 import { PlaceholderPage } from './layout/PlaceholderPage';
@@ -17,8 +18,12 @@ import { Login } from './pages/Login';
 import { Logout } from './pages/Logout';
 
 export interface AppProps {
-    /** The resource registry (resources/index.ts): every definition, found by the entry, never imported here. */
-    resources: ResourceDefinition[];
+    /**
+     * The resource registry (resources/index.ts): every definition, found by the entry, never imported here. The
+     * entry passes it as a promise (its own chunk, fetched beside the first screen, so the sign-in page and the
+     * sign-in check do not wait for definitions, forms and validators); tests pass the list itself.
+     */
+    resources: ResourceDefinition[] | Promise<ResourceDefinition[]>;
     /** Tests pass their own; by default the platform data provider over every registered resource. */
     dataProvider?: DataProvider;
     authProvider?: AuthProvider;
@@ -30,8 +35,26 @@ export interface AppProps {
 /** '/' lands on the welcome page, as SPEC.md's shell does after load. */
 const Home = () => <Navigate to="/introduce" replace />;
 
-export function createPlatformDataProvider(resources: ResourceDefinition[]): DataProvider {
-    return createDataProvider([...apiResources(resources), SHELL_API]);
+export function createPlatformDataProvider(
+    resources: ResourceDefinition[] | Promise<ResourceDefinition[]>,
+): DataProvider {
+    const all = (list: ResourceDefinition[]) => [...apiResources(list), SHELL_API];
+    return createDataProvider(Array.isArray(resources) ? all(resources) : resources.then(all));
+}
+
+/** Routes outside the definitions: the shell's redirects and placeholders. */
+function shellRoutes(): ReactNode[] {
+    return [
+        <CustomRoutes key="shell">
+            <Route path="/accessplatform" element={<Navigate to="/introduce" replace />} />
+            <Route path="/platform" element={<PlaceholderPage title="平台" />} />
+            <Route path="/usercenter" element={<PlaceholderPage title="用户中心" />} />
+            <Route path="/safetybutler" element={<PlaceholderPage title="安全管家" />} />
+        </CustomRoutes>,
+        <CustomRoutes key="shell-nolayout" noLayout>
+            <Route path="/logout" element={<Logout />} />
+        </CustomRoutes>,
+    ];
 }
 
 /**
@@ -46,9 +69,20 @@ export function App({
     store,
 }: AppProps) {
     const provider = useMemo(() => dataProvider ?? createPlatformDataProvider(resources), [dataProvider, resources]);
+    const [loaded, setLoaded] = useState<ResourceDefinition[]>(Array.isArray(resources) ? resources : []);
+    // A registry still loading is react-admin's asynchronous children: one stable function per registry, so
+    // re-renders do not send the router back to its loading state.
+    const children = useMemo(() => {
+        if (Array.isArray(resources)) return [...renderResources(resources), ...shellRoutes()];
+        return () =>
+            resources.then((list) => {
+                setLoaded(list);
+                return [...renderResources(list), ...shellRoutes()];
+            });
+    }, [resources]);
     return (
-        <RegistryProvider value={resources}>
-            <Admin
+        <RegistryProvider value={loaded}>
+            <ConsoleAdmin
                 title={APP_NAME}
                 dataProvider={provider}
                 authProvider={authProvider}
@@ -62,17 +96,8 @@ export function App({
                 requireAuth
                 disableTelemetry
             >
-                {renderResources(resources)}
-                <CustomRoutes>
-                    <Route path="/accessplatform" element={<Navigate to="/introduce" replace />} />
-                    <Route path="/platform" element={<PlaceholderPage title="平台" />} />
-                    <Route path="/usercenter" element={<PlaceholderPage title="用户中心" />} />
-                    <Route path="/safetybutler" element={<PlaceholderPage title="安全管家" />} />
-                </CustomRoutes>
-                <CustomRoutes noLayout>
-                    <Route path="/logout" element={<Logout />} />
-                </CustomRoutes>
-            </Admin>
+                {children}
+            </ConsoleAdmin>
         </RegistryProvider>
     );
 }

@@ -198,3 +198,23 @@ describe('getMany and getManyReference', () => {
         expect(result.total).toBe(1);
     });
 });
+
+describe('definitions that arrive after the provider is made (the registry chunk loads beside the first screen)', () => {
+    it('holds a call made before they arrive and answers it by the declared mapping once they do', async () => {
+        const f = fakeFetch(() => ({ body: page([{ productId: 7, productName: '智能灯' }], 1) }));
+        let arrive!: (list: typeof all) => void;
+        const dp = createDataProvider(new Promise<typeof all>((resolve) => (arrive = resolve)), {
+            prefix: '/console',
+            fetch: f.fetch,
+        });
+        const pending = dp.getList('products', list);
+        const invoked = dp.invoke('products', 'nope').catch((e: Error) => e.message);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        expect(f.calls).toHaveLength(0);
+        arrive(all);
+        const result = await pending;
+        expect(path(f.last())).toBe('/console/api/product');
+        expect(result.data).toEqual([{ productId: 7, productName: '智能灯', id: 7 }]);
+        expect(await invoked).toBe('资源 products 未声明 nope 接口');
+    });
+});
