@@ -81,11 +81,14 @@ export interface RenderAppOptions {
     authProvider?: AuthProvider;
 }
 
-/** The real console (App: registry, layout, shell routes) at a URL, in memory. */
+/**
+ * The real console (App: registry, layout, shell routes) at a URL, in memory; the registry arrives as a promise, as
+ * the entry hands it over in the browser.
+ */
 export function renderApp(url: string, options: RenderAppOptions = {}): RenderResult {
     return render(
         <MemoryRouter initialEntries={[url]}>
-            <App resources={resources} store={memoryStore()} authProvider={options.authProvider} />
+            <App resources={Promise.resolve(resources)} store={memoryStore()} authProvider={options.authProvider} />
             <LocationProbe />
         </MemoryRouter>,
     );
