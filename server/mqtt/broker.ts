@@ -47,7 +47,6 @@ export async function createBroker({ db, redisUrl, log = (m) => console.warn(m) 
     const sessions = new WeakMap<Client, Map<number, DeviceEntry>>();
     const subLive = new Map<number, Client>();
     const isOnline = (deviceId: number) => live.has(deviceId) || subLive.has(deviceId);
-    const counters = { connects: 0, refused: 0, uplink: 0, downlink: 0, deniedTopics: 0 };
 
     const aedes = await Aedes.createBroker({
         drainTimeout: 10_000,
@@ -129,14 +128,12 @@ export async function createBroker({ db, redisUrl, log = (m) => console.warn(m) 
     aedes.authenticate = (client, username, password, done) => {
         const who = parseUsername(username);
         if (!who) {
-            counters.refused++;
             return done(refuse(CODE.BAD_USERNAME_OR_PASSWORD, '用户名应为 {deviceName}&{productKey}'), false);
         }
         directory
             .byName(who.productKey, who.deviceName)
             .then((found) => {
                 if (!('deviceId' in found)) {
-                    counters.refused++;
                     log(`MQTT 拒绝连接（${found.unknownProduct ? '产品不存在' : '设备不存在'}）: ${username}`);
                     return done(
                         refuse(CODE.IDENTIFIER_REJECTED, found.unknownProduct ? '产品不存在' : '设备不存在'),
@@ -146,12 +143,10 @@ export async function createBroker({ db, redisUrl, log = (m) => console.warn(m) 
                 if (
                     !passwordValid(client.id, who.deviceName, who.productKey, found.secret, password?.toString() ?? '')
                 ) {
-                    counters.refused++;
                     log(`MQTT 拒绝连接（签名错误）: ${username}`);
                     return done(refuse(CODE.BAD_USERNAME_OR_PASSWORD, '签名错误'), false);
                 }
                 if (!found.enabled) {
-                    counters.refused++;
                     log(`MQTT 拒绝连接（设备已禁用）: ${username}`);
                     return done(refuse(CODE.NOT_AUTHORIZED, '设备已禁用'), false);
                 }
@@ -203,7 +198,6 @@ export async function createBroker({ db, redisUrl, log = (m) => console.warn(m) 
     aedes.authorizeSubscribe = (client, sub, done) => {
         const device = devices.get(client);
         if (!device || !topicAllowed(sub.topic, owners(client, device))) {
-            counters.deniedTopics++;
             log(`MQTT 拒绝订阅 ${sub.topic}（${device ? `${device.productKey}/${device.deviceName}` : '未知客户端'}）`);
             return done(null, null);
         }
@@ -215,7 +209,6 @@ export async function createBroker({ db, redisUrl, log = (m) => console.warn(m) 
         const gateway = devices.get(client);
         const device = gateway && owners(client, gateway).find((o) => topicAllowed(packet.topic, [o]));
         if (!gateway || !device) {
-            counters.deniedTopics++;
             log(
                 `MQTT 拒绝发布 ${packet.topic}（${gateway ? `${gateway.productKey}/${gateway.deviceName}` : '未知客户端'}）`,
             );
@@ -227,15 +220,24 @@ export async function createBroker({ db, redisUrl, log = (m) => console.warn(m) 
     };
 
     /** The topic catalog's 发布 topics of the device (the property post, the commonest, without a lookup). */
+    // A device's topic classes, made once per thing-model version (the directory hands out a new model object when the
+    // product's model is reloaded) instead of on every publish.
+    const classCache = new WeakMap<object, Map<string, ReturnType<typeof topicClasses>>>();
     async function mayPublishOn(device: DeviceEntry, topic: string): Promise<boolean> {
         if (topic === `/sys/${device.productKey}/${device.deviceName}/thing/event/property/post`) return true;
         const model = await directory.model(device.productId);
-        const classes = topicClasses(device, device.deviceName, [...model.events.keys()], [...model.services.keys()]);
+        let byDevice = classCache.get(model);
+        if (!byDevice) classCache.set(model, (byDevice = new Map()));
+        const key = `${device.productKey}/${device.deviceName}/${device.nodeType}/${device.passthrough}`;
+        let classes = byDevice.get(key);
+        if (!classes) {
+            classes = topicClasses(device, device.deviceName, [...model.events.keys()], [...model.services.keys()]);
+            byDevice.set(key, classes);
+        }
         return mayPublish(classes, topic);
     }
 
     function deny(gateway: DeviceEntry, packet: PublishPacket, done: (err?: Error | null) => void) {
-        counters.deniedTopics++;
         log(`MQTT 拒绝发布 ${packet.topic}（${gateway.productKey}/${gateway.deviceName}：不是可发布的 Topic）`);
         done(new Error('无权发布到该 Topic'));
     }
@@ -247,7 +249,6 @@ export async function createBroker({ db, redisUrl, log = (m) => console.warn(m) 
         packet: PublishPacket,
         done: (err?: Error | null) => void,
     ) {
-        counters.uplink++;
         traffic.emit({
             time: Date.now(),
             direction: 'up',
@@ -277,7 +278,6 @@ export async function createBroker({ db, redisUrl, log = (m) => console.warn(m) 
     aedes.on('client', (client) => {
         const device = devices.get(client);
         if (!device) return;
-        counters.connects++;
         const older = live.get(device.deviceId);
         live.set(device.deviceId, client);
         liveByName.set(`${device.productKey}/${device.deviceName}`, device);
@@ -319,7 +319,6 @@ export async function createBroker({ db, redisUrl, log = (m) => console.warn(m) 
         writer,
         uplink,
         downlink,
-        counters,
         traffic,
         /** Publishes to a connected device's own topic (the debug page's 发布消息); false when it is not connected. */
         async publishTo(deviceId: number, topic: string, payload: string, qos: 0 | 1): Promise<boolean> {

@@ -17,8 +17,6 @@ interface Deps {
     writer: MessageWriter;
     publish: (topic: string, payload: string) => Promise<void>;
     log: (message: string) => void;
-    /** Replies from devices to downlink calls. */
-    onReply?: (device: DeviceEntry, rest: string, message: Record<string, unknown>) => void;
 }
 
 interface AlinkRequest {
@@ -67,7 +65,7 @@ function timeOf(raw: unknown): Date {
     return Number.isFinite(n) && n > 946_684_800_000 && n < now + 86_400_000 ? new Date(n) : new Date(now);
 }
 
-export function createUplink({ directory, writer, publish, onReply }: Deps) {
+export function createUplink({ directory, writer, publish }: Deps) {
     let listeners: Array<(device: DeviceEntry, topic: string, payload: Buffer) => void> = [];
     let acceptedListeners: Array<(message: AcceptedMessage) => void> = [];
     const requestIdOf = (request: AlinkRequest) =>
@@ -197,7 +195,6 @@ export function createUplink({ directory, writer, publish, onReply }: Deps) {
                             ...(message ? { reply: message } : { raw: payload.toString('base64') }),
                         },
                     });
-                    onReply?.(device, sys.rest, (message ?? {}) as Record<string, unknown>);
                     return;
                 }
                 if (sys.rest === 'thing/model/up_raw') {
