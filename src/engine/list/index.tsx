@@ -255,6 +255,48 @@ function ListBody({
     );
 }
 
+/** The row above a list: its title, what sits beside it (filters), then, at the right, its actions. */
+function ListHeader({ title, children, end }: { title?: string; children?: ReactNode; end?: ReactNode }) {
+    return (
+        <Box sx={{ display: 'flex', alignItems: 'center', flexWrap: 'wrap', gap: 1.5 }}>
+            {title ? (
+                <Typography variant="subtitle1" component="h3" sx={{ fontWeight: 600 }}>
+                    {title}
+                </Typography>
+            ) : null}
+            {children}
+            <Box sx={{ flex: 1 }} />
+            {end}
+        </Box>
+    );
+}
+
+/** The table's card, inside the list's resource and list contexts; `height` makes it scroll within. */
+function TableCard({
+    resource,
+    list,
+    height,
+    children,
+}: {
+    resource: string;
+    list: ListControllerResult;
+    height?: number;
+    children: ReactNode;
+}) {
+    return (
+        <ResourceContextProvider value={referencePath(resource)}>
+            <ListContextProvider value={list}>
+                <Card
+                    variant="outlined"
+                    sx={{ overflowX: 'auto', ...(height ? { maxHeight: height, overflowY: 'auto' } : {}) }}
+                >
+                    {children}
+                </Card>
+            </ListContextProvider>
+        </ResourceContextProvider>
+    );
+}
+
 /** The list itself: filters and toolbar, counters, the table (loading, empty, error states), the pager. */
 export function DataList(props: DataListProps): ReactNode {
     const own = useOptionalDefinition();
@@ -297,39 +339,24 @@ function RowsList({ spec, resource: given, label }: DataListProps): ReactNode {
     return (
         <Box sx={{ display: 'flex', flexDirection: 'column', gap: 1.5 }}>
             {hasTop ? (
-                <Box sx={{ display: 'flex', alignItems: 'center', flexWrap: 'wrap', gap: 1.5 }}>
-                    {spec.title ? (
-                        <Typography variant="subtitle1" component="h3" sx={{ fontWeight: 600 }}>
-                            {spec.title}
-                        </Typography>
-                    ) : null}
-                    <Box sx={{ flex: 1 }} />
-                    {spec.toolbar?.length ? <ActionBar actions={spec.toolbar} scope={scope} /> : null}
-                </Box>
+                <ListHeader
+                    title={spec.title}
+                    end={spec.toolbar?.length ? <ActionBar actions={spec.toolbar} scope={scope} /> : null}
+                />
             ) : null}
             {answer.error ? (
                 <ErrorState list={failed} />
             ) : (
-                <ResourceContextProvider value={referencePath(resource)}>
-                    <ListContextProvider value={list}>
-                        <Card
-                            variant="outlined"
-                            sx={{
-                                overflowX: 'auto',
-                                ...(spec.height ? { maxHeight: spec.height, overflowY: 'auto' } : {}),
-                            }}
-                        >
-                            {list.isPending ? <LinearProgress sx={{ height: 2 }} aria-label="加载中" /> : null}
-                            <ListBody
-                                spec={{ ...spec, paging: false }}
-                                list={list}
-                                scope={scope}
-                                definition={definition}
-                                label={label ?? spec.title ?? spec.label}
-                            />
-                        </Card>
-                    </ListContextProvider>
-                </ResourceContextProvider>
+                <TableCard resource={resource} list={list} height={spec.height}>
+                    {list.isPending ? <LinearProgress sx={{ height: 2 }} aria-label="加载中" /> : null}
+                    <ListBody
+                        spec={{ ...spec, paging: false }}
+                        list={list}
+                        scope={scope}
+                        definition={definition}
+                        label={label ?? spec.title ?? spec.label}
+                    />
+                </TableCard>
             )}
         </Box>
     );
@@ -432,12 +459,31 @@ function PagedList({ spec, resource: given, label }: DataListProps): ReactNode {
     return (
         <Box sx={{ display: 'flex', flexDirection: 'column', gap: 1.5 }}>
             {hasTop ? (
-                <Box sx={{ display: 'flex', alignItems: 'center', flexWrap: 'wrap', gap: 1.5 }}>
-                    {spec.title ? (
-                        <Typography variant="subtitle1" component="h3" sx={{ fontWeight: 600 }}>
-                            {spec.title}
-                        </Typography>
-                    ) : null}
+                <ListHeader
+                    title={spec.title}
+                    end={
+                        <>
+                            {toolbar.length ? (
+                                <ActionBar
+                                    actions={toolbar}
+                                    scope={spec.bulkInToolbar ? { ...scope, selected } : scope}
+                                />
+                            ) : null}
+                            {spec.refresh ? (
+                                <Button
+                                    size="small"
+                                    variant="outlined"
+                                    startIcon={<RefreshIcon />}
+                                    disabled={list.isFetching}
+                                    onClick={() => void list.refetch()}
+                                    aria-label={refreshName}
+                                >
+                                    {list.isFetching ? '刷新中…' : '刷新'}
+                                </Button>
+                            ) : null}
+                        </>
+                    }
+                >
                     <Filters
                         filters={filters}
                         values={filterValues}
@@ -446,23 +492,7 @@ function PagedList({ spec, resource: given, label }: DataListProps): ReactNode {
                         scope={scope}
                         onDefault={onDefault}
                     />
-                    <Box sx={{ flex: 1 }} />
-                    {toolbar.length ? (
-                        <ActionBar actions={toolbar} scope={spec.bulkInToolbar ? { ...scope, selected } : scope} />
-                    ) : null}
-                    {spec.refresh ? (
-                        <Button
-                            size="small"
-                            variant="outlined"
-                            startIcon={<RefreshIcon />}
-                            disabled={list.isFetching}
-                            onClick={() => void list.refetch()}
-                            aria-label={refreshName}
-                        >
-                            {list.isFetching ? '刷新中…' : '刷新'}
-                        </Button>
-                    ) : null}
-                </Box>
+                </ListHeader>
             ) : null}
             {counters ? (
                 <Counters
@@ -497,26 +527,16 @@ function PagedList({ spec, resource: given, label }: DataListProps): ReactNode {
             ) : list.error && !list.data ? (
                 <ErrorState list={list} subject={spec.subject} />
             ) : (
-                <ResourceContextProvider value={referencePath(resource)}>
-                    <ListContextProvider value={shown}>
-                        <Card
-                            variant="outlined"
-                            sx={{
-                                overflowX: 'auto',
-                                ...(spec.height ? { maxHeight: spec.height, overflowY: 'auto' } : {}),
-                            }}
-                        >
-                            <ListBody
-                                spec={shownSpec}
-                                list={shown}
-                                scope={scope}
-                                definition={definition}
-                                label={label ?? spec.label ?? spec.title}
-                                filtered={filtered}
-                            />
-                        </Card>
-                    </ListContextProvider>
-                </ResourceContextProvider>
+                <TableCard resource={resource} list={shown} height={spec.height}>
+                    <ListBody
+                        spec={shownSpec}
+                        list={shown}
+                        scope={scope}
+                        definition={definition}
+                        label={label ?? spec.label ?? spec.title}
+                        filtered={filtered}
+                    />
+                </TableCard>
             )}
         </Box>
     );
