@@ -206,7 +206,16 @@ export function createAmqpService({
         c.gone = true;
         const g = groupOf(c.groupId);
         g.consumers = g.consumers.filter((x) => x !== c);
-        for (const m of c.unsettled.values()) requeue(g, m);
+        // Dispositions that arrived with the close are not dispatched yet: their outcome is read here.
+        for (const [delivery, m] of c.unsettled) {
+            const state = (delivery as unknown as { remote_state?: { constructor?: { composite_type?: string } } })
+                .remote_state?.constructor?.composite_type;
+            if (state === 'accepted' || state === 'rejected') {
+                if (state === 'accepted') c.acknowledged++;
+                g.held.delete(m.id);
+                queue.ack(m.id);
+            } else requeue(g, m);
+        }
         c.unsettled.clear();
         if (!g.consumers.length) void giveBack(g);
         else pump(g);
@@ -298,10 +307,8 @@ export function createAmqpService({
         const connection = context.connection;
         const sender = context.sender!;
         const result = signInOf(connection);
-        if (!result?.groupId || closed) {
-            sender.close({ condition: 'amqp:unauthorized-access', description: '未登录' });
-            return;
-        }
+        // A refused connection is being closed with its reason (its links go with it).
+        if (!result?.groupId || closed) return;
         const taken = [...(groups.get(result.groupId)?.consumers ?? [])].some(
             (c) => c.connection === connection && !c.gone,
         );
