@@ -104,6 +104,7 @@ async function main(): Promise<void> {
         db: handle.db,
         backlogMax: config.amqpBacklogMax,
         backlogHours: config.amqpBacklogHours,
+        databaseUrl: config.databaseUrl,
     });
     const app = createApp({ db: handle.db, config, access, simulator, amqp });
     // Plain HTTP/1.1 (no TLS or HTTP/2 options), so the adaptor returns a node:http Server.

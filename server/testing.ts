@@ -84,6 +84,7 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
             db: handle.db,
             backlogMax: config.amqpBacklogMax,
             backlogHours: config.amqpBacklogHours,
+            databaseUrl,
             log: () => undefined,
             ...opts.amqp,
         });

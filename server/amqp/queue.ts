@@ -28,8 +28,13 @@ export interface QueueOptions {
     backlogHours: number;
     /** A claim lasts this long unless renewed (a crashed process's claims come back after it). */
     leaseMs?: number;
+    /** Tell every server process on the database about new messages (PostgreSQL NOTIFY on NOTIFY_CHANNEL). */
+    notify?: boolean;
     log?: (message: string) => void;
 }
+
+/** The PostgreSQL channel new queue rows are announced on (payload: the group ids, comma-separated). */
+export const NOTIFY_CHANNEL = 'iot_amqp_queue';
 
 const MAX_BATCH = 1_000;
 const LINGER_MS = 5;
@@ -45,7 +50,14 @@ function messageIdSource() {
     };
 }
 
-export function createQueue({ db, backlogMax, backlogHours, leaseMs = 60_000, log = console.warn }: QueueOptions) {
+export function createQueue({
+    db,
+    backlogMax,
+    backlogHours,
+    leaseMs = 60_000,
+    notify = false,
+    log = console.warn,
+}: QueueOptions) {
     /** This process's name on its claims. */
     const owner = `${process.pid}-${randomBytes(6).toString('hex')}`;
     const nextMessageId = messageIdSource();
@@ -112,7 +124,12 @@ export function createQueue({ db, backlogMax, backlogHours, leaseMs = 60_000, lo
                     WHERE EXISTS (SELECT 1 FROM consumer_groups c WHERE c.id = x.g)`);
                 counters.enqueued += batch.length;
                 const groups = new Set(batch.map((r) => r.groupId));
-                for (const l of insertedListeners) l(groups);
+                if (notify) {
+                    // Every process (this one too) hears it at about the same time, so they share the group's messages.
+                    await db
+                        .execute(sql`SELECT pg_notify(${NOTIFY_CHANNEL}, ${[...groups].join(',')})`)
+                        .catch(() => insertedListeners.forEach((l) => l(groups)));
+                } else for (const l of insertedListeners) l(groups);
             } catch (err) {
                 log(`订阅消息入队失败（${batch.length} 条） / enqueue failed: ${String(err)}`);
             }

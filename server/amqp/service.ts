@@ -1,11 +1,12 @@
 import type { Server as NetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
+import pg from 'pg';
 import rhea, { type Connection, type Delivery, type EventContext, type Sender } from 'rhea';
 import type { Db } from '../db/client';
 import { accessKeys, consumerGroups } from '../db/schema';
 import type { AcceptedMessage } from '../mqtt/uplink';
-import { createQueue, type QueuedMessage } from './queue';
+import { createQueue, NOTIFY_CHANNEL, type QueuedMessage } from './queue';
 import { amqpPassword, parseAmqpUsername, passwordMatches, TIMESTAMP_SKEW_MS } from './signIn';
 
 /**
@@ -25,6 +26,8 @@ export interface AmqpOptions {
     /** Backlog bounds are applied this often. */
     sweepMs?: number;
     leaseMs?: number;
+    /** PostgreSQL (DATABASE_URL): new messages are announced to every server process with LISTEN / NOTIFY. */
+    databaseUrl?: string;
     log?: (message: string) => void;
 }
 
@@ -77,9 +80,10 @@ export function createAmqpService({
     pollMs = 250,
     sweepMs = 10_000,
     leaseMs = 60_000,
+    databaseUrl,
     log = (m) => console.warn(m),
 }: AmqpOptions) {
-    const queue = createQueue({ db, backlogMax, backlogHours, leaseMs, log });
+    const queue = createQueue({ db, backlogMax, backlogHours, leaseMs, log, notify: Boolean(databaseUrl) });
     const groups = new Map<number, GroupState>();
     const consumers = new WeakMap<Sender, Consumer>();
     const signIns = new Map<string, SignInResult>();
@@ -362,14 +366,40 @@ export function createAmqpService({
     // A consumer's socket error is its own (it shows as a disconnect).
     container.on('error', (err: unknown) => log(`AMQP 连接错误: ${String(err)}`));
 
-    queue.onInserted((ids) => {
+    const wake = (ids: Iterable<number>) => {
         for (const id of ids) {
             const g = groups.get(id);
             if (!g?.consumers.length) continue;
             g.dirty = true;
             pump(g);
         }
-    });
+    };
+    queue.onInserted(wake);
+
+    /** LISTEN for other processes' (and this one's) new messages; the poll covers the time it is not connected. */
+    let listener: pg.Client | undefined;
+    async function listenForNotifications() {
+        if (!databaseUrl || closed) return;
+        const client = new pg.Client({ connectionString: databaseUrl });
+        client.on('notification', (n) => {
+            if (n.channel === NOTIFY_CHANNEL && n.payload) wake(n.payload.split(',').map(Number));
+        });
+        client.on('error', () => {
+            listener = undefined;
+            client.end().catch(() => undefined);
+            if (!closed) setTimeout(() => void listenForNotifications(), 1000).unref();
+        });
+        try {
+            await client.connect();
+            await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
+            listener = client;
+            if (closed) await client.end();
+        } catch (err) {
+            log(`AMQP 消息通知连接失败（改为轮询）: ${String(err)}`);
+            client.end().catch(() => undefined);
+            if (!closed) setTimeout(() => void listenForNotifications(), 5000).unref();
+        }
+    }
 
     const poll = setInterval(() => {
         for (const g of groups.values()) {
@@ -394,7 +424,7 @@ export function createAmqpService({
         queue,
         /** Loads the subscriptions; messages accepted before this resolves are routed once it has. */
         start(): Promise<void> {
-            started ??= queue.start();
+            started ??= Promise.all([queue.start(), listenForNotifications()]).then(() => undefined);
             return started;
         },
         /** Device messages from the broker's uplink. */
@@ -447,6 +477,7 @@ export function createAmqpService({
             clearInterval(poll);
             clearInterval(renew);
             clearInterval(sweep);
+            await listener?.end().catch(() => undefined);
             for (const u of unsubscribes) u();
             for (const connection of connections) {
                 try {
