@@ -83,3 +83,8 @@ export const subscriptionSchema = yup.object({
     group: idListRule(SUBSCRIPTION_MESSAGES.groupRequired),
     message: messageRule,
 });
+
+/** The subscription dialog: the same rules, with the project chosen first. */
+export const subscriptionFormSchema = subscriptionSchema.shape({
+    projectCode: yup.string().trim().required(SUBSCRIPTION_MESSAGES.projectRequired),
+});
