@@ -13,7 +13,7 @@ const REFRESH = ['userCenter'];
 
 const createKey: Action = {
     kind: 'call',
-    label: '创建 AccessKey',
+    label: '创建访问密钥',
     icon: AddIcon,
     variant: 'contained',
     call: { call: 'createKey', params: () => ({}) },
