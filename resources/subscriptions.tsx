@@ -160,7 +160,10 @@ const newGroup: Action = {
     ],
     schema: consumerGroupSchema,
     defaults: () => ({ projectCode: '', name: '' }),
-    submit: { call: 'saveGroup', params: ({ values }) => ({ id: '', projectCode: values?.projectCode, name: values?.name }) },
+    submit: {
+        call: 'saveGroup',
+        params: ({ values }) => ({ id: '', projectCode: values?.projectCode, name: values?.name }),
+    },
     success: '创建成功',
     refresh: REFRESH,
 };
@@ -344,7 +347,12 @@ export default defineResource({
                     kind: 'fields',
                     title: '基本信息',
                     columns: 2,
-                    fields: [['name', { label: '消费者组名称' }], ['id', { label: '消费者组ID', copy: true }], 'projectName', 'createTime'],
+                    fields: [
+                        ['name', { label: '消费者组名称' }],
+                        ['id', { label: '消费者组ID', copy: true }],
+                        'projectName',
+                        'createTime',
+                    ],
                 },
                 {
                     kind: 'notice',
@@ -368,7 +376,8 @@ export default defineResource({
                     list: {
                         title: '订阅',
                         urlPrefix: 's',
-                        rows: ({ record }) => (Array.isArray(record.subscriptions) ? (record.subscriptions as Row[]) : []),
+                        rows: ({ record }) =>
+                            Array.isArray(record.subscriptions) ? (record.subscriptions as Row[]) : [],
                         rowId: 'id',
                         columns: ['productName', 'productKey', 'msgType', 'createTime'],
                         empty: { text: '暂无订阅推送到该消费者组', columns: true },

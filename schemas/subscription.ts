@@ -57,7 +57,10 @@ const idListRule = (message: string) =>
         .array()
         .transform((_value, raw) => {
             const parts = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : [];
-            return parts.map((p) => String(p).trim()).filter((p) => p !== '').map(Number);
+            return parts
+                .map((p) => String(p).trim())
+                .filter((p) => p !== '')
+                .map(Number);
         })
         .of(yup.number().integer(message).positive(message).max(2_147_483_647, message).required(message))
         .min(1, message)

@@ -291,9 +291,7 @@ export function createQueue({
             return n;
         },
         async backlog(groupId: number): Promise<number> {
-            const result = await db.execute(
-                sql`SELECT count(*)::int AS n FROM amqp_queue WHERE group_id = ${groupId}`,
-            );
+            const result = await db.execute(sql`SELECT count(*)::int AS n FROM amqp_queue WHERE group_id = ${groupId}`);
             return Number(rowsOf<{ n: number }>(result)[0]?.n ?? 0);
         },
         /** Writes what is pending (enqueues and acks). */

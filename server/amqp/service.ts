@@ -323,7 +323,9 @@ export function createAmqpService({
         const socket = (connection as unknown as { socket?: { remoteAddress?: string; remotePort?: number } }).socket;
         const c: Consumer = {
             clientId: result.clientId,
-            address: socket?.remoteAddress ? `${socket.remoteAddress.replace(/^::ffff:/, '')}:${socket.remotePort}` : '',
+            address: socket?.remoteAddress
+                ? `${socket.remoteAddress.replace(/^::ffff:/, '')}:${socket.remotePort}`
+                : '',
             connectedSince: new Date(),
             delivered: 0,
             acknowledged: 0,

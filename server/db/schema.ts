@@ -541,10 +541,7 @@ export const amqpQueue = pgTable(
         owner: text('owner'),
         leaseUntil: timestamp('lease_until', { withTimezone: true }),
     },
-    (t) => [
-        index('amqp_queue_group_id_idx').on(t.groupId, t.id),
-        index('amqp_queue_create_time_idx').on(t.createTime),
-    ],
+    (t) => [index('amqp_queue_group_id_idx').on(t.groupId, t.id), index('amqp_queue_create_time_idx').on(t.createTime)],
 );
 
 /** Applications on the platform (the dashboard counts apps used and apps to use). */

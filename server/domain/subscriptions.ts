@@ -176,10 +176,16 @@ export async function updateSubscription(
 /** By ProductKey (the platform's delete) or by id. Answers whether one was deleted. */
 export async function deleteSubscription(db: Db, by: { productKey?: string; id?: number }): Promise<boolean> {
     if (by.id) {
-        const removed = await db.delete(subscriptions).where(eq(subscriptions.id, by.id)).returning({ id: subscriptions.id });
+        const removed = await db
+            .delete(subscriptions)
+            .where(eq(subscriptions.id, by.id))
+            .returning({ id: subscriptions.id });
         return removed.length > 0;
     }
-    const [product] = await db.select({ id: products.id }).from(products).where(eq(products.productKey, by.productKey!));
+    const [product] = await db
+        .select({ id: products.id })
+        .from(products)
+        .where(eq(products.productKey, by.productKey!));
     if (!product) return false;
     const removed = await db
         .delete(subscriptions)

@@ -1,11 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, asc, count, eq } from 'drizzle-orm';
 import { Hono } from 'hono';
-import {
-    consumerGroupSchema,
-    SUBSCRIPTION_MESSAGES as M,
-    subscriptionSchema,
-} from '../../schemas/subscription';
+import { consumerGroupSchema, SUBSCRIPTION_MESSAGES as M, subscriptionSchema } from '../../schemas/subscription';
 import type { AppEnv, Services } from '../deps';
 import { accessKeys } from '../db/schema';
 import {
@@ -65,7 +61,8 @@ export function subscriptionRoutes({ db, config, amqp }: Services) {
         });
     });
 
-    const explain = (err: unknown) => (isUniqueViolation(err, SUBSCRIPTION_PRODUCT_INDEX) ? conflict(M.productSubscribed) : err);
+    const explain = (err: unknown) =>
+        isUniqueViolation(err, SUBSCRIPTION_PRODUCT_INDEX) ? conflict(M.productSubscribed) : err;
 
     app.post('/save', async (c) => {
         const body = await readListBody(c);
@@ -97,7 +94,11 @@ export function subscriptionRoutes({ db, config, amqp }: Services) {
         const input = await validate(subscriptionSchema, { ...body, productKey: single(body.productKey) });
         try {
             await db.transaction((tx) =>
-                updateSubscription(tx, id, { productKey: input.productKey, group: input.group, message: input.message }),
+                updateSubscription(tx, id, {
+                    productKey: input.productKey,
+                    group: input.group,
+                    message: input.message,
+                }),
             );
         } catch (err) {
             throw explain(err);
@@ -136,7 +137,10 @@ export function consumerGroupRoutes({ db, config, amqp }: Services) {
     app.post('/save', async (c) => {
         const body = await readBody(c);
         const idRaw = body.id;
-        const id = idRaw !== undefined && idRaw !== '' && idRaw !== null ? positiveInt(idRaw, '消费者组ID必须是正整数') : undefined;
+        const id =
+            idRaw !== undefined && idRaw !== '' && idRaw !== null
+                ? positiveInt(idRaw, '消费者组ID必须是正整数')
+                : undefined;
         const input = await validate(consumerGroupSchema, body);
         let saved: number;
         try {
@@ -158,7 +162,9 @@ export function consumerGroupRoutes({ db, config, amqp }: Services) {
     app.get('/detail', async (c) => {
         const id = positiveInt(c.req.query('id'), '缺少消费者组ID');
         const group = await getConsumerGroup(db, id, tz);
-        const status = amqp ? await amqp.groupStatus(id) : { clients: [], deliveryRate: 0, backlog: await backlogOf(db, id) };
+        const status = amqp
+            ? await amqp.groupStatus(id)
+            : { clients: [], deliveryRate: 0, backlog: await backlogOf(db, id) };
         const clients = status.clients.map((cl, i) => ({
             id: i + 1,
             clientId: cl.clientId,
@@ -208,7 +214,11 @@ export function accessKeyRoutes({ db, config }: Services) {
 
     app.get('/list', async (c) => {
         const user = c.get('user');
-        const rows = await db.select().from(accessKeys).where(eq(accessKeys.userId, user.id)).orderBy(asc(accessKeys.id));
+        const rows = await db
+            .select()
+            .from(accessKeys)
+            .where(eq(accessKeys.userId, user.id))
+            .orderBy(asc(accessKeys.id));
         return ok(c, { records: rows.map(present), total: rows.length });
     });
 

@@ -222,14 +222,7 @@ function ChoicesInput({ kind, field, values, onChange, ...common }: ChoicesInput
 function CheckboxesInput({ field, values, ...common }: Omit<ChoicesInputProps, 'kind'>) {
     const { choices, isPending } = useFieldChoices(field, values);
     if (isPending && !choices) return null;
-    return (
-        <CheckboxGroupInput
-            {...common}
-            choices={choices ?? []}
-            row={field.row ?? true}
-            translateChoice={false}
-        />
-    );
+    return <CheckboxGroupInput {...common} choices={choices ?? []} row={field.row ?? true} translateChoice={false} />;
 }
 
 const nameOf = (choices: Choice[], value: unknown) => choices.find((c) => String(c.id) === String(value))?.name ?? '';

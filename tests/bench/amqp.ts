@@ -93,7 +93,9 @@ function consumer(ready: Ready, clientId: string, onBody: (body: Buffer) => void
 }
 
 const pct = (sorted: number[], p: number) =>
-    sorted.length ? Math.round(sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] * 10) / 10 : NaN;
+    sorted.length
+        ? Math.round(sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] * 10) / 10
+        : NaN;
 
 async function connectDevices(port: number, devices: Dev[]): Promise<MqttClient[]> {
     const clients: MqttClient[] = [];
@@ -134,7 +136,8 @@ async function latency(ready: Ready): Promise<Figure[]> {
             });
         }),
     );
-    if (subscribed < clients.length) console.log(`amqp: ${clients.length - subscribed} lamps may not subscribe to their own post topic`);
+    if (subscribed < clients.length)
+        console.log(`amqp: ${clients.length - subscribed} lamps may not subscribe to their own post topic`);
 
     const total = RATE * SECONDS;
     const start = performance.now();
@@ -196,7 +199,11 @@ async function drain(platform: Awaited<ReturnType<typeof startPlatform>>): Promi
     for (const c of connections) c.close();
     return [
         { name: 'twoClientDeliveryRate', value: Math.round(received / seconds), unit: 'msg/s' },
-        { name: 'twoClientShare', value: Math.round((Math.min(...counts) / Math.max(1, received)) * 100), unit: '% to the lesser' },
+        {
+            name: 'twoClientShare',
+            value: Math.round((Math.min(...counts) / Math.max(1, received)) * 100),
+            unit: '% to the lesser',
+        },
         { name: 'backlogAfterDrain', value: stats.backlog, unit: 'messages' },
         { name: 'rssAfterDrain', value: Math.round(stats.rss / 1048576), unit: 'MB' },
     ];

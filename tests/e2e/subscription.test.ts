@@ -120,7 +120,9 @@ describe.skipIf(!haveChromium)('server-side subscription in Chromium', () => {
         simulationId = body.data.id;
         const got = await consumer.next(2, 30_000);
         for (const m of got) {
-            expect(String(m.properties.topic)).toMatch(new RegExp(`^/sys/${lamp.productKey}/[^/]+/thing/event/property/post$`));
+            expect(String(m.properties.topic)).toMatch(
+                new RegExp(`^/sys/${lamp.productKey}/[^/]+/thing/event/property/post$`),
+            );
             expect(JSON.parse(m.body)).toMatchObject({ method: 'thing.event.property.post' });
             expect(String(m.properties.messageId)).toMatch(/^\d+$/);
         }

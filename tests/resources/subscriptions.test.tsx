@@ -21,8 +21,22 @@ const PRODUCTS = [
     { id: 'pk2', productId: 2, productKey: 'pk2', productName: '井盖', projectCode: 'P1', subscribed: true },
 ];
 const GROUPS = [
-    { id: 1, name: 'default', projectCode: 'P1', projectName: '城市照明改造项目', dropped: 0, createTime: '2026-11-25 10:00:00' },
-    { id: 7, name: 'lamps', projectCode: 'P1', projectName: '城市照明改造项目', dropped: 0, createTime: '2026-11-25 11:00:00' },
+    {
+        id: 1,
+        name: 'default',
+        projectCode: 'P1',
+        projectName: '城市照明改造项目',
+        dropped: 0,
+        createTime: '2026-11-25 10:00:00',
+    },
+    {
+        id: 7,
+        name: 'lamps',
+        projectCode: 'P1',
+        projectName: '城市照明改造项目',
+        dropped: 0,
+        createTime: '2026-11-25 11:00:00',
+    },
 ];
 const SUB = {
     id: 3,

@@ -122,11 +122,7 @@ describe('subscriptions', () => {
             await call(s, 'GET', `/api/subscription/device?deviceId=${deviceId}`),
         );
         expect(onDevice.records).toMatchObject([{ groupName: 'default', msgType: 'AMQP' }]);
-        refused(
-            await call(s, 'POST', '/api/consumerGroup/delete', form({ id: def.id })),
-            400,
-            '默认消费者组不能删除',
-        );
+        refused(await call(s, 'POST', '/api/consumerGroup/delete', form({ id: def.id })), 400, '默认消费者组不能删除');
         const second = ok200<{ id: number }>(
             await call(s, 'POST', '/api/consumerGroup/save', form({ projectCode, name: 'second' })),
         );

@@ -133,12 +133,18 @@ describe.skipIf(!available)('two server processes deliver as one', () => {
         second = await start(false);
         key = (await api(first, 'POST', '/api/accessKey/create')).data as typeof key;
         const products = await api(first, 'GET', '/api/subscription/products');
-        const lamp = (products.data as unknown as Array<{ productKey: string; productName: string; projectCode: string }>).find(
-            (p) => p.productName.startsWith('智能路灯'),
-        )!;
+        const lamp = (
+            products.data as unknown as Array<{ productKey: string; productName: string; projectCode: string }>
+        ).find((p) => p.productName.startsWith('智能路灯'))!;
         productKey = lamp.productKey;
-        groupA = Number((await api(first, 'POST', '/api/consumerGroup/save', { projectCode: lamp.projectCode, name: 'ga' })).data.id);
-        groupB = Number((await api(first, 'POST', '/api/consumerGroup/save', { projectCode: lamp.projectCode, name: 'gb' })).data.id);
+        groupA = Number(
+            (await api(first, 'POST', '/api/consumerGroup/save', { projectCode: lamp.projectCode, name: 'ga' })).data
+                .id,
+        );
+        groupB = Number(
+            (await api(first, 'POST', '/api/consumerGroup/save', { projectCode: lamp.projectCode, name: 'gb' })).data
+                .id,
+        );
         const saved = await api(first, 'POST', '/api/subscription/save', {
             projectCode: lamp.projectCode,
             productKey,

@@ -21,7 +21,9 @@ export function ok200<T>(answer: { status: number; body: unknown }): T {
 }
 
 export async function createAccessKey(s: TestServer) {
-    return ok200<{ id: number; accessKey: string; accessSecret: string }>(await call(s, 'POST', '/api/accessKey/create'));
+    return ok200<{ id: number; accessKey: string; accessSecret: string }>(
+        await call(s, 'POST', '/api/accessKey/create'),
+    );
 }
 
 /** The lamp product's project, a new consumer group in it and a subscription of the lamp product to it. */

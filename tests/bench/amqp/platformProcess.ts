@@ -9,7 +9,15 @@ import { createInterface } from 'node:readline';
 import { eq, sql } from 'drizzle-orm';
 import { createAmqpService } from '../../../server/amqp/service';
 import { openDatabase } from '../../../server/db/client';
-import { accessKeys, consumerGroups, devices, products, subscriptionGroups, subscriptions, users } from '../../../server/db/schema';
+import {
+    accessKeys,
+    consumerGroups,
+    devices,
+    products,
+    subscriptionGroups,
+    subscriptions,
+    users,
+} from '../../../server/db/schema';
 import { insertDevices } from '../../../server/domain/deviceWrite';
 import { createBroker } from '../../../server/mqtt/broker';
 import { seedDatabase } from '../../../server/seed';
