@@ -691,10 +691,34 @@ const TAB = {
         label: '数据订阅',
         sections: [
             {
-                kind: 'note',
-                text: '暂无数据订阅',
-                hint: ({ record }) =>
-                    `目前还没有服务端订阅投递设备 ${String(record.deviceName)} 的消息。服务端订阅（AMQP）将在后续版本提供，届时这里会列出订阅了该设备所属产品消息的订阅及其消费组。`,
+                kind: 'list',
+                list: {
+                    // The subscriptions of the device's product and the consumer groups they send to (issue 11).
+                    source: { call: 'subscriptions', params: ({ record }) => ({ deviceId: record.deviceId }) },
+                    label: '数据订阅',
+                    urlPrefix: 'sub',
+                    rowId: 'id',
+                    paging: false,
+                    columns: [
+                        ['productName', { label: '产品名称' }],
+                        ['msgType', { label: '订阅类型' }],
+                        ['groupName', { label: '消费者组' }],
+                        ['groupId', { label: '消费者组ID' }],
+                        ['createTime', { label: '创建时间', type: 'datetime' }],
+                    ],
+                    rowActions: [
+                        {
+                            kind: 'link',
+                            label: '查看消费者组',
+                            to: ({ record }) => `/consumerGroup/detail?id=${String(record.groupId)}`,
+                        },
+                    ],
+                    empty: {
+                        text: '暂无数据订阅',
+                        hint: ({ record }) =>
+                            `还没有服务端订阅投递设备 ${String(record.deviceName ?? '')} 所属产品的消息。可在“服务端订阅”中为该产品新建订阅。`,
+                    },
+                },
             },
         ],
     },
@@ -823,6 +847,13 @@ export default defineResource({
         custom: {
             /** `{ device, product }` by deviceId. */
             detail: { get: '/api/device/detail', read: 'data' },
+            /** The subscriptions and consumer groups receiving the device's messages (server-side subscription). */
+            subscriptions: {
+                get: '/api/subscription/device',
+                read: 'data.records',
+                total: 'data.total',
+                success: 'code200',
+            },
             /** The device by productKey and deviceName. */
             getInfo: { get: '/api/device/getInfo', read: 'data' },
             updateRemark: {

@@ -36,6 +36,7 @@ import { deviceCandidateRoutes } from './routes/deviceCandidates';
 import { simulationRoutes } from './routes/simulation';
 import { createSimulator } from './simulation/simulator';
 import { videoDeviceRoutes } from './routes/videoDevice';
+import { accessKeyRoutes, consumerGroupRoutes, subscriptionRoutes } from './routes/subscription';
 import { isProtectedPath, PROTECTED_PREFIXES, requireSession } from './sso/auth';
 import { ssoPages } from './sso/routes';
 import { sessionProbe } from './sso/sessionProbe';
@@ -56,6 +57,7 @@ export function createApp(deps: AppDeps) {
         now: deps.now ?? (() => new Date()),
         maintenance: deps.maintenance ?? createMaintenance(deps.db, { logError }),
         access: deps.access ?? createAccessHub(),
+        amqp: deps.amqp,
     };
     services.simulator = deps.simulator ?? createSimulator({ db: deps.db, access: services.access! });
     const app = new Hono<AppEnv>();
@@ -112,6 +114,9 @@ export function createApp(deps: AppDeps) {
     app.route('/api/geo', createGeoRouter(services));
     app.route('/api/simulation', simulationRoutes(services));
     app.route('/api/log', messageLogRoutes(services));
+    app.route('/api/subscription', subscriptionRoutes(services));
+    app.route('/api/consumerGroup', consumerGroupRoutes(services));
+    app.route('/api/accessKey', accessKeyRoutes(services));
     app.route('/ms3/productLog', productLogRoutes(services));
     app.route('/', deviceAccessRoutes(services));
     app.route('/ms4', ms4Routes(services));

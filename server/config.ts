@@ -25,6 +25,12 @@ export interface ServerConfig {
     mqttPort: number;
     /** Redis shared by several server processes on one database (REDIS_URL; docs/deployment.md); unset: one process. */
     redisUrl: string | undefined;
+    /** AMQP 1.0 for server-side subscription consumers (AMQP_PORT, default 5672; 0 picks a free port). */
+    amqpPort: number;
+    /** Most messages kept per consumer group while none of its consumers is connected (AMQP_BACKLOG_MAX). */
+    amqpBacklogMax: number;
+    /** Oldest message kept per consumer group, hours (AMQP_BACKLOG_HOURS). */
+    amqpBacklogHours: number;
     /** Days the message log (device_messages) and property history are kept (LOG_RETENTION_DAYS, default 30). */
     logRetentionDays: number;
 }
@@ -51,6 +57,15 @@ function parseDays(raw: string | undefined, fallback = 30, name = 'LOG_RETENTION
     return days;
 }
 
+function parseBound(raw: string | undefined, fallback: number, max: number, name: string): number {
+    if (raw === undefined || raw.trim() === '') return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 1 || n > max) {
+        throw new Error(`${name} 必须是 1~${max} 的整数 / ${name} must be an integer 1-${max} (got "${raw}")`);
+    }
+    return n;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): ServerConfig {
     const dataDir = path.resolve(cwd, nonEmpty(env.DATA_DIR) ?? './data');
     return {
@@ -67,5 +82,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
         mqttPort: parsePort(env.MQTT_PORT, 1883, 'MQTT_PORT'),
         redisUrl: nonEmpty(env.REDIS_URL),
         logRetentionDays: parseDays(env.LOG_RETENTION_DAYS),
+        amqpPort: parsePort(env.AMQP_PORT, 5672, 'AMQP_PORT'),
+        amqpBacklogMax: parseBound(env.AMQP_BACKLOG_MAX, 100_000, 10_000_000, 'AMQP_BACKLOG_MAX'),
+        amqpBacklogHours: parseBound(env.AMQP_BACKLOG_HOURS, 24, 720, 'AMQP_BACKLOG_HOURS'),
     };
 }

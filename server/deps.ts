@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import type { AmqpService } from './amqp/service';
 import type { ServerConfig } from './config';
 import type { Db } from './db/client';
 import type { Maintenance } from './db/maintenance';
@@ -23,6 +24,8 @@ export interface AppDeps {
     access?: AccessHub;
     /** The device simulator (its devices connect through `access`); default: one made here. */
     simulator?: Simulator;
+    /** Server-side subscription delivery (AMQP 1.0); absent: the routes answer without live consumer figures. */
+    amqp?: AmqpService;
 }
 
 /** What every router receives: the deps with defaults filled in. */
@@ -36,6 +39,8 @@ export interface Services {
     access?: AccessHub;
     /** Simulated devices (/api/simulation). */
     simulator?: Simulator;
+    /** Server-side subscription delivery: consumers, backlog, routes refresh. */
+    amqp?: AmqpService;
 }
 
 export type AppEnv = { Variables: { user: SessionUser; token: string } };

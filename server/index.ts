@@ -69,6 +69,7 @@ async function main(): Promise<void> {
         import('./mqtt/access'),
         import('./simulation/simulator'),
         import('./domain/retention'),
+        import('./amqp/service'),
     ]);
     let handle: DatabaseHandle;
     try {
@@ -92,11 +93,20 @@ async function main(): Promise<void> {
         { createAccessHub },
         { createSimulator },
         { startRetentionSweeper },
+        { createAmqpService },
     ] = await later;
     const admin = await ensureAdmin(handle.db, config.adminPassword);
     const access = createAccessHub();
     const simulator = createSimulator({ db: handle.db, access });
-    const app = createApp({ db: handle.db, config, access, simulator });
+    // Server-side subscription: property posts of subscribed products queue per consumer group (in the database) and go
+    // to AMQP 1.0 consumers on AMQP_PORT.
+    const amqp = createAmqpService({
+        db: handle.db,
+        backlogMax: config.amqpBacklogMax,
+        backlogHours: config.amqpBacklogHours,
+        databaseUrl: config.databaseUrl,
+    });
+    const app = createApp({ db: handle.db, config, access, simulator, amqp });
     // Plain HTTP/1.1 (no TLS or HTTP/2 options), so the adaptor returns a node:http Server.
     const server = createAdaptorServer({ fetch: app.fetch }) as Server;
     let port: number;
@@ -118,6 +128,7 @@ async function main(): Promise<void> {
     // console and the WebSocket access running, and says how to choose another.
     const broker = await createBroker({ db: handle.db, redisUrl: config.redisUrl });
     access.attach(broker);
+    amqp.attach(broker);
     broker.attachWebSocket(server);
     // Simulations that were running when the server stopped run again (their devices sign in through the broker).
     void simulator
@@ -136,6 +147,18 @@ async function main(): Promise<void> {
             `MQTT port ${config.mqttPort} is in use; set MQTT_PORT to another port (0 picks a free one).`;
     }
 
+    let amqpLine: string;
+    try {
+        const amqpPort = await amqp.listen(config.amqpPort, config.host);
+        amqpLine = `AMQP: amqp://${hostOf(urls0(config.host, port))}:${amqpPort}（服务端订阅，AMQP 1.0）`;
+    } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+        amqpLine =
+            `AMQP 端口 ${config.amqpPort} 已被占用（例如本机已运行 RabbitMQ），服务端订阅的消费端暂不能连接，消息在消费者组中堆积；` +
+            `请用 AMQP_PORT 指定其他端口（AMQP_PORT=0 自动选择空闲端口）后重启。\n` +
+            `AMQP port ${config.amqpPort} is in use; set AMQP_PORT to another port (0 picks a free one).`;
+    }
+
     const urls = addresses(config.host, port);
     const password = admin.generatedPassword
         ? `${admin.generatedPassword}（随机生成，仅显示这一次，请妥善保存）`
@@ -149,6 +172,7 @@ async function main(): Promise<void> {
             `控制台: ${urls[0]}`,
             ...urls.slice(1).map((u) => `        ${u}`),
             mqttLine,
+            amqpLine,
             `登录: ${ADMIN_USERNAME} / ${password}`,
             '按 Ctrl+C 停止',
         ].join('\n'),
@@ -197,6 +221,8 @@ async function main(): Promise<void> {
             simulator
                 .close()
                 .catch((err) => console.error('停止设备模拟失败 / failed to stop simulations:', err))
+                .then(() => amqp.close())
+                .catch((err) => console.error('关闭 AMQP 失败 / failed to close AMQP:', err))
                 .then(() => broker.close())
                 .catch((err) => console.error('关闭 MQTT 失败 / failed to close MQTT:', err))
                 .then(() => handle.close())

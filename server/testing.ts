@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { eq } from 'drizzle-orm';
+import { createAmqpService, type AmqpService } from './amqp/service';
 import { createApp, type App } from './app';
 import { loadConfig, type ServerConfig } from './config';
 import { openDatabase, type Db } from './db/client';
@@ -26,6 +27,10 @@ export interface TestServerOptions {
     clientIp?: AppDeps['clientIp'];
     throttle?: AppDeps['throttle'];
     logError?: AppDeps['logError'];
+    /** A PGlite data directory (kept on close), so a test can close the server and open it again on the same data. */
+    pgliteDir?: string;
+    /** Server-side subscription timings (defaults: poll 250 ms, backlog sweep 10 s). */
+    amqp?: { pollMs?: number; sweepMs?: number; leaseMs?: number; log?: (message: string) => void };
 }
 
 export interface TestServer {
@@ -41,6 +46,8 @@ export interface TestServer {
     access: AccessHub;
     /** The device simulator of this server (its devices connect once a broker attaches to `access`). */
     simulator: Simulator;
+    /** Server-side subscription: attach a started broker (`amqp.attach(broker)`), listen with `amqp.listen(0)`. */
+    amqp: AmqpService;
     kind: 'pglite' | 'postgres';
     config: ServerConfig;
     close(): Promise<void>;
@@ -54,7 +61,9 @@ export interface TestServer {
 export async function createTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
     const databaseUrl = process.env.DATABASE_URL || undefined;
     const handle = await openDatabase(
-        databaseUrl ? { databaseUrl, pgSchema: `t_${randomBytes(6).toString('hex')}`, dropSchemaOnClose: true } : {},
+        databaseUrl
+            ? { databaseUrl, pgSchema: `t_${randomBytes(6).toString('hex')}`, dropSchemaOnClose: true }
+            : { pgliteDir: opts.pgliteDir },
     );
     try {
         const config: ServerConfig = {
@@ -71,7 +80,17 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
         await seedDatabase(handle.db, { demo: config.seedDemo });
         const access = createAccessHub();
         const simulator = createSimulator({ db: handle.db, access, log: () => undefined });
+        const amqp = createAmqpService({
+            db: handle.db,
+            backlogMax: config.amqpBacklogMax,
+            backlogHours: config.amqpBacklogHours,
+            databaseUrl,
+            log: () => undefined,
+            ...opts.amqp,
+        });
+        await amqp.start();
         const app = createApp({
+            amqp,
             access,
             simulator,
             db: handle.db,
@@ -98,10 +117,12 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
             db: handle.db,
             access,
             simulator,
+            amqp,
             kind: handle.kind,
             config,
             close: async () => {
                 await simulator.close();
+                await amqp.close();
                 await handle.close();
                 if (!opts.config?.filesDir) rmSync(config.filesDir, { recursive: true, force: true });
             },

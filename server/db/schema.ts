@@ -442,6 +442,108 @@ export const simulationDevices = pgTable(
     ],
 );
 
+/**
+ * Server-side subscription (/subscription, AMQP 1.0 like Alibaba Cloud IoT's): consumer groups of a project. A group
+ * named 'default' exists in every project from its creation (trigger in 0013_amqp.sql). `dropped` counts backlog
+ * messages dropped by the bounds (AMQP_BACKLOG_MAX / AMQP_BACKLOG_HOURS) or cleared with 清空堆积.
+ */
+export const consumerGroups = pgTable(
+    'consumer_groups',
+    {
+        id: serial('id').primaryKey(),
+        projectCode: text('project_code')
+            .notNull()
+            .references(() => projects.code, { onDelete: 'cascade', onUpdate: 'cascade' }),
+        name: text('name').notNull(),
+        dropped: bigint('dropped', { mode: 'number' }).notNull().default(0),
+        createTime: createdAt('create_time'),
+    },
+    (t) => [
+        uniqueIndex('consumer_groups_project_name_uq').on(t.projectCode, t.name),
+        index('consumer_groups_create_time_idx').on(t.createTime.desc(), t.id.desc()),
+    ],
+);
+
+/** One subscription per product: its message types (only 'post') go to its consumer groups. */
+export const subscriptions = pgTable(
+    'subscriptions',
+    {
+        id: serial('id').primaryKey(),
+        productId: integer('product_id')
+            .notNull()
+            .references(() => products.id, { onDelete: 'cascade' }),
+        projectCode: text('project_code')
+            .notNull()
+            .references(() => projects.code, { onDelete: 'cascade', onUpdate: 'cascade' }),
+        /** Comma-separated message types; only 'post' (device reported property messages). */
+        msgTypes: text('msg_types').notNull().default('post'),
+        createTime: createdAt('create_time'),
+    },
+    (t) => [
+        uniqueIndex('subscriptions_product_uq').on(t.productId),
+        index('subscriptions_create_time_idx').on(t.createTime.desc(), t.id.desc()),
+    ],
+);
+
+export const subscriptionGroups = pgTable(
+    'subscription_groups',
+    {
+        subscriptionId: integer('subscription_id')
+            .notNull()
+            .references(() => subscriptions.id, { onDelete: 'cascade' }),
+        groupId: integer('group_id')
+            .notNull()
+            .references(() => consumerGroups.id, { onDelete: 'cascade' }),
+    },
+    (t) => [
+        primaryKey({ columns: [t.subscriptionId, t.groupId] }),
+        index('subscription_groups_group_idx').on(t.groupId),
+    ],
+);
+
+/**
+ * A user's AccessKey pairs: AMQP consumers sign in with HMAC(secret, ...), so the secret is stored as it is (it
+ * must be recoverable to verify the signature) and answered only once, by the create call.
+ */
+export const accessKeys = pgTable(
+    'access_keys',
+    {
+        id: serial('id').primaryKey(),
+        userId: integer('user_id')
+            .notNull()
+            .references(() => users.id, { onDelete: 'cascade' }),
+        accessKey: text('access_key').notNull().unique(),
+        accessSecret: text('access_secret').notNull(),
+        enabled: boolean('enabled').notNull().default(true),
+        createTime: createdAt('create_time'),
+        lastUsedTime: timestamp('last_used_time', { withTimezone: true }),
+    },
+    (t) => [index('access_keys_user_idx').on(t.userId, t.id)],
+);
+
+/**
+ * The durable delivery queue of each consumer group (at least once). A row is claimed by one server process
+ * (`owner`, until `lease_until`) while its consumers hold it, and deleted when a consumer accepts it.
+ */
+export const amqpQueue = pgTable(
+    'amqp_queue',
+    {
+        id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+        groupId: integer('group_id')
+            .notNull()
+            .references(() => consumerGroups.id, { onDelete: 'cascade' }),
+        deviceId: bigint('device_id', { mode: 'number' }).notNull(),
+        messageId: text('message_id').notNull(),
+        topic: text('topic').notNull(),
+        generateTime: bigint('generate_time', { mode: 'number' }).notNull(),
+        payload: text('payload').notNull(),
+        createTime: createdAt('create_time'),
+        owner: text('owner'),
+        leaseUntil: timestamp('lease_until', { withTimezone: true }),
+    },
+    (t) => [index('amqp_queue_group_id_idx').on(t.groupId, t.id), index('amqp_queue_create_time_idx').on(t.createTime)],
+);
+
 /** Applications on the platform (the dashboard counts apps used and apps to use). */
 export const apps = pgTable('apps', {
     id: serial('id').primaryKey(),
@@ -479,4 +581,9 @@ export const schema = {
     apps,
     simulations,
     simulationDevices,
+    consumerGroups,
+    subscriptions,
+    subscriptionGroups,
+    accessKeys,
+    amqpQueue,
 };

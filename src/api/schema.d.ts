@@ -2352,10 +2352,366 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    '/api/subscription/list': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Server-side subscriptions (/subscription), newest first: one per product, its consumer groups (groups, group)
+         *     and message types (message, only post). msgType is the subscription type, always AMQP.
+         */
+        get: operations['listSubscriptions'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/subscription/products': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Products for the subscription dialog (at most 1,000, newest first), each with whether it has a subscription. */
+        get: operations['subscriptionProducts'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/subscription/device': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The subscriptions and consumer groups that receive one device's messages (device detail, 数据订阅), one row per group. */
+        get: operations['deviceSubscriptions'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/subscription/detail': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One subscription (sub) and its consumer groups as consumerGroup.list of queueId and queueName. */
+        get: operations['subscriptionDetail'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/subscription/save': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Creates the subscription of a product (one per product): its consumer groups (`group`: ids, repeated or
+         *     comma-separated, all of the subscription's project) and message types (`message`: only post). projectCode
+         *     defaults to the product's project. 请选择产品, 请选择消费者组, 请选择消息类型, 请选择项目, 产品不存在,
+         *     消费者组不存在, 消费者组不属于该项目; 409 该产品已有订阅，请编辑已有订阅. Answers msg 添加成功.
+         */
+        post: operations['createSubscription'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/subscription/edit': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Changes a subscription's product, consumer groups and message types (messages as save). Answers msg 修改成功. */
+        post: operations['editSubscription'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/subscription/delete': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Deletes the subscription of a product (by productKey, as the platform does) or by id. Answers msg 删除成功！. */
+        post: operations['deleteSubscription'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/consumerGroup/list': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Consumer groups, newest first. Every project has one named default from its creation. */
+        get: operations['listConsumerGroups'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/consumerGroup/save': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Creates (id empty) or edits a consumer group: projectCode and name (starts with a letter, 1 to 30, Chinese,
+         *     letters, digits, _ - . and half-width colon). 请选择项目, 请输入消费者组名称，须以英文字母开头, 须以英文字母开头,
+         *     长度不能超过30, Value支持中文、英文字母、数字、下划线（_）、中划线（-）、点号（.）以及半角冒号（:）; 409
+         *     该项目下已有同名消费者组. The default group keeps its name.
+         */
+        post: operations['saveConsumerGroup'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/consumerGroup/delete': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Deletes a group no subscription uses (its backlog with it; its consumers are disconnected). The default group stays. */
+        post: operations['deleteConsumerGroup'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/consumerGroup/detail': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The group, the subscriptions that send to it, its consumers connected to this server process (client id,
+         *     address, connected since, delivered and acknowledged counts), its backlog (messages waiting in the database),
+         *     dropped (by the backlog bounds or 清空堆积) and delivery rate (messages per second over the last 10 seconds).
+         */
+        get: operations['consumerGroupDetail'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/consumerGroup/clear': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description 清空堆积 - deletes the group's waiting messages (those not held by a connected consumer), counted as dropped. Answers msg 已清空堆积. */
+        post: operations['clearConsumerGroup'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/accessKey/list': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The signed-in user's AccessKeys (never their secrets). */
+        get: operations['listAccessKeys'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/accessKey/create': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description A new AccessKey pair of the signed-in user (at most 5); the only answer that carries accessSecret. */
+        post: operations['createAccessKey'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/accessKey/enable': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Enables (enabled=true) or disables one of the user's AccessKeys; consumers with a disabled key are refused at sign-in. */
+        post: operations['enableAccessKey'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/accessKey/delete': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Deletes one of the user's AccessKeys. */
+        post: operations['deleteAccessKey'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Subscription: {
+            id: number;
+            productId: number;
+            productKey: string;
+            productName: string;
+            projectCode: string;
+            projectName?: string;
+            /**
+             * @description The subscription type
+             * @constant
+             */
+            msgType: 'AMQP';
+            message: 'post'[];
+            groups: {
+                id: number;
+                name: string;
+            }[];
+            group: number[];
+            /** @description YYYY-MM-DD HH:mm:ss */
+            createTime: string | null;
+        };
+        SubscriptionAnswer: {
+            code: components['schemas']['Code200'];
+            msg: string;
+            data: components['schemas']['Subscription'];
+        };
+        SubscriptionForm: {
+            projectCode?: string;
+            productKey: string;
+            /** @description Consumer group ids, comma-separated (or the key repeated) */
+            group: string;
+            /** @enum {string} */
+            message: 'post';
+        };
+        SubscriptionEditForm: {
+            id: number;
+            productKey: string;
+            /** @description Consumer group ids, comma-separated (or the key repeated) */
+            group: string;
+            /** @enum {string} */
+            message: 'post';
+        };
+        ConsumerGroup: {
+            /** @description The consumerGroupId consumers sign in with */
+            id: number;
+            name: string;
+            projectCode: string;
+            projectName: string;
+            /** @description Messages dropped by the backlog bounds or 清空堆积 */
+            dropped: number;
+            createTime: string | null;
+        };
+        ConsumerGroupForm: {
+            /** @description Empty on create */
+            id?: number;
+            projectCode: string;
+            name: string;
+        };
+        AccessKey: {
+            id: number;
+            accessKey: string;
+            enabled: boolean;
+            /** @enum {string} */
+            status: '启用' | '禁用';
+            createTime: string | null;
+            lastUsedTime: string | null;
+        };
         /**
          * @description Success code of the general family (x-success-rule code200)
          * @constant
@@ -7226,6 +7582,528 @@ export interface operations {
             };
             400: components['responses']['BadRequest'];
             401: components['responses']['Unauthorized'];
+        };
+    };
+    listSubscriptions: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+                /** @description One product's subscription. */
+                productId?: number;
+                /** @description One project's subscriptions. */
+                projectCode?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of subscriptions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['Subscription'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    subscriptionProducts: {
+        parameters: {
+            query?: {
+                /** @description One project's products. */
+                projectCode?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Products */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            id: string;
+                            productId: number;
+                            productKey: string;
+                            productName: string;
+                            projectCode?: string | null;
+                            subscribed: boolean;
+                        }[];
+                    };
+                };
+            };
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    deviceSubscriptions: {
+        parameters: {
+            query: {
+                deviceId: components['parameters']['DeviceIdQuery'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Rows of subscription and group */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: {
+                                id: string;
+                                subscriptionId: number;
+                                productKey: string;
+                                productName: string;
+                                /** @constant */
+                                msgType: 'AMQP';
+                                message?: string[];
+                                groupId: number;
+                                groupName: string;
+                                createTime: string | null;
+                            }[];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    subscriptionDetail: {
+        parameters: {
+            query: {
+                id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            sub: components['schemas']['Subscription'];
+                            consumerGroup: {
+                                list: {
+                                    queueId: number;
+                                    queueName: string;
+                                }[];
+                            };
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    createSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['SubscriptionForm'];
+                'multipart/form-data': components['schemas']['SubscriptionForm'];
+                'application/json': components['schemas']['SubscriptionForm'];
+            };
+        };
+        responses: {
+            /** @description The new subscription */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['SubscriptionAnswer'];
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            409: components['responses']['Conflict'];
+        };
+    };
+    editSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['SubscriptionEditForm'];
+                'multipart/form-data': components['schemas']['SubscriptionEditForm'];
+                'application/json': components['schemas']['SubscriptionEditForm'];
+            };
+        };
+        responses: {
+            /** @description The subscription */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['SubscriptionAnswer'];
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+            409: components['responses']['Conflict'];
+        };
+    };
+    deleteSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': {
+                    productKey?: string;
+                    id?: number;
+                };
+                'application/json': {
+                    productKey?: string;
+                    id?: number;
+                };
+            };
+        };
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    listConsumerGroups: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+                /** @description One project's groups. */
+                projectCode?: string;
+                /** @description Case-insensitive substring of the name. */
+                name?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of consumer groups */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['ConsumerGroup'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    saveConsumerGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['ConsumerGroupForm'];
+                'multipart/form-data': components['schemas']['ConsumerGroupForm'];
+                'application/json': components['schemas']['ConsumerGroupForm'];
+            };
+        };
+        responses: {
+            /** @description The group */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['ConsumerGroup'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+            409: components['responses']['Conflict'];
+        };
+    };
+    deleteConsumerGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['IdForm'];
+                'application/json': components['schemas']['IdForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    consumerGroupDetail: {
+        parameters: {
+            query: {
+                id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The group and its live figures */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['ConsumerGroup'] & {
+                            subscriptions: components['schemas']['Subscription'][];
+                            clients: {
+                                id: number;
+                                clientId: string;
+                                address: string;
+                                connectedSince: string | null;
+                                delivered: number;
+                                acknowledged: number;
+                            }[];
+                            online: number;
+                            delivered: number;
+                            acknowledged: number;
+                            backlog: number;
+                            deliveryRate: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    clearConsumerGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['IdForm'];
+                'application/json': components['schemas']['IdForm'];
+            };
+        };
+        responses: {
+            /** @description Cleared */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            cleared: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    listAccessKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description AccessKeys */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['AccessKey'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    createAccessKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new pair */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['AccessKey'] & {
+                            accessSecret: string;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    enableAccessKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': {
+                    id: number;
+                    enabled: boolean;
+                };
+                'application/json': {
+                    id: number;
+                    enabled: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['AccessKey'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    deleteAccessKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['IdForm'];
+                'application/json': components['schemas']['IdForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
         };
     };
 }

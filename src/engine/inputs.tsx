@@ -2,6 +2,7 @@ import { useEffect, useRef } from 'react';
 import { useFormContext, useWatch } from 'react-hook-form';
 import {
     BooleanInput,
+    CheckboxGroupInput,
     NumberInput,
     PasswordInput,
     RadioButtonGroupInput,
@@ -113,6 +114,8 @@ function FieldInput({ source, field, kind, values, disabled }: FieldInputProps) 
             return <ChoicesInput {...common} kind={kind} field={field} values={values} />;
         case 'toggle':
             return <ToggleInput {...own} />;
+        case 'checkboxes':
+            return <CheckboxesInput {...common} field={field} values={values} />;
         case 'reference':
             return (
                 <ReferenceInput source={source} reference={referencePath(field.reference ?? '')} perPage={100}>
@@ -213,6 +216,13 @@ function ChoicesInput({ kind, field, values, onChange, ...common }: ChoicesInput
             emptyText={common.isRequired ? undefined : '不选择'}
         />
     );
+}
+
+/** Several of the choices, as a row of checkboxes (`input: 'checkboxes'`); the value is the chosen ids. */
+function CheckboxesInput({ field, values, ...common }: Omit<ChoicesInputProps, 'kind'>) {
+    const { choices, isPending } = useFieldChoices(field, values);
+    if (isPending && !choices) return null;
+    return <CheckboxGroupInput {...common} choices={choices ?? []} row={field.row ?? true} translateChoice={false} />;
 }
 
 const nameOf = (choices: Choice[], value: unknown) => choices.find((c) => String(c.id) === String(value))?.name ?? '';

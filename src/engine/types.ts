@@ -46,6 +46,8 @@ export type InputKind =
     | 'widget'
     /** A row of toggle buttons, one chosen (a select shown as buttons, e.g. scenes). */
     | 'toggle'
+    /** A row of checkboxes over `choices` / `choicesFrom`, several chosen; the value is the array of chosen ids. */
+    | 'checkboxes'
     | 'none';
 
 export interface Choice {

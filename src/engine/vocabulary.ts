@@ -96,6 +96,20 @@ export interface CallAction extends ActionBase {
     then?: (answer: unknown, scope: Scope) => string | undefined;
     /** Read afresh when the confirmation opens; its answer is laid over the scope's record for `confirm` (a count). */
     confirmLoad?: CallRef;
+    /**
+     * After success, values of the answer shown in a dialog until the person closes it: what the platform answers only
+     * once (a new AccessKey's secret). Each line is a label and a dotted path into the answer, with a copy button
+     * when `copy`; `note` says why it matters (it will not be shown again).
+     */
+    reveal?: RevealSpec;
+}
+
+export interface RevealSpec {
+    title: Of<string>;
+    fields: Array<{ label: string; path: string; copy?: boolean }>;
+    note?: Of<string>;
+    /** The closing button (default 我已保存). */
+    closeLabel?: string;
 }
 
 /**

@@ -231,7 +231,7 @@ describe('device detail screens', () => {
         await waitFor(() => expect(searchParam('checkIdx')).toBe('6'));
         expect(searchParam('devicesId')).toBe(String(device.deviceId));
         expect(await screen.findByText('暂无数据订阅')).toBeInTheDocument();
-        expect(screen.getByText(/后续版本/)).toHaveTextContent(device.deviceName);
+        expect(await screen.findByText(/可在“服务端订阅”中为该产品新建订阅/)).toHaveTextContent(device.deviceName);
         unmount();
 
         const gw = await newDevice(gateway, '网关');

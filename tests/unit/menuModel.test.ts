@@ -32,6 +32,7 @@ describe('menu from the definitions', () => {
             ['设备与视频流', '/devices'],
             ['分组管理', '/groups'],
             ['视频设备', '/videoList'],
+            ['服务端订阅', '/subscription'],
         ]);
     });
 
@@ -50,6 +51,8 @@ describe('menu from the definitions', () => {
         expect(lit('/groupDetail/9')).toEqual(['分组管理']);
         expect(lit('/productLog')).toEqual(['产品更新日志']);
         expect(lit('/monitor/imitate')).toEqual(['设备模拟']);
+        expect(lit('/subscription')).toEqual(['服务端订阅']);
+        expect(lit('/consumerGroup/detail')).toEqual(['服务端订阅']);
     });
 
     it('lights the most specific match only, and its section', () => {

@@ -1,5 +1,5 @@
 import { lazy, Suspense, useContext, useState, type MouseEvent, type ReactNode } from 'react';
-import { Box, Button, CircularProgress, Switch, Tooltip, Typography, type ButtonProps } from '@mui/material';
+import { Alert, Box, Button, CircularProgress, Switch, Tooltip, Typography, type ButtonProps } from '@mui/material';
 import { Confirm, DataProviderContext, useDataProvider } from 'react-admin';
 import { Link, useSearchParams } from 'react-router-dom';
 import { runCall, useCall } from '../calls';
@@ -11,11 +11,13 @@ import type {
     CopyAction,
     DownloadAction,
     LinkAction,
+    RevealSpec,
     Row,
     Scope,
     SwitchAction,
 } from '../vocabulary';
 import { copyText } from './copy';
+import { EngineDialog } from './EngineDialog';
 import FormActionDialog from './FormAction';
 import { failureText, of, ROW_SX, useActionResource, useAfterSuccess, useToast } from './shared';
 
@@ -177,6 +179,7 @@ function CallButton(props: {
     const toast = useToast();
     const [asking, setAsking] = useState(false);
     const [running, setRunning] = useState(false);
+    const [revealed, setRevealed] = useState<unknown>(undefined);
     const fresh = useCall<unknown>(action.confirmLoad, scope, {
         enabled: asking && !!action.confirmLoad,
         staleTime: 0,
@@ -188,6 +191,7 @@ function CallButton(props: {
         setRunning(true);
         try {
             const answer = await runCall(dataProvider, action.call, scope, resource);
+            if (action.reveal) setRevealed(answer ?? {});
             await after({ ...action, callResource: action.call.resource }, answer, scope);
         } catch (error) {
             toast(failureText(error, action.failure), 'error');
@@ -239,7 +243,79 @@ function CallButton(props: {
                     onClose={() => setAsking(false)}
                 />
             ) : null}
+            {action.reveal && revealed !== undefined ? (
+                <RevealDialog
+                    spec={action.reveal}
+                    answer={revealed}
+                    scope={scope}
+                    onClose={() => setRevealed(undefined)}
+                />
+            ) : null}
         </>
+    );
+}
+
+/** A value at a dotted path of an answer. */
+function valueAt(answer: unknown, path: string): unknown {
+    let v: unknown = answer;
+    for (const key of path.split('.')) v = v && typeof v === 'object' ? (v as Row)[key] : undefined;
+    return v;
+}
+
+/** `reveal`: the answer's values shown once, each with a copy button, until the person closes the dialog. */
+function RevealDialog(props: { spec: RevealSpec; answer: unknown; scope: Scope; onClose: () => void }) {
+    const { spec, answer, scope, onClose } = props;
+    const toast = useToast();
+    const note = spec.note ? of(spec.note, scope) : undefined;
+    return (
+        <EngineDialog
+            open
+            onClose={() => undefined}
+            title={of(spec.title, scope)}
+            actions={
+                <Button variant="contained" onClick={onClose}>
+                    {spec.closeLabel ?? '我已保存'}
+                </Button>
+            }
+        >
+            {note ? (
+                <Alert severity="warning" sx={{ mb: 2 }}>
+                    {note}
+                </Alert>
+            ) : null}
+            {spec.fields.map((f) => {
+                const value = String(valueAt(answer, f.path) ?? '');
+                return (
+                    <Box key={f.path} sx={{ mb: 1.5 }}>
+                        <Typography variant="body2" color="text.secondary">
+                            {f.label}
+                        </Typography>
+                        <Box sx={{ display: 'flex', alignItems: 'center', gap: 1 }}>
+                            <Typography
+                                component="code"
+                                aria-label={f.label}
+                                sx={{ fontFamily: 'monospace', wordBreak: 'break-all', userSelect: 'all' }}
+                            >
+                                {value}
+                            </Typography>
+                            {f.copy ? (
+                                <Button
+                                    size="small"
+                                    aria-label={`复制${f.label}`}
+                                    onClick={() =>
+                                        void copyText(value).then((done) =>
+                                            toast(done ? '复制成功' : '复制失败', done ? 'success' : 'error'),
+                                        )
+                                    }
+                                >
+                                    复制
+                                </Button>
+                            ) : null}
+                        </Box>
+                    </Box>
+                );
+            })}
+        </EngineDialog>
     );
 }
 
