@@ -3,6 +3,7 @@ import type { ServerConfig } from './config';
 import type { Db } from './db/client';
 import type { Maintenance } from './db/maintenance';
 import type { AccessHub } from './mqtt/access';
+import type { RuleEngine } from './rules/engine';
 import type { Simulator } from './simulation/simulator';
 import type { SessionUser } from './sso/sessions';
 import type { ThrottleOptions } from './sso/throttle';
@@ -23,6 +24,8 @@ export interface AppDeps {
     access?: AccessHub;
     /** The device simulator (its devices connect through `access`); default: one made here. */
     simulator?: Simulator;
+    /** The rule engine (it listens to `access`'s broker); default: one made here (not attached: no broker messages). */
+    rules?: RuleEngine;
 }
 
 /** What every router receives: the deps with defaults filled in. */
@@ -36,6 +39,8 @@ export interface Services {
     access?: AccessHub;
     /** Simulated devices (/api/simulation). */
     simulator?: Simulator;
+    /** The rule engine: routes that change rules refresh it. */
+    rules?: RuleEngine;
 }
 
 export type AppEnv = { Variables: { user: SessionUser; token: string } };

@@ -69,6 +69,8 @@ async function main(): Promise<void> {
         import('./mqtt/access'),
         import('./simulation/simulator'),
         import('./domain/retention'),
+        import('./rules/engine'),
+        import('./rules/retention'),
     ]);
     let handle: DatabaseHandle;
     try {
@@ -92,11 +94,16 @@ async function main(): Promise<void> {
         { createAccessHub },
         { createSimulator },
         { startRetentionSweeper },
+        { createRuleEngine },
+        { startRuleLogSweeper },
     ] = await later;
     const admin = await ensureAdmin(handle.db, config.adminPassword);
     const access = createAccessHub();
     const simulator = createSimulator({ db: handle.db, access });
-    const app = createApp({ db: handle.db, config, access, simulator });
+    // Rules act on every message of the broker once it attaches to `access` (below).
+    const rules = createRuleEngine({ db: handle.db, access, timeZone: config.timeZone });
+    void rules.attach();
+    const app = createApp({ db: handle.db, config, access, simulator, rules });
     // Plain HTTP/1.1 (no TLS or HTTP/2 options), so the adaptor returns a node:http Server.
     const server = createAdaptorServer({ fetch: app.fetch }) as Server;
     let port: number;
@@ -174,6 +181,8 @@ async function main(): Promise<void> {
                 startLeftoverSweeper(handle.db, config.filesDir);
                 // Messages and property history older than LOG_RETENTION_DAYS: now and every hour, in batches.
                 startRetentionSweeper(handle.db, config.logRetentionDays);
+                // The rule journal and notification records, likewise.
+                startRuleLogSweeper(handle.db, config.logRetentionDays);
                 return deviceClusterIndex(handle.db).snapshot();
             })
             .catch((err) => console.error('启动后的初始化失败 / post-start setup failed:', err));
@@ -197,6 +206,7 @@ async function main(): Promise<void> {
             simulator
                 .close()
                 .catch((err) => console.error('停止设备模拟失败 / failed to stop simulations:', err))
+                .then(() => rules.close())
                 .then(() => broker.close())
                 .catch((err) => console.error('关闭 MQTT 失败 / failed to close MQTT:', err))
                 .then(() => handle.close())

@@ -11,6 +11,7 @@ import type { AppDeps } from './deps';
 import { createAccessHub, type AccessHub } from './mqtt/access';
 import { seedDatabase } from './seed';
 import { createSimulator, type Simulator } from './simulation/simulator';
+import { createRuleEngine, type RuleEngine, type RuleEngineOptions } from './rules/engine';
 import { COOKIE_NAME } from './sso/auth';
 import { createSession } from './sso/sessions';
 import { ADMIN_USERNAME, ensureAdmin } from './sso/users';
@@ -26,6 +27,8 @@ export interface TestServerOptions {
     clientIp?: AppDeps['clientIp'];
     throttle?: AppDeps['throttle'];
     logError?: AppDeps['logError'];
+    /** Rule engine options (notification back-off in tests). */
+    rules?: RuleEngineOptions;
 }
 
 export interface TestServer {
@@ -41,6 +44,8 @@ export interface TestServer {
     access: AccessHub;
     /** The device simulator of this server (its devices connect once a broker attaches to `access`). */
     simulator: Simulator;
+    /** The rule engine of this server (it acts on messages of a broker attached to `access`). */
+    rules: RuleEngine;
     kind: 'pglite' | 'postgres';
     config: ServerConfig;
     close(): Promise<void>;
@@ -71,7 +76,17 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
         await seedDatabase(handle.db, { demo: config.seedDemo });
         const access = createAccessHub();
         const simulator = createSimulator({ db: handle.db, access, log: () => undefined });
+        const rules = createRuleEngine({
+            db: handle.db,
+            access,
+            timeZone: config.timeZone,
+            now: opts.now,
+            logError: opts.logError,
+            options: opts.rules,
+        });
+        await rules.attach();
         const app = createApp({
+            rules,
             access,
             simulator,
             db: handle.db,
@@ -98,10 +113,12 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
             db: handle.db,
             access,
             simulator,
+            rules,
             kind: handle.kind,
             config,
             close: async () => {
                 await simulator.close();
+                await rules.close();
                 await handle.close();
                 if (!opts.config?.filesDir) rmSync(config.filesDir, { recursive: true, force: true });
             },
