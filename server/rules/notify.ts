@@ -215,7 +215,7 @@ export async function listNotifications(
     ]);
     return {
         records: rows.map((r) => ({
-            id: Number(r.id),
+            id: String(r.id),
             appName: r.appName,
             noticeType: r.notifyType,
             messageType: r.messageType,
