@@ -1,3 +1,5 @@
+import * as yup from 'yup';
+
 /**
  * Rules (场景联动), alert rules and alerts: the choices and limits the console's forms and the server share
  * (docs/rules.md). The server checks a rule against the product's thing model (server/rules/validate.ts).
@@ -97,3 +99,53 @@ export const RULE_MESSAGES = {
     smtpHost: '请输入 SMTP 服务器',
     mailTo: '请输入收件人邮箱',
 } as const;
+
+const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
+const optionalTime = yup
+    .string()
+    .trim()
+    .test('hhmm', RULE_MESSAGES.timeWindow, (v) => !v || TIME.test(v));
+
+/** The rule editor's form (scene linkage and alert rules); the server checks the rows against the thing model. */
+export const ruleFormSchema = yup.object({
+    name: yup.string().trim().required(RULE_MESSAGES.name).max(RULE_LIMITS.nameMax, RULE_MESSAGES.nameLength),
+    productKey: yup.string().required(RULE_MESSAGES.product),
+    triggers: yup.array().min(1, RULE_MESSAGES.triggers).max(RULE_LIMITS.rowsMax, RULE_MESSAGES.tooManyRows),
+    conditions: yup.array().max(RULE_LIMITS.rowsMax, RULE_MESSAGES.tooManyRows),
+    actions: yup.array().min(1, RULE_MESSAGES.actions).max(RULE_LIMITS.rowsMax, RULE_MESSAGES.tooManyRows),
+    durationSeconds: yup
+        .number()
+        .transform((v, raw) => (raw === '' || raw === null || raw === undefined ? 0 : v))
+        .typeError(RULE_MESSAGES.duration)
+        .integer(RULE_MESSAGES.duration)
+        .min(0, RULE_MESSAGES.duration)
+        .max(RULE_LIMITS.durationMax, RULE_MESSAGES.duration),
+    windowStart: optionalTime,
+    windowEnd: optionalTime,
+});
+
+/** 处理 in bulk: a remark is required. */
+export const alertHandleSchema = yup.object({
+    remark: yup.string().trim().required('请输入处理备注').max(RULE_LIMITS.remarkMax, RULE_MESSAGES.remark),
+});
+
+/** A notification channel. */
+export const channelFormSchema = yup.object({
+    name: yup.string().trim().required(RULE_MESSAGES.channelName).max(RULE_LIMITS.nameMax),
+    type: yup.string().required(RULE_MESSAGES.channelType),
+    url: yup
+        .string()
+        .trim()
+        .when('type', {
+            is: (t: string) => t !== 'email',
+            then: (s) => s.required(RULE_MESSAGES.url).matches(/^https?:\/\/\S+$/, RULE_MESSAGES.url),
+        }),
+    host: yup
+        .string()
+        .trim()
+        .when('type', { is: 'email', then: (s) => s.required(RULE_MESSAGES.smtpHost) }),
+    to: yup
+        .string()
+        .trim()
+        .when('type', { is: 'email', then: (s) => s.required(RULE_MESSAGES.mailTo) }),
+});

@@ -189,6 +189,15 @@ export function ruleRoutes(services: Services) {
             })),
             events: of('event').map((r) => ({ identifier: r.identifier, name: r.name, outputData: r.outputData ?? [] })),
             services: of('service').map((r) => ({ identifier: r.identifier, name: r.name, inputData: r.inputData ?? [] })),
+            // Every event's output fields in one list, for a select that keeps those of the chosen event.
+            eventFields: of('event').flatMap((r) =>
+                ((r.outputData ?? []) as Array<{ identifier: string; name?: string; dataType?: unknown }>).map((o) => ({
+                    event: r.identifier,
+                    identifier: o.identifier,
+                    name: o.name ?? o.identifier,
+                    dataType: o.dataType,
+                })),
+            ),
         });
     });
 
