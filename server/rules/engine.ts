@@ -7,7 +7,7 @@ import type { AcceptedMessage } from '../mqtt/uplink';
 import type { TrafficEvent } from '../mqtt/traffic';
 import { createDirectory } from '../mqtt/directory';
 import { openAlert, openPairs, recoverAlert } from './alertLifecycle';
-import { conditionsHold, fillTemplate, inTimeWindow, type EvalInput } from './evaluate';
+import { compileConditions, fillTemplate, inTimeWindow, type EvalInput } from './evaluate';
 import { createNotifier, type NotifyOptions } from './notify';
 import { enabledRules } from './store';
 import type { Action, ActionResult, StoredRule, Trigger } from './types';
@@ -50,6 +50,73 @@ interface Runtime {
     states: Map<number, HoldState>;
     crons: Cron[];
     hasAlert: boolean;
+    /** The message this rule was last evaluated for (no rule is evaluated twice for one message). */
+    stamp: number;
+    /** The conditions, compiled once. */
+    holds: (input: EvalInput) => boolean;
+}
+
+/**
+ * A product's rules for its messages. Rules whose conditions must all hold and whose first numeric condition compares
+ * a property with a number (ActivePower > 30) are kept per (identifier, operator), sorted by that number: a message
+ * reaches only those whose first condition holds for the device's value (a binary search), plus those holding state
+ * for the device (they may recover). The others are evaluated on each message.
+ */
+interface GuardGroup {
+    identifier: string;
+    op: '>' | '>=' | '<' | '<=';
+    thresholds: number[];
+    rts: Runtime[];
+}
+
+interface ProductIndex {
+    plain: Runtime[];
+    guarded: GuardGroup[];
+}
+
+/** First index whose threshold is >= v (lower) or > v (upper). */
+function bound(a: number[], v: number, upper: boolean): number {
+    let lo = 0;
+    let hi = a.length;
+    while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (upper ? a[mid] <= v : a[mid] < v) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+function guardOf(rule: StoredRule): { identifier: string; op: GuardGroup['op']; value: number } | undefined {
+    if (rule.match !== 'all' || !rule.triggers.every((t) => t.type === 'property')) return undefined;
+    for (const c of rule.conditions) {
+        if (c.source !== 'property' || typeof c.value !== 'number') continue;
+        if (c.operator === '>' || c.operator === '>=' || c.operator === '<' || c.operator === '<=')
+            return { identifier: c.identifier, op: c.operator, value: c.value };
+    }
+    return undefined;
+}
+
+function indexOf(list: Runtime[]): ProductIndex {
+    const plain: Runtime[] = [];
+    const groups = new Map<string, Array<{ t: number; rt: Runtime }>>();
+    for (const rt of list) {
+        const g = guardOf(rt.rule);
+        if (!g) {
+            plain.push(rt);
+            continue;
+        }
+        const key = `${g.identifier}\u0000${g.op}`;
+        let entries = groups.get(key);
+        if (!entries) groups.set(key, (entries = []));
+        entries.push({ t: g.value, rt });
+    }
+    const guarded: GuardGroup[] = [];
+    for (const [key, entries] of groups) {
+        const [identifier, op] = key.split('\u0000') as [string, GuardGroup['op']];
+        entries.sort((a, b) => a.t - b.t);
+        guarded.push({ identifier, op, thresholds: entries.map((e) => e.t), rts: entries.map((e) => e.rt) });
+    }
+    return { plain, guarded };
 }
 
 interface DeviceRef {
@@ -79,7 +146,21 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
     const report = logError ?? ((m: string, e: unknown) => console.error(m, e));
     const directory = createDirectory(db);
     const notifier = createNotifier(db, options.notify);
-    let byProduct = new Map<number, Runtime[]>();
+    let byProduct = new Map<number, ProductIndex>();
+    /** Rules holding state (conditions held) per device: they are evaluated on its messages whatever the guard says. */
+    const holding = new Map<number, Set<Runtime>>();
+    let messageSeq = 0;
+    const hold = (rt: Runtime, deviceId: number) => {
+        let set = holding.get(deviceId);
+        if (!set) holding.set(deviceId, (set = new Set()));
+        set.add(rt);
+    };
+    const release = (rt: Runtime, deviceId: number) => {
+        const set = holding.get(deviceId);
+        if (!set) return;
+        set.delete(rt);
+        if (!set.size) holding.delete(deviceId);
+    };
     let byProductKey = new Map<string, Runtime[]>();
     let runtimes = new Map<number, Runtime>();
     /** Latest property values of devices of products that have rules. */
@@ -113,13 +194,18 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
                 states: new Map(),
                 crons: [],
                 hasAlert: rule.actions.some((a) => a.type === 'alert'),
+                stamp: 0,
+                holds: compileConditions(rule.conditions, rule.match),
             };
             next.set(rule.id, rt);
         }
         // Rules gone or changed: their timers and schedules stop.
         for (const [id, old] of runtimes) {
             if (next.get(id) === old) continue;
-            for (const s of old.states.values()) clearTimeout(s.timer);
+            for (const [deviceId, s] of old.states) {
+                clearTimeout(s.timer);
+                release(old, deviceId);
+            }
             for (const c of old.crons) c.stop();
         }
         if (closed) return;
@@ -128,7 +214,10 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
         if (fresh.some((rt) => rt.level)) {
             for (const { ruleId, deviceId } of await openPairs(db)) {
                 const rt = next.get(ruleId);
-                if (rt?.level && fresh.includes(rt)) rt.states.set(deviceId, { since: Date.now(), fired: true });
+                if (rt?.level && fresh.includes(rt)) {
+                    rt.states.set(deviceId, { since: Date.now(), fired: true });
+                    hold(rt, deviceId);
+                }
             }
         }
         for (const rt of fresh) {
@@ -144,7 +233,7 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
             products.set(rt.rule.productId, [...(products.get(rt.rule.productId) ?? []), rt]);
             keys.set(rt.rule.productKey, [...(keys.get(rt.rule.productKey) ?? []), rt]);
         }
-        byProduct = products;
+        byProduct = new Map([...products].map(([id, list]) => [id, indexOf(list)]));
         byProductKey = keys;
     }
 
@@ -301,7 +390,7 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
         counters.evaluated++;
         const { rt, device } = f;
         const rule = rt.rule;
-        const holds = conditionsHold(rule.conditions, rule.match, f.eval);
+        const holds = rt.holds(f.eval);
         if (!rt.level || !triggerIsLevel || !device) {
             if (holds && inTimeWindow(rule.timeWindow, now(), timeZone)) start({ ...f, discrete: true });
             return;
@@ -311,6 +400,7 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
             if (!state) return;
             clearTimeout(state.timer);
             rt.states.delete(device.deviceId);
+            release(rt, device.deviceId);
             if (state.fired) recover(rt, device.deviceId);
             return;
         }
@@ -318,6 +408,7 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
         if (!state) {
             state = { since: t, fired: false };
             rt.states.set(device.deviceId, state);
+            hold(rt, device.deviceId);
         }
         if (state.fired) return;
         const due = state.since + rule.durationSeconds * 1000;
@@ -342,8 +433,9 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
 
     /** Every accepted property or event post (broker.uplink.onAccepted). */
     function onMessage(m: AcceptedMessage) {
-        const list = byProduct.get(m.device.productId);
-        if (!list) return;
+        const index = byProduct.get(m.device.productId);
+        if (!index) return;
+        const seq = ++messageSeq;
         const deviceId = m.device.deviceId;
         let properties = lastValues.get(deviceId);
         if (!properties) lastValues.set(deviceId, (properties = {}));
@@ -351,8 +443,14 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
         const device: DeviceRef = { deviceId, deviceName: m.device.deviceName, productKey: m.device.productKey };
         const ev: EvalInput =
             m.kind === 'event' ? { properties, event: { identifier: m.identifier ?? '', values: m.values } } : { properties };
-        for (const rt of list) {
-            if (rt.rule.deviceId !== null && rt.rule.deviceId !== deviceId) continue;
+        const input =
+            m.kind === 'event'
+                ? { kind: 'event', identifier: m.identifier, values: m.values }
+                : { kind: 'property', values: m.values };
+        const consider = (rt: Runtime) => {
+            if (rt.stamp === seq) return;
+            rt.stamp = seq;
+            if (rt.rule.deviceId !== null && rt.rule.deviceId !== deviceId) return;
             let hit: Trigger | undefined;
             for (const t of rt.rule.triggers) {
                 if (matches(t, m)) {
@@ -360,12 +458,28 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
                     break;
                 }
             }
-            if (!hit) continue;
-            const input =
-                m.kind === 'event'
-                    ? { kind: 'event', identifier: m.identifier, values: m.values }
-                    : { kind: 'property', values: m.values };
-            evaluate({ rt, device, triggerType: hit.type, input, eval: ev }, hit.type === 'property');
+            if (hit) evaluate({ rt, device, triggerType: hit.type, input, eval: ev }, hit.type === 'property');
+        };
+        for (const rt of index.plain) consider(rt);
+        if (m.kind === 'property') {
+            for (const g of index.guarded) {
+                const v = properties[g.identifier];
+                if (typeof v !== 'number') continue;
+                const a = g.thresholds;
+                // The rules whose first condition holds for v: t < v, t <= v, t > v, t >= v.
+                const [from, to] =
+                    g.op === '>'
+                        ? [0, bound(a, v, false)]
+                        : g.op === '>='
+                          ? [0, bound(a, v, true)]
+                          : g.op === '<'
+                            ? [bound(a, v, true), a.length]
+                            : [bound(a, v, false), a.length];
+                for (let i = from; i < to; i++) consider(g.rts[i]);
+            }
+            // Rules holding for the device whose first condition no longer holds: they recover.
+            const held = holding.get(deviceId);
+            if (held) for (const rt of [...held]) consider(rt);
         }
     }
 

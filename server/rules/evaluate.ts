@@ -79,3 +79,58 @@ export function fillTemplate(
 
 /** A string's JSON-escaped inside (no quotes), for templates that build a JSON body. */
 export const jsonInner = (s: string) => JSON.stringify(s).slice(1, -1);
+
+type Test = (input: EvalInput) => boolean;
+
+/** One condition as a function, its operands converted once (what conditionHolds does, per message without the work). */
+function compileCondition(c: Condition): Test {
+    const read: (input: EvalInput) => unknown =
+        c.source === 'event'
+            ? (input) => (input.event?.identifier === c.identifier ? input.event.values[c.field ?? ''] : undefined)
+            : (input) => input.properties[c.identifier];
+    if (c.operator === '==' || c.operator === '!=') {
+        if (typeof c.value === 'object' && c.value !== null) return (input) => conditionHolds(c, input);
+        const want = String(c.value);
+        const eq = c.operator === '==';
+        return (input) => {
+            const x = read(input);
+            if (x === undefined || x === null) return false;
+            if (typeof x === 'object') return conditionHolds(c, input);
+            return (String(typeof x === 'boolean' ? Number(x) : x) === want) === eq;
+        };
+    }
+    const t = Number(c.value);
+    const t2 = Number(c.value2);
+    const num = (x: unknown) => (typeof x === 'number' ? x : typeof x === 'string' && x !== '' ? Number(x) : NaN);
+    switch (c.operator) {
+        case '>':
+            return (input) => num(read(input)) > t;
+        case '>=':
+            return (input) => num(read(input)) >= t;
+        case '<':
+            return (input) => num(read(input)) < t;
+        case '<=':
+            return (input) => num(read(input)) <= t;
+        default:
+            return (input) => {
+                const n = num(read(input));
+                return n >= t && n <= t2;
+            };
+    }
+}
+
+/** The conditions as one function (all or any; none: always true), for the engine's per-message evaluation. */
+export function compileConditions(conditions: Condition[], match: 'all' | 'any'): Test {
+    const tests = conditions.map(compileCondition);
+    if (!tests.length) return () => true;
+    if (tests.length === 1) return tests[0];
+    return match === 'all'
+        ? (input) => {
+              for (const t of tests) if (!t(input)) return false;
+              return true;
+          }
+        : (input) => {
+              for (const t of tests) if (t(input)) return true;
+              return false;
+          };
+}

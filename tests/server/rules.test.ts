@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { conditionHolds, inTimeWindow } from '../../server/rules/evaluate';
+import { compileConditions, conditionHolds, inTimeWindow } from '../../server/rules/evaluate';
 import type { Condition } from '../../server/rules/types';
 import { createTestServer, type TestServer } from '../../server/testing';
 import { startBroker, until, type Broker } from './mqttSupport';
@@ -121,6 +121,20 @@ describe('operators and windows', () => {
         expect(conditionHolds(c(op, v, v2), { properties: { x: yes } })).toBe(true);
         expect(conditionHolds(c(op, v, v2), { properties: { x: no } })).toBe(false);
         expect(conditionHolds(c(op, v, v2), { properties: {} })).toBe(false);
+        // The engine's compiled form says the same.
+        for (const x of [yes, no, undefined, String(yes)]) {
+            const input = { properties: { x } };
+            expect(compileConditions([c(op, v, v2)], 'all')(input)).toBe(conditionHolds(c(op, v, v2), input));
+        }
+    });
+
+    it('all and any over several conditions', () => {
+        const two = [c('>', 10), { ...c('==', 'on'), identifier: 'y' }];
+        expect(compileConditions(two, 'all')({ properties: { x: 11, y: 'on' } })).toBe(true);
+        expect(compileConditions(two, 'all')({ properties: { x: 11, y: 'off' } })).toBe(false);
+        expect(compileConditions(two, 'any')({ properties: { x: 1, y: 'on' } })).toBe(true);
+        expect(compileConditions(two, 'any')({ properties: { x: 1, y: 'off' } })).toBe(false);
+        expect(compileConditions([], 'all')({ properties: {} })).toBe(true);
     });
 
     it('time windows in the server zone, also over midnight', () => {
