@@ -134,7 +134,7 @@ export default defineResource({
                                         closeLabel: '关闭',
                                     },
                                 ],
-                                empty: { text: '暂无告警消息：规则引擎上线后，规则触发的告警通知显示在这里' },
+                                empty: { text: '暂无告警消息：告警规则发送的通知显示在这里' },
                             },
                         },
                     ],

@@ -481,19 +481,30 @@ export default defineResource({
                     kind: 'list',
                     title: '规则引擎',
                     list: {
-                        // The rule engine comes with a later issue: until then the table says so.
-                        rows: () => [],
+                        // The project's rules (scene linkage and alert rules), /api/rule/list?projectId=.
+                        source: { call: 'projectRules', params: byProject },
                         columns: [
                             ['name', { label: '规则名称' }],
-                            ['status', { label: '状态' }],
+                            [
+                                'status',
+                                {
+                                    label: '状态',
+                                    type: 'status',
+                                    choices: [
+                                        { id: 1, name: '已启用', color: 'success' },
+                                        { id: 0, name: '已停用', color: 'default' },
+                                    ],
+                                },
+                            ],
                             ['description', { label: '描述' }],
                             ['createTime', { label: '创建时间' }],
                         ],
-                        paging: false,
+                        urlPrefix: 'rule',
+                        perPage: 10,
                         dense: true,
                         empty: {
                             text: '暂无规则',
-                            hint: '规则引擎上线后，本项目的规则将显示在这里',
+                            hint: '在“规则引擎”中新建规则并选择本项目后，规则显示在这里',
                             columns: true,
                         },
                     },
@@ -552,6 +563,12 @@ export default defineResource({
         delete: { delete: '/api/project/delete', params: (r) => ({ ids: [r.id] }), read: 'data' },
         custom: {
             listAll: { get: '/api/project/listAll', read: 'data.list' },
+            projectRules: {
+                get: '/api/rule/list',
+                paging: ['pageNumber', 'pageSize'],
+                read: 'data.records',
+                total: 'data.total',
+            },
             select: { get: '/api/project/select', read: 'data.list' },
             count: { get: '/api/project/selectCount', read: 'data' },
             scenes: { get: '/api/project/sceneList', read: 'data.list' },

@@ -35,6 +35,9 @@ import { groupDeviceRoutes } from './routes/groups';
 import { deviceCandidateRoutes } from './routes/deviceCandidates';
 import { simulationRoutes } from './routes/simulation';
 import { createSimulator } from './simulation/simulator';
+import { createRuleEngine } from './rules/engine';
+import { ms6RuleRoutes, ruleRoutes } from './routes/rule';
+import { alertLogRoutes, alertRuleRoutes } from './routes/alert';
 import { videoDeviceRoutes } from './routes/videoDevice';
 import { accessKeyRoutes, consumerGroupRoutes, subscriptionRoutes } from './routes/subscription';
 import { isProtectedPath, PROTECTED_PREFIXES, requireSession } from './sso/auth';
@@ -60,6 +63,9 @@ export function createApp(deps: AppDeps) {
         amqp: deps.amqp,
     };
     services.simulator = deps.simulator ?? createSimulator({ db: deps.db, access: services.access! });
+    services.rules =
+        deps.rules ??
+        createRuleEngine({ db: deps.db, access: services.access!, timeZone: deps.config.timeZone, now: services.now });
     const app = new Hono<AppEnv>();
 
     app.onError((err, c) => {
@@ -117,6 +123,10 @@ export function createApp(deps: AppDeps) {
     app.route('/api/subscription', subscriptionRoutes(services));
     app.route('/api/consumerGroup', consumerGroupRoutes(services));
     app.route('/api/accessKey', accessKeyRoutes(services));
+    app.route('/api/rule', ruleRoutes(services));
+    app.route('/api/alert-rule', alertRuleRoutes(services));
+    app.route('/api/alert-log', alertLogRoutes(services));
+    app.route('/ms6/rule', ms6RuleRoutes(services));
     app.route('/ms3/productLog', productLogRoutes(services));
     app.route('/', deviceAccessRoutes(services));
     app.route('/ms4', ms4Routes(services));

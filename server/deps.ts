@@ -4,6 +4,7 @@ import type { ServerConfig } from './config';
 import type { Db } from './db/client';
 import type { Maintenance } from './db/maintenance';
 import type { AccessHub } from './mqtt/access';
+import type { RuleEngine } from './rules/engine';
 import type { Simulator } from './simulation/simulator';
 import type { SessionUser } from './sso/sessions';
 import type { ThrottleOptions } from './sso/throttle';
@@ -26,6 +27,8 @@ export interface AppDeps {
     simulator?: Simulator;
     /** Server-side subscription delivery (AMQP 1.0); absent: the routes answer without live consumer figures. */
     amqp?: AmqpService;
+    /** The rule engine (it listens to `access`'s broker); default: one made here (not attached: no broker messages). */
+    rules?: RuleEngine;
 }
 
 /** What every router receives: the deps with defaults filled in. */
@@ -41,6 +44,8 @@ export interface Services {
     simulator?: Simulator;
     /** Server-side subscription delivery: consumers, backlog, routes refresh. */
     amqp?: AmqpService;
+    /** The rule engine: routes that change rules refresh it. */
+    rules?: RuleEngine;
 }
 
 export type AppEnv = { Variables: { user: SessionUser; token: string } };

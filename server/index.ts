@@ -70,6 +70,8 @@ async function main(): Promise<void> {
         import('./simulation/simulator'),
         import('./domain/retention'),
         import('./amqp/service'),
+        import('./rules/engine'),
+        import('./rules/retention'),
     ]);
     let handle: DatabaseHandle;
     try {
@@ -94,6 +96,8 @@ async function main(): Promise<void> {
         { createSimulator },
         { startRetentionSweeper },
         { createAmqpService },
+        { createRuleEngine },
+        { startRuleLogSweeper },
     ] = await later;
     const admin = await ensureAdmin(handle.db, config.adminPassword);
     const access = createAccessHub();
@@ -106,7 +110,10 @@ async function main(): Promise<void> {
         backlogHours: config.amqpBacklogHours,
         databaseUrl: config.databaseUrl,
     });
-    const app = createApp({ db: handle.db, config, access, simulator, amqp });
+    // Rules act on every message of the broker once it attaches to `access` (below).
+    const rules = createRuleEngine({ db: handle.db, access, timeZone: config.timeZone });
+    void rules.attach();
+    const app = createApp({ db: handle.db, config, access, simulator, amqp, rules });
     // Plain HTTP/1.1 (no TLS or HTTP/2 options), so the adaptor returns a node:http Server.
     const server = createAdaptorServer({ fetch: app.fetch }) as Server;
     let port: number;
@@ -198,6 +205,8 @@ async function main(): Promise<void> {
                 startLeftoverSweeper(handle.db, config.filesDir);
                 // Messages and property history older than LOG_RETENTION_DAYS: now and every hour, in batches.
                 startRetentionSweeper(handle.db, config.logRetentionDays);
+                // The rule journal and notification records, likewise.
+                startRuleLogSweeper(handle.db, config.logRetentionDays);
                 return deviceClusterIndex(handle.db).snapshot();
             })
             .catch((err) => console.error('启动后的初始化失败 / post-start setup failed:', err));
@@ -223,6 +232,7 @@ async function main(): Promise<void> {
                 .catch((err) => console.error('停止设备模拟失败 / failed to stop simulations:', err))
                 .then(() => amqp.close())
                 .catch((err) => console.error('关闭 AMQP 失败 / failed to close AMQP:', err))
+                .then(() => rules.close())
                 .then(() => broker.close())
                 .catch((err) => console.error('关闭 MQTT 失败 / failed to close MQTT:', err))
                 .then(() => handle.close())

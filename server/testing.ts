@@ -12,6 +12,7 @@ import type { AppDeps } from './deps';
 import { createAccessHub, type AccessHub } from './mqtt/access';
 import { seedDatabase } from './seed';
 import { createSimulator, type Simulator } from './simulation/simulator';
+import { createRuleEngine, type RuleEngine, type RuleEngineOptions } from './rules/engine';
 import { COOKIE_NAME } from './sso/auth';
 import { createSession } from './sso/sessions';
 import { ADMIN_USERNAME, ensureAdmin } from './sso/users';
@@ -31,6 +32,8 @@ export interface TestServerOptions {
     pgliteDir?: string;
     /** Server-side subscription timings (defaults: poll 250 ms, backlog sweep 10 s). */
     amqp?: { pollMs?: number; sweepMs?: number; leaseMs?: number; log?: (message: string) => void };
+    /** Rule engine options (notification back-off in tests). */
+    rules?: RuleEngineOptions;
 }
 
 export interface TestServer {
@@ -48,6 +51,8 @@ export interface TestServer {
     simulator: Simulator;
     /** Server-side subscription: attach a started broker (`amqp.attach(broker)`), listen with `amqp.listen(0)`. */
     amqp: AmqpService;
+    /** The rule engine of this server (it acts on messages of a broker attached to `access`). */
+    rules: RuleEngine;
     kind: 'pglite' | 'postgres';
     config: ServerConfig;
     close(): Promise<void>;
@@ -89,8 +94,18 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
             ...opts.amqp,
         });
         await amqp.start();
+        const rules = createRuleEngine({
+            db: handle.db,
+            access,
+            timeZone: config.timeZone,
+            now: opts.now,
+            logError: opts.logError,
+            options: opts.rules,
+        });
+        await rules.attach();
         const app = createApp({
             amqp,
+            rules,
             access,
             simulator,
             db: handle.db,
@@ -118,11 +133,13 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
             access,
             simulator,
             amqp,
+            rules,
             kind: handle.kind,
             config,
             close: async () => {
                 await simulator.close();
                 await amqp.close();
+                await rules.close();
                 await handle.close();
                 if (!opts.config?.filesDir) rmSync(config.filesDir, { recursive: true, force: true });
             },

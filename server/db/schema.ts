@@ -382,6 +382,16 @@ export const alertEvents = pgTable(
         productKey: text('product_key'),
         params: text('params'),
         ts: timestamp('ts', { withTimezone: true }).notNull().defaultNow(),
+        /** The rule that raised it (null for demo and imported alerts); one open alert per (rule, device). */
+        ruleId: integer('rule_id').references((): AnyPgColumn => rules.id, { onDelete: 'set null' }),
+        /** The values that raised it. */
+        input: jsonb('input'),
+        handleTime: timestamp('handle_time', { withTimezone: true }),
+        remark: text('remark'),
+        /** When the rule's condition stopped holding while the alert was still pending (rules that do not auto-clear). */
+        recoverTime: timestamp('recover_time', { withTimezone: true }),
+        /** When the alert closed (auto-cleared, or handled after recovery); null while open. */
+        clearTime: timestamp('clear_time', { withTimezone: true }),
     },
     (t) => [
         index('alert_events_ts_idx').on(t.ts.desc().nullsFirst(), t.id.desc().nullsFirst()),
@@ -390,6 +400,120 @@ export const alertEvents = pgTable(
             .on(t.type, t.projectId)
             .where(sql`status = 0`),
         check('alert_events_type_check', sql`type BETWEEN 1 AND 3`),
+        uniqueIndex('alert_events_open_uq')
+            .on(t.ruleId, t.deviceId)
+            .where(sql`clear_time IS NULL AND rule_id IS NOT NULL AND device_id IS NOT NULL`),
+    ],
+);
+
+/**
+ * Rules (server/rules/): scene linkage (type 1, /ruleEngine) and alert rules (type 2, /api/alert-rule/*). A rule
+ * watches one product (optionally one of its devices); triggers, conditions and actions are rows kept as JSON lists,
+ * each row with its own id so the console can delete one (docs/rules.md).
+ */
+export const rules = pgTable(
+    'rules',
+    {
+        id: serial('id').primaryKey(),
+        name: text('name').notNull(),
+        /** 1 scene linkage, 2 alert rule. */
+        type: smallint('type').notNull().default(1),
+        projectId: integer('project_id').references(() => projects.id, { onDelete: 'set null' }),
+        productId: integer('product_id')
+            .notNull()
+            .references(() => products.id, { onDelete: 'cascade' }),
+        /** One device of the product, or null: every device of it. */
+        deviceId: bigint('device_id', { mode: 'number' }).references(() => devices.id, { onDelete: 'cascade' }),
+        enabled: boolean('enabled').notNull().default(false),
+        description: text('description'),
+        triggers: jsonb('triggers').notNull().default([]),
+        /** 'all' or 'any' of the conditions. */
+        match: text('match').notNull().default('all'),
+        conditions: jsonb('conditions').notNull().default([]),
+        /** The conditions must hold this long before the actions run (0: at once). */
+        durationSeconds: integer('duration_seconds').notNull().default(0),
+        /** { start: 'HH:mm', end: 'HH:mm' } in the server's zone, or null: any time. */
+        timeWindow: jsonb('time_window'),
+        actions: jsonb('actions').notNull().default([]),
+        /** Alerts it raised close by themselves once the condition stops holding (else they stay until handled). */
+        autoClear: boolean('auto_clear').notNull().default(true),
+        createTime: createdAt('create_time'),
+        updateTime: createdAt('update_time'),
+    },
+    (t) => [
+        index('rules_product_idx').on(t.productId),
+        index('rules_project_idx').on(t.projectId),
+        check('rules_type_check', sql`type IN (1, 2)`),
+        check('rules_match_check', sql`match IN ('all', 'any')`),
+    ],
+);
+
+/** The rule journal: every firing, its input and each action's result (kept LOG_RETENTION_DAYS). */
+export const ruleLogs = pgTable(
+    'rule_logs',
+    {
+        id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+        ruleId: integer('rule_id').references(() => rules.id, { onDelete: 'set null' }),
+        ruleName: text('rule_name').notNull(),
+        projectId: integer('project_id'),
+        deviceId: bigint('device_id', { mode: 'number' }),
+        deviceName: text('device_name'),
+        productKey: text('product_key'),
+        /** property, event, status, schedule. */
+        triggerType: text('trigger_type').notNull(),
+        input: jsonb('input'),
+        /** [{ type, ok, message }] per action, in order. */
+        results: jsonb('results').notNull().default([]),
+        success: boolean('success').notNull(),
+        ts: createdAt('ts'),
+    },
+    (t) => [
+        index('rule_logs_ts_idx').on(t.ts.desc(), t.id.desc()),
+        index('rule_logs_rule_ts_idx').on(t.ruleId, t.ts.desc()),
+    ],
+);
+
+/** Where notifications go: a webhook (plain, DingTalk or WeCom robot) or e-mail over SMTP. */
+export const notifyChannels = pgTable(
+    'notify_channels',
+    {
+        id: serial('id').primaryKey(),
+        name: text('name').notNull(),
+        /** webhook, dingtalk, wecom, email. */
+        type: text('type').notNull(),
+        /** webhook: { url, bodyTemplate }; email: { host, port, secure, user, pass, from, to }. */
+        config: jsonb('config').notNull().default({}),
+        createTime: createdAt('create_time'),
+    },
+    () => [check('notify_channels_type_check', sql`type IN ('webhook', 'dingtalk', 'wecom', 'email')`)],
+);
+
+/** Each notification sent (the log query's 告警消息 tab), with every attempt. */
+export const notifications = pgTable(
+    'notifications',
+    {
+        id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+        channelId: integer('channel_id').references(() => notifyChannels.id, { onDelete: 'set null' }),
+        ruleId: integer('rule_id').references(() => rules.id, { onDelete: 'set null' }),
+        alertId: bigint('alert_id', { mode: 'number' }),
+        productKey: text('product_key'),
+        deviceName: text('device_name'),
+        /** The rule's name (SPEC's "app name"). */
+        appName: text('app_name').notNull(),
+        notifyType: text('notify_type').notNull(),
+        /** 告警通知 (alert) or 场景联动 (scene linkage). */
+        messageType: text('message_type').notNull(),
+        recipient: text('recipient').notNull(),
+        content: text('content').notNull(),
+        /** pending, sent, failed. */
+        status: text('status').notNull().default('pending'),
+        /** [{ time, ok, status?, error? }] one per attempt. */
+        attempts: jsonb('attempts').notNull().default([]),
+        ts: createdAt('ts'),
+    },
+    (t) => [
+        index('notifications_ts_idx').on(t.ts.desc(), t.id.desc()),
+        index('notifications_product_ts_idx').on(t.productKey, t.ts.desc()),
     ],
 );
 
@@ -586,4 +710,8 @@ export const schema = {
     subscriptionGroups,
     accessKeys,
     amqpQueue,
+    rules,
+    ruleLogs,
+    notifyChannels,
+    notifications,
 };

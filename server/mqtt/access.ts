@@ -7,6 +7,7 @@ import type { Duplex } from 'node:stream';
 import { duplexPair } from '../simulation/duplexPair';
 import type { DownlinkResult } from './downlink';
 import type { Traffic } from './traffic';
+import type { AcceptedMessage } from './uplink';
 
 export interface DeviceAccessBackend {
     disconnect(deviceIds: number[]): void;
@@ -27,15 +28,24 @@ export interface DeviceAccessBackend {
             options?: { sync?: boolean; timeoutMs?: number },
         ): Promise<DownlinkResult>;
     };
+    /** Accepted property and event posts (the rule engine listens). */
+    uplink?: { onAccepted(fn: (message: AcceptedMessage) => void): () => void };
     /** The broker itself, for in-process connections (the simulator): it takes one end of a stream pair. */
     aedes?: { handle(stream: Duplex): unknown };
 }
 
 export function createAccessHub() {
     let backend: DeviceAccessBackend | undefined;
+    const attachListeners: Array<(b: DeviceAccessBackend) => void> = [];
     return {
         attach(b: DeviceAccessBackend) {
             backend = b;
+            for (const l of attachListeners) l(b);
+        },
+        /** `fn` with the backend once one attaches (now, if one already has): the rule engine listens to its messages. */
+        onAttach(fn: (b: DeviceAccessBackend) => void) {
+            attachListeners.push(fn);
+            if (backend) fn(backend);
         },
         get running() {
             return backend !== undefined;

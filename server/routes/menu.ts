@@ -38,6 +38,17 @@ export const MENU: MenuNode = {
             ],
         },
         {
+            id: 'ruleEngine',
+            name: '规则引擎',
+            url: '#',
+            icon: 'AccountTree',
+            children: [
+                { id: 'Linkedge', name: '场景联动', url: '/ruleEngine/Linkedge', icon: 'AccountTree' },
+                { id: 'RuleJournal', name: '规则日志', url: '/ruleEngine/RuleJournal', icon: 'ReceiptLong' },
+                { id: 'ruleList', name: '规则列表', url: '/rule/list', icon: 'ListAlt' },
+            ],
+        },
+        {
             id: 'monitor',
             name: '监控运维',
             url: '#',
@@ -47,6 +58,7 @@ export const MENU: MenuNode = {
                 { id: 'debug', name: '在线调试', url: '/monitor/debug', icon: 'BugReport' },
                 { id: 'deviceLog', name: '设备日志', url: '/monitor/deviceLog', icon: 'ReceiptLong' },
                 { id: 'imitate', name: '设备模拟', url: '/monitor/imitate', icon: 'SmartToy' },
+                { id: 'deviceAlarm', name: '设备告警', url: '/monitor/deviceAlarm', icon: 'NotificationsActive' },
                 { id: 'log', name: '日志查询', url: '/log', icon: 'ManageSearch' },
             ],
         },

@@ -5,6 +5,8 @@ import { queryMessageLog, type Direction } from '../domain/messageLog';
 import { ok } from '../http/envelope';
 import { badRequest, notFound } from '../http/errors';
 import { paging, refuseNul } from '../http/input';
+import { formatTime } from '../http/time';
+import { listNotifications } from '../rules/notify';
 
 const DIRECTIONS = new Set<Direction>(['up', 'down', 'status']);
 
@@ -66,14 +68,18 @@ export function messageLogRoutes({ db, config }: Services) {
     });
 
     /**
-     * Alert notifications (告警消息: app, notification type, message type, recipient, content, time). They are sent by
-     * the rule engine, which the platform does not have yet: no notification exists, so every page is empty.
+     * Alert notifications (告警消息: app, notification type, message type, recipient, content, time): what the rule
+     * engine sent (server/rules/notify.ts), newest first, optionally of one product (productKey).
      */
-    app.get('/alerts', (c) => {
+    app.get('/alerts', async (c) => {
         const q = c.req.query();
         for (const [key, value] of Object.entries(q)) refuseNul(key, value);
-        paging(q.pageNumber, q.pageSize);
-        return ok(c, { records: [], total: 0 });
+        const { size, offset } = paging(q.pageNumber, q.pageSize);
+        const productKey = q.productKey?.trim() || undefined;
+        return ok(
+            c,
+            await listNotifications(db, { productKey }, size, offset, (d) => formatTime(d, config.timeZone)),
+        );
     });
 
     return app;

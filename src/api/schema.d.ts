@@ -1370,8 +1370,8 @@ export interface paths {
         };
         /**
          * @description Alert notifications (告警消息 tab of /log): app name, notification type, message type, recipient, content and
-         *     time of each notification the rule engine sent. The platform has no rule engine yet, so no notification
-         *     exists and every page is empty (records [], total 0). Refusals (400): 页码必须是正整数, 每页条数必须是正整数,
+         *     time of each notification the rule engine sent (docs/rules.md), newest first; productKey narrows to one
+         *     product. Refusals (400): 页码必须是正整数, 每页条数必须是正整数,
          *     每页条数不能超过1000.
          */
         get: operations['alertMessages'];
@@ -2641,6 +2641,429 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    '/api/rule/list': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Rules newest first: scene linkage (type 1, /ruleEngine 场景联动) and alert rules (type 2); all types when `type` is
+         *     absent (the project overview's rule table passes projectId). `name` is a case-insensitive substring.
+         */
+        get: operations['listRules'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/rule/detail': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One rule with its trigger, condition and action rows (each with its id). 规则不存在 (404). */
+        get: operations['getRule'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/rule/save': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Creates (no id) or replaces (id) a scene linkage rule, checked against the product's thing model (docs/rules.md):
+         *     identifiers must exist, >, >=, <, <=, between only on numeric types, values within the data type's range. Refusals
+         *     name the row, e.g. 过滤条件第 1 行的比较值不能大于 2000, 请至少添加一个触发条件, 请至少添加一个执行动作. The engine reloads.
+         */
+        post: operations['saveRule'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/rule/delete': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Deletes a rule (its alerts and journal stay, without the link). */
+        post: operations['deleteRule'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/rule/enable': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Enables or disables a rule (enabled true/false). */
+        post: operations['enableRule'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/rule/trigger/delete': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Deletes one trigger row of a rule by its row id. A rule keeps at least one trigger and one action
+         *     (规则至少需要一条触发条件); 触发条件不存在 (404).
+         */
+        post: operations['deleteTriggerRow'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/rule/condition/delete': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Deletes one condition row of a rule by its row id. A rule keeps at least one trigger and one action
+         *     (规则至少需要一条过滤条件); 过滤条件不存在 (404).
+         */
+        post: operations['deleteConditionRow'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/rule/action/delete': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Deletes one action row of a rule by its row id. A rule keeps at least one trigger and one action
+         *     (规则至少需要一条执行动作); 执行动作不存在 (404).
+         */
+        post: operations['deleteActionRow'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/rule/model': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The rule editor's choices: the product's properties (data type, access mode), events (output fields) and services (inputs). */
+        get: operations['ruleThingModel'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/rule/log/list': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The rule journal (/ruleEngine RuleJournal): every firing newest first with its input and each action's result.
+         *     Kept LOG_RETENTION_DAYS. start / end are epoch milliseconds; success 1 or 0.
+         */
+        get: operations['ruleJournal'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/ms6/rule/chain/list': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Rule chains: each rule as its trigger → condition → action nodes. */
+        get: operations['ruleChains'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/ms6/rule/log/list': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The rule logs (same as /api/rule/log/list). */
+        get: operations['ms6RuleLogs'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/alert-rule/list': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Alert rules newest first, with their level, content template and notification channels. */
+        get: operations['listAlertRules'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/alert-rule/detail': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One alert rule. 告警规则不存在 (404). */
+        get: operations['getAlertRule'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/alert-rule/save': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Creates or replaces an alert rule: a property-report rule (unless triggers are given) whose actions are an alert of
+         *     `level` (1 紧急, 2 严重, 3 一般) with the `content` template and a notification per channel in channelIds. Same checks
+         *     as /api/rule/save; 请选择告警级别（1 紧急、2 严重、3 一般）, 请输入告警内容.
+         */
+        post: operations['saveAlertRule'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/alert-rule/delete': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Deletes an alert rule. */
+        post: operations['deleteAlertRule'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/alert-rule/enable': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Enables or disables an alert rule. */
+        post: operations['enableAlertRule'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/alert-rule/channel/list': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Notification channels (webhook, dingtalk, wecom, email); the SMTP password is never answered. */
+        get: operations['listNotifyChannels'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/alert-rule/channel/save': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Creates or edits a channel: webhook (url, optional bodyTemplate), dingtalk / wecom robot (url), email (host, port,
+         *     secure, user, pass, from, to). 请输入以 http:// 或 https:// 开头的 Webhook 地址, 请输入 SMTP 服务器, 请输入收件人邮箱.
+         */
+        post: operations['saveNotifyChannel'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/alert-rule/channel/delete': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Deletes a channel (rules naming it then record a failed notify action). */
+        post: operations['deleteNotifyChannel'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/alert-log/list': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Alert events (/monitor/deviceAlarm) newest first: rule-raised and seeded alike (the dashboard's table). Filters: level
+         *     1-3, status 0 pending / 1 handled, open=1 (not cleared), project, product, device, rule, time (epoch ms).
+         */
+        get: operations['listAlertEvents'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/alert-log/detail': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One alert event with its input and handling. 告警不存在 (404). */
+        get: operations['getAlertEvent'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/alert-log/handle': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Handles (处理) pending alerts in bulk with a remark (ids: a list, repeated keys or comma-joined; at most 1000).
+         *     Already handled ones are left as they are; data.handled counts those handled now. 请选择要处理的告警, 请输入处理备注.
+         */
+        post: operations['handleAlertEvents'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3711,6 +4134,214 @@ export interface components {
                 params?: Record<string, never>;
                 value?: Record<string, never>;
             };
+        };
+        RuleEnableForm: {
+            id: number;
+            enabled: boolean;
+        };
+        RuleRowForm: {
+            ruleId: number;
+            /** @description The row's id (from the rule's detail) */
+            id: string;
+        };
+        RuleTrigger: {
+            id?: string;
+            /** @enum {string} */
+            type: 'property' | 'event' | 'status' | 'schedule';
+            /** @description property (empty for any) or event identifier */
+            identifier?: string;
+            /** @enum {string} */
+            status?: 'online' | 'offline' | 'any';
+            /** @description 5 or 6 fields (croner) */
+            cron?: string;
+        };
+        RuleCondition: {
+            id?: string;
+            /** @enum {string} */
+            source?: 'property' | 'event';
+            identifier: string;
+            /** @description The event's output field (source event) */
+            field?: string;
+            /** @enum {string} */
+            operator: '>' | '>=' | '<' | '<=' | '==' | '!=' | 'between';
+            value: unknown;
+            /** @description Upper bound of between */
+            value2?: unknown;
+        };
+        RuleAction: {
+            id?: string;
+            /** @enum {string} */
+            type: 'setProperty' | 'invokeService' | 'alert' | 'notify';
+            /** @description Another product's device (with deviceName) */
+            productKey?: string;
+            /** @description Empty for the device that fired the rule */
+            deviceName?: string;
+            identifier?: string;
+            value?: unknown;
+            params?: Record<string, never>;
+            /** @enum {integer} */
+            level?: 1 | 2 | 3;
+            /** @description Template: ${deviceName} ${value} ${ruleName} ${level} ${time} ${<identifier>} */
+            content?: string;
+            channelId?: number;
+        };
+        TimeWindow: {
+            start?: string;
+            end?: string;
+        };
+        RuleForm: {
+            id?: number;
+            name: string;
+            projectId?: number;
+            productKey: string;
+            /** @description One device of the product; empty for all */
+            deviceName?: string;
+            enabled?: boolean;
+            description?: string;
+            triggers: components['schemas']['RuleTrigger'][];
+            /** @enum {string} */
+            match?: 'all' | 'any';
+            conditions?: components['schemas']['RuleCondition'][];
+            durationSeconds?: number;
+            timeWindow?: components['schemas']['TimeWindow'];
+            actions: components['schemas']['RuleAction'][];
+            autoClear?: boolean;
+        };
+        AlertRuleForm: {
+            id?: number;
+            name: string;
+            projectId?: number;
+            productKey: string;
+            deviceName?: string;
+            enabled?: boolean;
+            description?: string;
+            /** @enum {integer} */
+            level: 1 | 2 | 3;
+            content: string;
+            triggers?: components['schemas']['RuleTrigger'][];
+            /** @enum {string} */
+            match?: 'all' | 'any';
+            conditions?: components['schemas']['RuleCondition'][];
+            durationSeconds?: number;
+            timeWindow?: components['schemas']['TimeWindow'];
+            autoClear?: boolean;
+            channelIds?: number[];
+        };
+        Rule: {
+            id: number;
+            name: string;
+            /** @enum {integer} */
+            type: 1 | 2;
+            projectId?: number | null;
+            projectName?: string | null;
+            productId?: number;
+            productKey: string;
+            productName?: string;
+            deviceId?: number | null;
+            deviceName?: string | null;
+            enabled: boolean;
+            /** @enum {integer} */
+            status: 0 | 1;
+            description?: string | null;
+            triggers: components['schemas']['RuleTrigger'][];
+            /** @enum {string} */
+            match: 'all' | 'any';
+            conditions: components['schemas']['RuleCondition'][];
+            durationSeconds: number;
+            timeWindow?: components['schemas']['TimeWindow'] | null;
+            actions: components['schemas']['RuleAction'][];
+            autoClear: boolean;
+            createTime: components['schemas']['Time'];
+            updateTime?: components['schemas']['Time'];
+        };
+        AlertRule: components['schemas']['Rule'] & {
+            /** @enum {integer|null} */
+            level: 1 | 2 | 3 | null;
+            content: string;
+            channelIds: number[];
+        };
+        RuleModel: {
+            productKey: string;
+            properties: Record<string, never>[];
+            events: Record<string, never>[];
+            services: Record<string, never>[];
+            eventFields?: Record<string, never>[];
+        };
+        RuleLog: {
+            id: number;
+            ruleId?: number | null;
+            ruleName: string;
+            deviceName?: string | null;
+            productKey?: string | null;
+            /** @enum {string} */
+            triggerType: 'property' | 'event' | 'status' | 'schedule';
+            input?: unknown;
+            results: {
+                type: string;
+                ok: boolean;
+                message: string;
+            }[];
+            success: boolean;
+            time: components['schemas']['Time'];
+        };
+        RuleChain: {
+            id: number;
+            name: string;
+            type: number;
+            enabled: boolean;
+            chain: Record<string, never>[];
+            updateTime?: components['schemas']['Time'];
+        };
+        NotifyChannel: {
+            id: number;
+            name: string;
+            /** @enum {string} */
+            type: 'webhook' | 'dingtalk' | 'wecom' | 'email';
+            config: Record<string, never>;
+            createTime?: components['schemas']['Time'];
+        };
+        NotifyChannelForm: {
+            id?: number;
+            name: string;
+            /** @enum {string} */
+            type: 'webhook' | 'dingtalk' | 'wecom' | 'email';
+            url?: string;
+            bodyTemplate?: string;
+            host?: string;
+            port?: number;
+            secure?: boolean;
+            user?: string;
+            pass?: string;
+            from?: string;
+            to?: string;
+        };
+        AlertHandleForm: {
+            ids: number[];
+            remark: string;
+        };
+        AlertLogEvent: {
+            id: number;
+            /** @enum {integer} */
+            type: 1 | 2 | 3;
+            /** @enum {integer} */
+            level: 1 | 2 | 3;
+            /** @enum {integer} */
+            status: 0 | 1;
+            params?: string | null;
+            deviceId?: number | null;
+            deviceName: string;
+            productKey?: string | null;
+            projectId?: number | null;
+            projectName?: string | null;
+            ruleId?: number | null;
+            ruleName?: string | null;
+            input?: unknown;
+            timestamp: string;
+            handleTime?: components['schemas']['Time'] | null;
+            remark?: string | null;
+            recoverTime?: components['schemas']['Time'] | null;
+            clearTime?: components['schemas']['Time'] | null;
+            open: boolean;
         };
     };
     responses: {
@@ -6043,6 +6674,8 @@ export interface operations {
                 pageNumber?: components['parameters']['PageNumber'];
                 /** @description Rows per page, 1..1000 (default 10). */
                 pageSize?: number;
+                /** @description One product's notifications. */
+                productKey?: string;
             };
             header?: never;
             path?: never;
@@ -6050,7 +6683,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of alert notifications (empty until the rule engine exists) */
+            /** @description A page of alert notifications */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8104,6 +8737,779 @@ export interface operations {
             400: components['responses']['BadRequest'];
             401: components['responses']['Unauthorized'];
             404: components['responses']['NotFound'];
+        };
+    };
+    listRules: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+                type?: 1 | 2;
+                name?: string;
+                projectId?: number;
+                productKey?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['Rule'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    getRule: {
+        parameters: {
+            query: {
+                id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['Rule'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    saveRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/json': components['schemas']['RuleForm'];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            id: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    deleteRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/json': components['schemas']['IdForm'];
+                'application/x-www-form-urlencoded': components['schemas']['IdForm'];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: null;
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    enableRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/json': components['schemas']['RuleEnableForm'];
+                'application/x-www-form-urlencoded': components['schemas']['RuleEnableForm'];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: null;
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    deleteTriggerRow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/json': components['schemas']['RuleRowForm'];
+                'application/x-www-form-urlencoded': components['schemas']['RuleRowForm'];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: null;
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    deleteConditionRow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/json': components['schemas']['RuleRowForm'];
+                'application/x-www-form-urlencoded': components['schemas']['RuleRowForm'];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: null;
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    deleteActionRow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/json': components['schemas']['RuleRowForm'];
+                'application/x-www-form-urlencoded': components['schemas']['RuleRowForm'];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: null;
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    ruleThingModel: {
+        parameters: {
+            query: {
+                productKey: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['RuleModel'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    ruleJournal: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+                ruleId?: number;
+                deviceName?: string;
+                productKey?: string;
+                projectId?: number;
+                success?: string;
+                start?: string;
+                end?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['RuleLog'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    ruleChains: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['RuleChain'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    ms6RuleLogs: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+                ruleId?: number;
+                deviceName?: string;
+                productKey?: string;
+                projectId?: number;
+                success?: string;
+                start?: string;
+                end?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['RuleLog'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    listAlertRules: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+                name?: string;
+                projectId?: number;
+                productKey?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['AlertRule'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    getAlertRule: {
+        parameters: {
+            query: {
+                id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['AlertRule'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    saveAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/json': components['schemas']['AlertRuleForm'];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            id: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    deleteAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/json': components['schemas']['IdForm'];
+                'application/x-www-form-urlencoded': components['schemas']['IdForm'];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: null;
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    enableAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/json': components['schemas']['RuleEnableForm'];
+                'application/x-www-form-urlencoded': components['schemas']['RuleEnableForm'];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: null;
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    listNotifyChannels: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['NotifyChannel'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    saveNotifyChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/json': components['schemas']['NotifyChannelForm'];
+                'application/x-www-form-urlencoded': components['schemas']['NotifyChannelForm'];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            id: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    deleteNotifyChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/json': components['schemas']['IdForm'];
+                'application/x-www-form-urlencoded': components['schemas']['IdForm'];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: null;
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    listAlertEvents: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+                level?: string;
+                status?: string;
+                open?: string;
+                projectId?: number;
+                productKey?: string;
+                deviceName?: string;
+                ruleId?: number;
+                start?: string;
+                end?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['AlertLogEvent'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    getAlertEvent: {
+        parameters: {
+            query: {
+                id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['AlertLogEvent'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    handleAlertEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/json': components['schemas']['AlertHandleForm'];
+                'application/x-www-form-urlencoded': components['schemas']['AlertHandleForm'];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            handled: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
         };
     };
 }

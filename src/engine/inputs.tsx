@@ -17,6 +17,7 @@ import { fieldTypeOf, inputKindOf } from './fields';
 import { fieldForMode, filteringParse, inputFilterOf, type FormMode } from './inputs/fieldView';
 import { FileInput } from './inputs/FileInput';
 import { KeyValueInput } from './inputs/KeyValueInput';
+import { RowsInput } from './inputs/RowsInput';
 import { PickerInput } from './inputs/PickerInput';
 import { ToggleInput } from './inputs/ToggleInput';
 import { TreeInput } from './inputs/TreeInput';
@@ -135,6 +136,8 @@ function FieldInput({ source, field, kind, values, disabled }: FieldInputProps) 
             return <PickerInput {...own} />;
         case 'keyValue':
             return <KeyValueInput {...own} />;
+        case 'rows':
+            return <RowsInput {...own} />;
         case 'file':
             return <FileInput {...own} />;
         case 'widget':

@@ -40,6 +40,8 @@ export type InputKind =
     | 'picker'
     /** Key / value rows (`keyValue`); the value is an array of { key, value }. */
     | 'keyValue'
+    /** Repeatable row groups (`rows`): each row a group of declared fields; the value is an array of objects. */
+    | 'rows'
     /** A file (the value is a File). */
     | 'file'
     /** A named input widget (`widget`): it gets value and onChange. */
@@ -200,6 +202,27 @@ export interface FieldDefinition {
             success?: string;
             failure?: string;
         };
+    };
+    /**
+     * Repeatable row groups (input 'rows'): each row shows `fields` side by side with a delete button. Inside a row,
+     * `visibleWhen`, `formLabel`, `choicesFrom.params` / `keep` and `resets` see the row as `values.$row` and reset
+     * fields of the same row.
+     */
+    rows?: {
+        fields: Array<[string, FieldDefinition]>;
+        /** The add button's label (default 添加). */
+        addLabel?: string;
+        /** Values of a new row. */
+        newRow?: FormValues;
+        max?: number;
+        /** Rows that cannot be deleted below this count. */
+        min?: number;
+        /** What one row is called in accessible names (删除触发条件第1行); default the label. */
+        rowLabel?: string;
+        /** CSS grid columns of a row, delete button included (default: the visible fields share the width). */
+        columns?: string;
+        /** Text when there is no row (default 暂无<label>). */
+        empty?: string;
     };
     /** File input: accepted extensions without the dot, and the largest size in bytes. */
     file?: { accept?: string[]; maxSize?: number };

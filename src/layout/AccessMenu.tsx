@@ -6,6 +6,7 @@ import ExpandMore from '@mui/icons-material/ExpandMore';
 import FolderOutlinedIcon from '@mui/icons-material/FolderOutlined';
 import HubIcon from '@mui/icons-material/Hub';
 import MonitorHeartIcon from '@mui/icons-material/MonitorHeart';
+import AccountTreeIcon from '@mui/icons-material/AccountTree';
 import {
     Box,
     Button,
@@ -28,6 +29,7 @@ import { SHELL_API, type MenuNode } from './shellApi';
 /** The menu's sections; their entries, labels, icons and order come from the definitions' `menu`. */
 const SECTIONS: SectionSpec[] = [
     { label: '设备接入', order: 30, icon: HubIcon },
+    { label: '规则引擎', order: 35, icon: AccountTreeIcon },
     { label: '监控运维', order: 40, icon: MonitorHeartIcon },
 ];
 

@@ -29,6 +29,7 @@ const groups: Array<() => Promise<{ default: BenchGroup }>> = [
     () => import('./api'),
     () => import('./mqtt'),
     () => import('./amqp'),
+    () => import('./rules'),
 ];
 
 interface Results {

@@ -15,6 +15,7 @@ import { deviceHappyCases } from './devicesContract';
 import { detailHappyCases } from './detailContract';
 import { groupHappyCases } from './groupsContract';
 import { projectHappyCases } from './projectsContract';
+import { ruleHappyCases } from './rulesContract';
 import { simulationHappyCases } from './simulationContract';
 import { telemetryHappyCases } from './telemetryContract';
 import { accessHappyCases } from './accessContract';
@@ -129,6 +130,7 @@ const happy: Record<string, () => Promise<Answer<unknown>>> = {
     ...groupHappyCases(() => s),
     ...access.cases,
     ...simulationHappyCases(() => s),
+    ...ruleHappyCases(() => s),
 };
 
 /** The success envelope each x-success-rule names (docs/platform-api.md). */
