@@ -69,7 +69,12 @@ describe('rights declared in openapi.yaml (x-right), enforced by the server', ()
     });
 
     it('keeps people, roles and the security centre to administrators, reads included', async () => {
-        for (const path of ['/api/users/list', '/api/role/list', '/api/security/sessions', '/api/security/loginHistory']) {
+        for (const path of [
+            '/api/users/list',
+            '/api/role/list',
+            '/api/security/sessions',
+            '/api/security/loginHistory',
+        ]) {
             expect((await as(s, operator.token)(path)).status, path).toBe(403);
             expect((await s.fetch(path)).status, path).toBe(200);
         }
@@ -81,7 +86,9 @@ describe('rights declared in openapi.yaml (x-right), enforced by the server', ()
             ...((node.children ?? []) as Array<{ id: string }>).flatMap(ids),
         ];
         const adminMenu = await json<{ data: { menu: { id: string } } }>(s.fetch('/api/menu'));
-        expect(ids(adminMenu.data.menu)).toEqual(expect.arrayContaining(['personnelManage', 'roleList', 'safetybutler']));
+        expect(ids(adminMenu.data.menu)).toEqual(
+            expect.arrayContaining(['personnelManage', 'roleList', 'safetybutler']),
+        );
         const readerMenu = await json<{ data: { menu: { id: string } } }>(as(s, readonly.token)('/api/menu'));
         expect(ids(readerMenu.data.menu)).not.toContain('personnelManage');
         expect(ids(readerMenu.data.menu)).toContain('deviceInstance');
@@ -90,7 +97,11 @@ describe('rights declared in openapi.yaml (x-right), enforced by the server', ()
             s,
             'POST',
             '/api/role/save',
-            form({ name: '设备管理员', menus: JSON.stringify(['deviceInstance']), rights: JSON.stringify(['device.delete']) }),
+            form({
+                name: '设备管理员',
+                menus: JSON.stringify(['deviceInstance']),
+                rights: JSON.stringify(['device.delete']),
+            }),
         );
         expect(role.status).toBe(200);
         expect(role.body.data.rights).toEqual(['device.delete']);

@@ -18,8 +18,12 @@ beforeAll(async () => {
     s = await createTestServer();
     const reader = await makeUser(s, { username: 'scoped1', roleId: READONLY_ROLE_ID, projectCodes: ['P2024001'] });
     get = as(s, reader.token);
-    [project] = await s.db.select({ id: projects.id, code: projects.code }).from(projects).where(eq(projects.code, 'P2024001'));
-    projectDevices = (await s.db.select({ id: devices.id }).from(devices).where(eq(devices.projectId, project.id))).length;
+    [project] = await s.db
+        .select({ id: projects.id, code: projects.code })
+        .from(projects)
+        .where(eq(projects.code, 'P2024001'));
+    projectDevices = (await s.db.select({ id: devices.id }).from(devices).where(eq(devices.projectId, project.id)))
+        .length;
 });
 afterAll(() => s?.close());
 
@@ -54,9 +58,14 @@ describe('a user who is not an administrator sees only the projects they are sta
 
         const csv = await get('/api/device/export');
         expect(csv.status).toBe(200);
-        const rows = parse(Buffer.from(await csv.arrayBuffer()).toString('utf8').replace(/^\uFEFF/, ''), {
-            columns: true,
-        }) as Array<Record<string, string>>;
+        const rows = parse(
+            Buffer.from(await csv.arrayBuffer())
+                .toString('utf8')
+                .replace(/^\uFEFF/, ''),
+            {
+                columns: true,
+            },
+        ) as Array<Record<string, string>>;
         expect(rows).toHaveLength(projectDevices);
         expect(new Set(rows.map((r) => r['所属项目']))).toEqual(new Set(['智慧园区示范项目']));
     });

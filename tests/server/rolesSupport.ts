@@ -24,7 +24,13 @@ export async function makeUser(
         s,
         'POST',
         '/api/users/save',
-        form({ displayName: `测试${opts.username}`, username: opts.username, mobile: '13900001111', password, roleId: opts.roleId }),
+        form({
+            displayName: `测试${opts.username}`,
+            username: opts.username,
+            mobile: '13900001111',
+            password,
+            roleId: opts.roleId,
+        }),
     );
     expect(saved.status, JSON.stringify(saved.body)).toBe(200);
     const id = saved.body.data.id;
