@@ -74,6 +74,11 @@ interface ActionBase {
     ariaLabel?: (scope: Scope) => string;
     /** Asked on click (a form: again on submit, with `values`): a reason it cannot run now, said as a warning; nothing runs. */
     guard?: (scope: Scope) => string | null | undefined;
+    /**
+     * The right the action needs (`family.action`, schemas/rights.ts, e.g. 'device.delete'): hidden for a user whose
+     * role lacks it (engine/rights.ts). Say the same right as the call's x-right in openapi.yaml.
+     */
+    right?: string;
 }
 
 /** A route built from the scope. */

@@ -4,7 +4,7 @@ import { OPERATOR_ROLE_ID, READONLY_ROLE_ID } from '../../schemas/rights';
 import { loadRightTable } from '../../server/rights/table';
 import { createTestServer, type TestServer } from '../../server/testing';
 import { call, form, protectedOperations, rowCounts } from './support';
-import { as, json, makeUser, signIn } from './rolesSupport';
+import { as, json, makeUser } from './rolesSupport';
 
 let s: TestServer;
 let readonly: { id: number; token: string };

@@ -18,6 +18,7 @@ import type {
 import { copyText } from './copy';
 import FormActionDialog from './FormAction';
 import { failureText, of, ROW_SX, useActionResource, useAfterSuccess, useToast } from './shared';
+import { useCan } from '../rights';
 
 // Upload and widget dialogs load on first use. The form dialog is in FormDialog's static graph already, so
 // a lazy import of it would move nothing (Vite's INEFFECTIVE_DYNAMIC_IMPORT).
@@ -332,6 +333,8 @@ function DialogButton(props: {
 /** One action as a button; it hides itself when `when` fails. */
 export function ActionButton({ action, scope, resource: given, size = 'medium' }: ActionButtonProps) {
     const resource = useActionResource(given);
+    const can = useCan();
+    if (!can(action.right)) return null;
     if (action.when && !action.when(scope)) return null;
     switch (action.kind) {
         case 'link':
