@@ -157,6 +157,7 @@ const debugSections: Section[] = [
             {
                 kind: 'form',
                 label: '发布消息',
+                right: 'device.downlink',
                 title: '发布消息',
                 fields: [
                     [

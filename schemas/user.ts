@@ -53,7 +53,13 @@ export const userCreateSchema = yup.object({
 });
 
 export const userUpdateSchema = yup.object({
-    id: yup.number().typeError('缺少用户ID').integer('缺少用户ID').positive('缺少用户ID').max(2_147_483_647).required('缺少用户ID'),
+    id: yup
+        .number()
+        .typeError('缺少用户ID')
+        .integer('缺少用户ID')
+        .positive('缺少用户ID')
+        .max(2_147_483_647)
+        .required('缺少用户ID'),
     displayName: nameRule,
     mobile: mobileRule,
     roleId: roleRule,

@@ -66,8 +66,6 @@ export function App({
                 <CustomRoutes>
                     <Route path="/accessplatform" element={<Navigate to="/introduce" replace />} />
                     <Route path="/platform" element={<PlaceholderPage title="平台" />} />
-                    <Route path="/usercenter" element={<PlaceholderPage title="用户中心" />} />
-                    <Route path="/safetybutler" element={<PlaceholderPage title="安全管家" />} />
                 </CustomRoutes>
                 <CustomRoutes noLayout>
                     <Route path="/logout" element={<Logout />} />

@@ -76,7 +76,10 @@ async function byRootCategory(db: Db, perProduct: SQL) {
 export function devicesByCategory(db: Db) {
     const scoped = scopeByProjectId(devices.projectId);
     if (scoped)
-        return byRootCategory(db, sql`SELECT ${devices.productId}, count(*) FROM ${devices} WHERE ${scoped} GROUP BY 1`);
+        return byRootCategory(
+            db,
+            sql`SELECT ${devices.productId}, count(*) FROM ${devices} WHERE ${scoped} GROUP BY 1`,
+        );
     return byRootCategory(
         db,
         sql`SELECT ${deviceCounts.productId}, sum(${deviceCounts.total}) FROM ${deviceCounts} GROUP BY 1`,

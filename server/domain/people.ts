@@ -19,11 +19,7 @@ const userColumns = {
     createTime: users.createTime,
 };
 
-export async function listUsers(
-    db: Db,
-    timeZone: string,
-    opts: { keyword?: string; limit: number; offset: number },
-) {
+export async function listUsers(db: Db, timeZone: string, opts: { keyword?: string; limit: number; offset: number }) {
     const where: SQL | undefined = opts.keyword
         ? sql`(strpos(${users.displayName}, ${opts.keyword}) > 0 OR strpos(${users.username}, ${opts.keyword}) > 0 OR strpos(coalesce(${users.mobile}, ''), ${opts.keyword}) > 0)`
         : undefined;
@@ -45,7 +41,11 @@ export async function listUsers(
 }
 
 export async function getUser(db: Db | Tx, id: number) {
-    const [row] = await db.select(userColumns).from(users).innerJoin(roles, eq(roles.id, users.roleId)).where(eq(users.id, id));
+    const [row] = await db
+        .select(userColumns)
+        .from(users)
+        .innerJoin(roles, eq(roles.id, users.roleId))
+        .where(eq(users.id, id));
     if (!row) throw notFound('用户不存在');
     return row;
 }
@@ -69,7 +69,9 @@ export async function otherAdmins(tx: Tx, exceptId: number): Promise<number> {
 /** A new user code U + 6 digits after the largest. */
 export async function nextUserCode(tx: Tx): Promise<string> {
     const [row] = await tx
-        .select({ n: sql<number>`coalesce(max(substring(${users.userCode} from 2)::bigint) filter (where ${users.userCode} ~ '^U[0-9]{6,9}$'), 0)` })
+        .select({
+            n: sql<number>`coalesce(max(substring(${users.userCode} from 2)::bigint) filter (where ${users.userCode} ~ '^U[0-9]{6,9}$'), 0)`,
+        })
         .from(users);
     return `U${String(Number(row.n) + 1).padStart(6, '0')}`;
 }

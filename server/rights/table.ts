@@ -39,7 +39,9 @@ export function loadRightTable(source = readFileSync(OPENAPI_PATH, 'utf8')): Rig
             if (!op) continue;
             const right = typeof op['x-right'] === 'string' ? (op['x-right'] as string) : undefined;
             if (right !== undefined && !isKnownRight(right))
-                throw new Error(`openapi.yaml: ${m.toUpperCase()} ${p} declares x-right '${right}', not in schemas/rights.ts`);
+                throw new Error(
+                    `openapi.yaml: ${m.toUpperCase()} ${p} declares x-right '${right}', not in schemas/rights.ts`,
+                );
             const open = Array.isArray(op.security) && op.security.length === 0;
             entries.push({ method: m.toUpperCase(), path: p, right, open });
         }
@@ -58,8 +60,7 @@ export function loadRightTable(source = readFileSync(OPENAPI_PATH, 'utf8')): Rig
         entries,
         rightFor(method, p) {
             const m = method === 'HEAD' ? 'GET' : method;
-            const entry =
-                exact.get(`${m} ${p}`) ?? templated.find((t) => t.method === m && t.re.test(p))?.entry;
+            const entry = exact.get(`${m} ${p}`) ?? templated.find((t) => t.method === m && t.re.test(p))?.entry;
             if (entry?.right) return entry.right;
             return isRead(m) ? undefined : ADMIN_RIGHT;
         },

@@ -160,7 +160,10 @@ export function peopleRoutes(services: Services, deps: AppDeps) {
         await roleNameTaken(db, input.name);
         try {
             const [row] = await db.insert(roles).values(input).returning({ id: roles.id });
-            return ok(c, (await listRoles(db, tz)).find((r) => r.id === row.id));
+            return ok(
+                c,
+                (await listRoles(db, tz)).find((r) => r.id === row.id),
+            );
         } catch (err) {
             if (isUniqueViolation(err)) throw conflict('角色名称已存在');
             throw err;
@@ -178,7 +181,10 @@ export function peopleRoutes(services: Services, deps: AppDeps) {
         const set = role.builtin ? { ...input, name: role.name } : input;
         await db.update(roles).set(set).where(eq(roles.id, id));
         forgetSessions(db);
-        return ok(c, (await listRoles(db, tz)).find((r) => r.id === id));
+        return ok(
+            c,
+            (await listRoles(db, tz)).find((r) => r.id === id),
+        );
     });
 
     app.delete('/role/delete', async (c) => {

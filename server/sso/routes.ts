@@ -74,7 +74,14 @@ export function ssoPages(services: Services, deps: AppDeps) {
         const pairKey = `${username.toLowerCase()}\n${addressKey}`;
         const wait = Math.max(byAccountAddress.retryAfter(pairKey, now), byAddress.retryAfter(addressKey, now));
         const record = (success: boolean, result: string, userId?: number) =>
-            recordSignIn(services, { username, address: addressKey, userAgent: c.req.header('user-agent'), success, result, userId });
+            recordSignIn(services, {
+                username,
+                address: addressKey,
+                userAgent: c.req.header('user-agent'),
+                success,
+                result,
+                userId,
+            });
         if (wait > 0) {
             const seconds = Math.ceil(wait / 1000);
             await record(false, LOCKED);

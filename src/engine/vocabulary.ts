@@ -101,6 +101,11 @@ export interface CallAction extends ActionBase {
     then?: (answer: unknown, scope: Scope) => string | undefined;
     /** Read afresh when the confirmation opens; its answer is laid over the scope's record for `confirm` (a count). */
     confirmLoad?: CallRef;
+    /**
+     * After success, a dialog shows a value of the answer this once (a reset password), with 复制, until closed;
+     * `text` says what it is.
+     */
+    reveal?: { title: string; value: (answer: unknown) => string; text?: (answer: unknown) => string };
 }
 
 /**

@@ -107,7 +107,7 @@ describe('identity', () => {
         });
     });
 
-    it('answers the role\'s rights as permissions (none from a server without roles)', async () => {
+    it("answers the role's rights as permissions (none from a server without roles)", async () => {
         const withRights = { ...userInfo, data: { ...userInfo.data, rights: ['device.create'] } };
         const auth = createAuthProvider({ prefix: '', fetch: fakeFetch(() => ({ body: withRights })).fetch });
         await expect(auth.getPermissions!({})).resolves.toEqual(['device.create']);

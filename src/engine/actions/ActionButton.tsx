@@ -19,6 +19,7 @@ import { copyText } from './copy';
 import FormActionDialog from './FormAction';
 import { failureText, of, ROW_SX, useActionResource, useAfterSuccess, useToast } from './shared';
 import { useCan } from '../rights';
+import { RevealDialog } from './RevealDialog';
 
 // Upload and widget dialogs load on first use. The form dialog is in FormDialog's static graph already, so
 // a lazy import of it would move nothing (Vite's INEFFECTIVE_DYNAMIC_IMPORT).
@@ -178,6 +179,7 @@ function CallButton(props: {
     const toast = useToast();
     const [asking, setAsking] = useState(false);
     const [running, setRunning] = useState(false);
+    const [revealed, setRevealed] = useState<{ answer: unknown }>();
     const fresh = useCall<unknown>(action.confirmLoad, scope, {
         enabled: asking && !!action.confirmLoad,
         staleTime: 0,
@@ -190,6 +192,7 @@ function CallButton(props: {
         try {
             const answer = await runCall(dataProvider, action.call, scope, resource);
             await after({ ...action, callResource: action.call.resource }, answer, scope);
+            if (action.reveal) setRevealed({ answer });
         } catch (error) {
             toast(failureText(error, action.failure), 'error');
         } finally {
@@ -239,6 +242,9 @@ function CallButton(props: {
                     onConfirm={() => void run()}
                     onClose={() => setAsking(false)}
                 />
+            ) : null}
+            {revealed && action.reveal ? (
+                <RevealDialog reveal={action.reveal} answer={revealed.answer} onClose={() => setRevealed(undefined)} />
             ) : null}
         </>
     );
