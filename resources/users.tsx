@@ -81,7 +81,7 @@ export default defineResource({
     list: {
         perPage: 10,
         perPageOptions: [10, 20, 30, 40],
-        filters: [{ source: 'keyword', label: '姓名 / 登录名 / 手机号', alwaysOn: true }],
+        filters: [{ source: 'keyword', label: '姓名/登录名/手机号', alwaysOn: true }],
         show: false,
         createInDialog: true,
         createLabel: '新增人员',
