@@ -93,7 +93,7 @@ describe('the administrator', () => {
         renderApp('/roleList');
         await screen.findByText('运维', undefined, { timeout: 10_000 });
         const rows = bodyRows();
-        expect(rows.map((r) => r.cells[0].textContent)).toEqual(['管理员', '运维', '只读']);
+        expect(rows.map((r) => (r as HTMLTableRowElement).cells[0].textContent)).toEqual(['管理员', '运维', '只读']);
         expect(rows[0].textContent).toContain('全部权限');
         expect(rows[1].textContent).toContain('新增设备');
         expect(rows[1].textContent).not.toContain('删除设备');
