@@ -41,7 +41,7 @@ export default function CheckGroups({
                         sx={{
                             display: 'flex',
                             alignItems: 'center',
-                            flexWrap: 'wrap',
+                            flexWrap: 'nowrap',
                             borderBottom: 1,
                             borderColor: 'divider',
                         }}
@@ -60,7 +60,7 @@ export default function CheckGroups({
                                 />
                             }
                         />
-                        <FormGroup row>
+                        <FormGroup row sx={{ flex: 1 }}>
                             {group.options.map((o) => (
                                 <FormControlLabel
                                     key={o.id}
