@@ -41,3 +41,9 @@ export function scopeByProjectCode(column: AnyPgColumn): SQL | undefined {
     if (!scope) return undefined;
     return scope.projectCodes.length ? inArray(column, scope.projectCodes) : sql`false`;
 }
+
+/** Whether a record of this project (null: none) is within the current request's scope. */
+export function inScope(projectId: number | null | undefined): boolean {
+    const scope = currentScope();
+    return !scope || (projectId != null && scope.projectIds.includes(projectId));
+}

@@ -17,11 +17,11 @@ import {
     updateProject,
 } from '../domain/projects';
 import { ok } from '../http/envelope';
-import { badRequest } from '../http/errors';
+import { badRequest, notFound } from '../http/errors';
 import { idList, paging, positiveInt, readBody, validate } from '../http/input';
 import { bindDevices, selection } from '../domain/deviceProject';
 import '../http/time';
-import { scopeByProjectId } from '../rights/scope';
+import { inScope, scopeByProjectId } from '../rights/scope';
 
 /** At most this many projects in one delete. */
 const MAX_DELETE = 100;
@@ -55,6 +55,7 @@ export function projectRoutes(services: Services) {
 
     app.get('/get', async (c) => {
         const id = positiveInt(c.req.query('id'), '缺少项目ID');
+        if (!inScope(id)) throw notFound('项目不存在');
         return ok(c, await projectDetail(db, id, tz));
     });
 

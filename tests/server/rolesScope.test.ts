@@ -1,6 +1,6 @@
 // @vitest-environment node
 import { parse } from 'csv-parse/sync';
-import { eq } from 'drizzle-orm';
+import { eq, ne } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READONLY_ROLE_ID } from '../../schemas/rights';
 import { devices, projects } from '../../server/db/schema';
@@ -115,6 +115,25 @@ describe('a user who is not an administrator sees only the projects they are sta
         expect(byType.data.list.reduce((n, t) => n + t.amount, 0)).toBe(pending.data.total);
         const adminPending = await json<Page<unknown>>(s.fetch('/api/event/list?pageNumber=1&pageSize=1&status=0'));
         expect(pending.data.total).toBeLessThan(adminPending.data.total);
+    });
+
+    it('finds no device or project outside its projects by id (the secret included)', async () => {
+        const [outside] = await s.db
+            .select({ id: devices.id, projectId: devices.projectId })
+            .from(devices)
+            .where(ne(devices.projectId, project.id))
+            .limit(1);
+        const detail = await get(`/api/device/detail?deviceId=${outside.id}`);
+        expect(detail.status).toBe(404);
+        expect(await detail.json()).toMatchObject({ code: 1, msg: '设备不存在' });
+        const own = await json<{ data: { device: { projectId: number } } }>(
+            get(
+                `/api/device/detail?deviceId=${(await s.db.select({ id: devices.id }).from(devices).where(eq(devices.projectId, project.id)).limit(1))[0].id}`,
+            ),
+        );
+        expect(own.data.device.projectId).toBe(project.id);
+        expect((await get(`/api/project/get?id=${outside.projectId}`)).status).toBe(404);
+        expect((await get(`/api/project/get?id=${project.id}`)).status).toBe(200);
     });
 
     it('sees a project as soon as the administrator adds them to its staff', async () => {
