@@ -116,6 +116,7 @@ const refreshStatus: Action = {
 const editRemark: Action = {
     kind: 'form',
     label: '编辑',
+    right: 'device.edit',
     icon: EditIcon,
     title: '编辑设备',
     mode: 'edit',
@@ -253,6 +254,7 @@ const tagList: ListSpec = {
         {
             kind: 'call',
             label: '删除',
+            right: 'device.edit',
             color: 'error',
             call: {
                 call: 'deleteTag',
@@ -515,6 +517,7 @@ const gatewayOf = (scope: Scope) => device(scope).deviceId;
 const addSubDevices: Action = {
     kind: 'form',
     label: '添加子设备',
+    right: 'device.bind',
     icon: AddIcon,
     variant: 'contained',
     width: 'md',
@@ -580,6 +583,7 @@ const subDevicesList: Section = {
             {
                 kind: 'call',
                 label: '移除',
+                right: 'device.bind',
                 color: 'error',
                 call: {
                     call: 'removeSubDevice',
@@ -618,6 +622,7 @@ const filesList: Section = {
             {
                 kind: 'upload',
                 label: '上传文件',
+                right: 'device.edit',
                 icon: UploadIcon,
                 variant: 'contained',
                 call: {
@@ -642,6 +647,7 @@ const filesList: Section = {
             {
                 kind: 'call',
                 label: '删除',
+                right: 'device.edit',
                 color: 'error',
                 call: { call: 'deleteFile', params: ({ record }) => ({ fileId: record.fileId }) },
                 confirm: ({ record }) => `${FILE_MESSAGES.deleteConfirm} ${String(record.fileName)}`,

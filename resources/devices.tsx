@@ -61,6 +61,7 @@ const MAX_MB = Math.round(IMPORT_MAX_BYTES / 1024 / 1024);
 const deleteDevice: Action = {
     kind: 'call',
     label: '删除',
+    right: 'device.delete',
     color: 'error',
     call: { call: 'delete', params: ({ record }) => ({ id: record.id }) },
     confirm: '是否删除此设备?',
@@ -74,6 +75,7 @@ const deleteDevice: Action = {
 const addDevice: Action = {
     kind: 'form',
     label: '添加设备',
+    right: 'device.create',
     variant: 'contained',
     icon: AddIcon,
     fields: ['productKey', 'deviceName', 'remark', 'longitude', 'latitude', 'addr'],
@@ -89,6 +91,7 @@ const addDevice: Action = {
 const batchAdd: Action = {
     kind: 'form',
     label: '批量添加',
+    right: 'device.create',
     variant: 'outlined',
     icon: PlaylistAddIcon,
     fields: ['productId', 'amount'],
@@ -168,6 +171,7 @@ const unknownProduct = (scope: Scope) =>
 const addDeviceById: Action = {
     kind: 'form',
     label: '添加设备',
+    right: 'device.create',
     variant: 'contained',
     icon: AddIcon,
     fields: ['productId', 'deviceName', 'remark'],
@@ -183,6 +187,7 @@ const addDeviceById: Action = {
 const importDevices: Action = {
     kind: 'upload',
     label: '批量导入',
+    right: 'device.create',
     title: '批量导入',
     variant: 'outlined',
     icon: UploadFileIcon,
@@ -225,6 +230,7 @@ const exportDevices: Action = {
 const bindProject: Action = {
     kind: 'form',
     label: '关联项目',
+    right: 'device.bind',
     variant: 'outlined',
     icon: LinkIcon,
     guard: ({ selected = [], values }) =>
@@ -268,6 +274,7 @@ const bindProject: Action = {
 const unbindProject: Action = {
     kind: 'call',
     label: '解绑项目',
+    right: 'device.bind',
     variant: 'outlined',
     icon: LinkOffIcon,
     guard: ({ selected = [] }) => checkUnbind(selected as unknown as Parameters<typeof checkUnbind>[0]),
@@ -289,6 +296,7 @@ const unbindProject: Action = {
 const enableSwitch: Action = {
     kind: 'switch',
     label: ({ record }) => (record.status !== 'DISABLE' ? '已启用，点击禁用' : '已禁用，点击启用'),
+    right: 'device.edit',
     checked: ({ record }) => record.status !== 'DISABLE',
     on: {
         kind: 'call',
@@ -311,6 +319,7 @@ const enableSwitch: Action = {
 const removeFromProject: Action = {
     kind: 'call',
     label: '移出项目',
+    right: 'device.bind',
     guard: ({ record }) => (bound(record) ? undefined : '未关联项目'),
     confirm: ({ record }) =>
         `确定将设备 ${String(record.deviceName)} 移出项目「${String(record.projectName ?? '')}」吗？`,

@@ -86,6 +86,7 @@ const save = (values: FormValues | undefined) => ({
 const newGroup: Action = {
     kind: 'form',
     label: '新建分组',
+    right: 'group.create',
     icon: AddIcon,
     variant: 'contained',
     fields: [
@@ -115,6 +116,7 @@ const newGroup: Action = {
 const newChild: Action = {
     kind: 'form',
     label: '新建子分组',
+    right: 'group.create',
     icon: AddIcon,
     variant: 'contained',
     fields: [
@@ -144,6 +146,7 @@ const newChild: Action = {
 const edit: Action = {
     kind: 'form',
     label: '编辑',
+    right: 'group.edit',
     icon: EditIcon,
     variant: 'outlined',
     title: '编辑分组',
@@ -170,6 +173,7 @@ const view: Action = {
 const remove: Action = {
     kind: 'call',
     label: '删除',
+    right: 'group.delete',
     color: 'error',
     call: { call: 'remove', params: ({ record }) => ({ id: record.groupId }) },
     confirm: GROUP_MESSAGES.deleteConfirm,
@@ -189,6 +193,7 @@ const DEVICE_COLUMNS: Array<[string, FieldDefinition]> = [
 const addDevices: Action = {
     kind: 'form',
     label: '添加设备',
+    right: 'group.bind',
     icon: AddIcon,
     variant: 'contained',
     width: 'md',
@@ -238,6 +243,7 @@ const removeConfirm = (group: Row | undefined, devices: Row[]) =>
 const removeOne: Action = {
     kind: 'call',
     label: '移除',
+    right: 'group.bind',
     color: 'error',
     call: {
         call: 'removeDevices',
@@ -250,6 +256,7 @@ const removeOne: Action = {
 const removeSelected: Action = {
     kind: 'call',
     label: '移除设备',
+    right: 'group.bind',
     icon: LinkOffIcon,
     color: 'error',
     call: {

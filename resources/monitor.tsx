@@ -100,6 +100,7 @@ const debugSections: Section[] = [
             {
                 kind: 'form',
                 label: '设置属性',
+                right: 'device.downlink',
                 variant: 'contained',
                 title: '设置属性',
                 fields: [
@@ -124,6 +125,7 @@ const debugSections: Section[] = [
             {
                 kind: 'form',
                 label: '调用服务',
+                right: 'device.downlink',
                 title: '调用服务',
                 fields: [
                     ['identifier', { label: '服务标识符', required: true, helperText: '物模型中服务的标识符' }],
@@ -155,6 +157,7 @@ const debugSections: Section[] = [
             {
                 kind: 'form',
                 label: '发布消息',
+                right: 'device.downlink',
                 title: '发布消息',
                 fields: [
                     [

@@ -5,6 +5,7 @@ import { productLogSchema } from '../schemas/productLog';
 /** The product update log (SPEC.md "Other pages"; docs/platform-api.md "Product log (ms3)"). */
 export default defineResource({
     name: 'productLogs',
+    rightFamily: 'productLog',
     label: '产品更新日志',
     menu: { label: '产品更新日志', order: 40, icon: HistoryIcon },
     icon: HistoryIcon,

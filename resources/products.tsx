@@ -30,6 +30,7 @@ const viaGateway = (v: FormValues) => Number(v.gatewayType ?? 0) === 1;
 /** Products (SPEC.md "Product management"; docs/platform-api.md "Products"). */
 export default defineResource({
     name: 'products',
+    rightFamily: 'product',
     label: '产品管理',
     menu: { label: '产品管理', section: '设备接入', order: 1, icon: Inventory2Icon, related: ['/productDetail'] },
     icon: Inventory2Icon,
@@ -99,6 +100,7 @@ export default defineResource({
                                 {
                                     kind: 'form',
                                     label: '编辑',
+                                    right: 'product.edit',
                                     title: '编辑产品',
                                     mode: 'edit',
                                     fields: ['productName', 'remark'],

@@ -55,6 +55,7 @@ const projectForm = {
 const createProject: Action = {
     ...projectForm,
     label: '新建项目',
+    right: 'project.create',
     variant: 'contained',
     icon: AddIcon,
     defaults: () => ({ name: '', classId: '', remark: '' }),
@@ -65,6 +66,7 @@ const createProject: Action = {
 const editProject: Action = {
     ...projectForm,
     label: '编辑',
+    right: 'project.edit',
     title: '编辑项目',
     mode: 'edit',
     defaults: ({ record }) => ({ name: record.name, classId: record.classId, remark: record.remark ?? '' }),
@@ -76,6 +78,7 @@ const editProject: Action = {
 const deleteProject: Action = {
     kind: 'call',
     label: '删除',
+    right: 'project.delete',
     color: 'error',
     call: { call: 'delete', params: ({ record }) => ({ id: record.id }) },
     confirmLoad: { call: 'getOne', params: ({ record }) => ({ id: record.id }) },
@@ -113,6 +116,7 @@ const manageScenes: Action = {
                     {
                         kind: 'form',
                         label: '添加',
+                        right: 'project.edit',
                         title: '添加场景',
                         variant: 'contained',
                         fields: [sceneName],
@@ -140,6 +144,7 @@ const manageScenes: Action = {
                     {
                         kind: 'call',
                         label: '删除',
+                        right: 'project.delete',
                         color: 'error',
                         call: { call: 'deleteScene', params: ({ record }) => ({ id: record.id }) },
                         confirm: ({ record }) => `确定删除场景「${String(record.name)}」吗？`,
@@ -158,6 +163,7 @@ const manageScenes: Action = {
 const addStaff: Action = {
     kind: 'form',
     label: '添加人员',
+    right: 'project.bind',
     variant: 'outlined',
     icon: PersonAddIcon,
     fields: [
@@ -200,6 +206,7 @@ const addStaff: Action = {
 const addDevice: Action = {
     kind: 'form',
     label: '添加设备',
+    right: 'device.create',
     variant: 'contained',
     icon: AddIcon,
     fields: [
@@ -440,6 +447,7 @@ export default defineResource({
                                     {
                                         kind: 'call',
                                         label: '移除',
+                                        right: 'project.bind',
                                         color: 'error',
                                         call: { call: 'removeStaff', params: ({ record }) => ({ id: record.id }) },
                                         confirm: ({ record }) => `确定将「${String(record.username)}」移出项目人员吗？`,

@@ -41,6 +41,7 @@ function fixedValuesOf(values: FormValues | undefined): string {
 const create: Action = {
     kind: 'form',
     label: '新建模拟',
+    right: 'simulation.create',
     variant: 'contained',
     width: 'md',
     fields: ['productKey', 'deviceIds', 'amount', 'intervalSeconds', 'mode', 'fixedValues', 'events', 'start'],
@@ -67,6 +68,7 @@ const create: Action = {
 const start: Action = {
     kind: 'call',
     label: '启动',
+    right: 'simulation.edit',
     when: ({ record }) => !record.running,
     call: { call: 'start', params: ({ record }) => ({ id: record.id }) },
     success: '模拟已启动',
@@ -76,6 +78,7 @@ const start: Action = {
 const stop: Action = {
     kind: 'call',
     label: '停止',
+    right: 'simulation.edit',
     color: 'warning',
     when: ({ record }) => !!record.running,
     call: { call: 'stop', params: ({ record }) => ({ id: record.id }) },
@@ -87,6 +90,7 @@ const stop: Action = {
 const remove: Action = {
     kind: 'call',
     label: '删除',
+    right: 'simulation.delete',
     color: 'error',
     call: { call: 'remove', params: ({ record }) => ({ id: record.id }) },
     confirm: ({ record }) =>

@@ -176,6 +176,7 @@ const TOOLBAR: Action[] = [
     {
         kind: 'form',
         label: '添加自定义功能',
+        right: 'product.edit',
         icon: AddIcon,
         variant: 'contained',
         fields: FORM_FIELDS,
@@ -191,6 +192,7 @@ const TOOLBAR: Action[] = [
     {
         kind: 'form',
         label: '添加标准功能',
+        right: 'product.edit',
         icon: LibraryAddIcon,
         variant: 'outlined',
         width: 'md',
@@ -250,6 +252,7 @@ const TOOLBAR: Action[] = [
     {
         kind: 'upload',
         label: '导入物模型',
+        right: 'product.edit',
         icon: FileUploadIcon,
         variant: 'outlined',
         call: {
@@ -292,6 +295,7 @@ const ROW_ACTIONS: Action[] = [
     {
         kind: 'form',
         label: '编辑',
+        right: 'product.edit',
         title: '编辑功能',
         ariaLabel: ({ record }) => `编辑 ${String(record.identifier)}`,
         mode: 'edit',
@@ -307,6 +311,7 @@ const ROW_ACTIONS: Action[] = [
     {
         kind: 'call',
         label: '删除',
+        right: 'product.edit',
         color: 'error',
         ariaLabel: ({ record }) => `删除 ${String(record.identifier)}`,
         call: { resource: 'thingFunctions', call: 'delete' },

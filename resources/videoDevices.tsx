@@ -65,6 +65,7 @@ const password: FieldDefinition = {
 const addRtsp: Action = {
     kind: 'form',
     label: '添加RTSP设备',
+    right: 'video.create',
     variant: 'contained',
     fields: [
         'productId',
@@ -91,6 +92,7 @@ const addRtsp: Action = {
 const addGb: Action = {
     kind: 'form',
     label: '添加GB28181设备',
+    right: 'video.create',
     fields: [
         'productId',
         'protocol',
@@ -117,6 +119,7 @@ const addGb: Action = {
 const edit: Action = {
     kind: 'form',
     label: '编辑',
+    right: 'video.edit',
     title: '编辑视频设备',
     mode: 'edit',
     fields: [
@@ -177,6 +180,7 @@ const pushParams = ({ record }: Scope) => ({ projectId: record.projectId ?? '', 
 const push: Action = {
     kind: 'call',
     label: '推流',
+    right: 'video.push',
     when: canPush,
     call: { call: 'push', params: pushParams },
     success: '操作成功',
@@ -186,6 +190,7 @@ const push: Action = {
 const stopPush: Action = {
     kind: 'call',
     label: '停止推流',
+    right: 'video.push',
     color: 'warning',
     when: canStopPush,
     call: { call: 'stopPush', params: pushParams },
@@ -197,6 +202,7 @@ const stopPush: Action = {
 const remove = (then?: string): Action => ({
     kind: 'call',
     label: '删除',
+    right: 'video.delete',
     color: 'error',
     call: { call: 'delete', params: ({ record }) => ({ id: record.deviceId }) },
     confirm: ({ record }) => `确定删除视频设备“${String(record.deviceName)}”吗？`,

@@ -18,6 +18,9 @@ import { productRoutes } from './routes/product';
 import { productLogRoutes } from './routes/productLog';
 import { projectRoutes } from './routes/project';
 import { ssoRoutes } from './routes/sso';
+import { peopleRoutes } from './routes/people';
+import { requireRights } from './rights/middleware';
+import { loadRightTable } from './rights/table';
 import { topicRoutes } from './routes/topic';
 import { tagRoutes } from './routes/tag';
 import { deviceFileRoutes } from './routes/deviceFiles';
@@ -90,12 +93,15 @@ export function createApp(deps: AppDeps) {
     // JSON and CSV answers are gzipped for clients that accept it (the device map's 100,000 points: 11 MB → about 2 MB).
     app.use('/api/*', compress());
 
+    // Rights (openapi.yaml x-right, docs/roles.md) and the project scope of the signed-in user, after the session.
+    const rights = requireRights(deps.rightTable ?? loadRightTable());
     for (const prefix of PROTECTED_PREFIXES) {
-        app.use(prefix, requireSession(services));
-        app.use(`${prefix}/*`, requireSession(services));
+        app.use(prefix, requireSession(services), rights);
+        app.use(`${prefix}/*`, requireSession(services), rights);
     }
 
     app.route('/api/sso', ssoRoutes(services));
+    app.route('/api', peopleRoutes(services, deps));
     app.route('/api/menu', menuRoutes());
     app.route('/api/project', projectRoutes(services));
     app.route('/api/project-user', projectUserRoutes(services));

@@ -8,6 +8,7 @@ import type { RuleEngine } from './rules/engine';
 import type { Simulator } from './simulation/simulator';
 import type { SessionUser } from './sso/sessions';
 import type { ThrottleOptions } from './sso/throttle';
+import type { RightTable } from './rights/table';
 
 export interface AppDeps {
     db: Db;
@@ -23,6 +24,8 @@ export interface AppDeps {
     maintenance?: Maintenance;
     /** Device access (the MQTT broker attaches to it); default: one with no broker. */
     access?: AccessHub;
+    /** The rights of the operations (default: openapi.yaml's x-right, read once). */
+    rightTable?: RightTable;
     /** The device simulator (its devices connect through `access`); default: one made here. */
     simulator?: Simulator;
     /** Server-side subscription delivery (AMQP 1.0); absent: the routes answer without live consumer figures. */

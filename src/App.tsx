@@ -48,7 +48,6 @@ function shellRoutes(): ReactNode[] {
         <CustomRoutes key="shell">
             <Route path="/accessplatform" element={<Navigate to="/introduce" replace />} />
             <Route path="/platform" element={<PlaceholderPage title="平台" />} />
-            <Route path="/safetybutler" element={<PlaceholderPage title="安全管家" />} />
         </CustomRoutes>,
         <CustomRoutes key="shell-nolayout" noLayout>
             <Route path="/logout" element={<Logout />} />

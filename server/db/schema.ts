@@ -19,6 +19,21 @@ import {
 
 const createdAt = (name: string) => timestamp(name, { withTimezone: true }).notNull().defaultNow();
 
+/** Roles (migration 0015): menu entries and rights (schemas/rights.ts, docs/roles.md). Ids 1-3 are the built-in ones. */
+export const roles = pgTable('roles', {
+    id: serial('id').primaryKey(),
+    name: text('name').notNull().unique(),
+    remark: text('remark'),
+    builtin: boolean('builtin').notNull().default(false),
+    /** Everything, everywhere: every menu, every right, every project. */
+    isAdmin: boolean('is_admin').notNull().default(false),
+    /** Menu ids granted; null: every entry but 系统管理. */
+    menus: jsonb('menus').$type<string[] | null>(),
+    /** Rights granted, `family.action`, `*` standing for any family or action. */
+    rights: jsonb('rights').$type<string[]>().notNull().default([]),
+    createTime: createdAt('create_time'),
+});
+
 export const users = pgTable('users', {
     id: serial('id').primaryKey(),
     username: text('username').notNull().unique(),
@@ -30,6 +45,12 @@ export const users = pgTable('users', {
     passwordHash: text('password_hash').notNull(),
     passwordSalt: text('password_salt').notNull(),
     createTime: createdAt('create_time'),
+    roleId: integer('role_id')
+        .notNull()
+        .default(3)
+        .references((): AnyPgColumn => roles.id, { onDelete: 'restrict' }),
+    /** A disabled user cannot sign in; their sessions end when disabled. */
+    enabled: boolean('enabled').notNull().default(true),
 });
 
 export const sessions = pgTable(
@@ -42,8 +63,33 @@ export const sessions = pgTable(
             .references(() => users.id, { onDelete: 'cascade' }),
         expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
         createTime: createdAt('create_time'),
+        /** A handle for listing and revoking (the token hash never leaves the server). */
+        id: serial('id').notNull(),
+        address: text('address'),
+        userAgent: text('user_agent'),
     },
-    (t) => [index('sessions_expires_at_idx').on(t.expiresAt)],
+    (t) => [
+        index('sessions_expires_at_idx').on(t.expiresAt),
+        uniqueIndex('sessions_id_uq').on(t.id),
+        index('sessions_user_id_idx').on(t.userId),
+    ],
+);
+
+/** Every sign-in attempt on the sign-on page (/safetybutler shows them). */
+export const loginHistory = pgTable(
+    'login_history',
+    {
+        id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+        userId: integer('user_id').references(() => users.id, { onDelete: 'set null' }),
+        username: text('username').notNull(),
+        address: text('address').notNull(),
+        userAgent: text('user_agent'),
+        success: boolean('success').notNull(),
+        /** 登录成功, 用户名或密码错误, 账号已停用, 登录失败次数过多 */
+        result: text('result').notNull(),
+        ts: timestamp('ts', { withTimezone: true }).notNull().defaultNow(),
+    },
+    (t) => [index('login_history_ts_idx').on(t.ts.desc().nullsFirst(), t.id.desc().nullsFirst())],
 );
 
 export const scenes = pgTable('scenes', {
@@ -681,6 +727,7 @@ export const apps = pgTable('apps', {
 });
 
 export const schema = {
+    roles,
     users,
     sessions,
     scenes,
@@ -703,6 +750,7 @@ export const schema = {
     groupDevices,
     alertEvents,
     apps,
+    loginHistory,
     simulations,
     simulationDevices,
     consumerGroups,

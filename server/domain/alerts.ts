@@ -4,6 +4,7 @@ import { healthScore } from '../../schemas/project';
 import type { Db } from '../db/client';
 import { alertEvents, projects } from '../db/schema';
 import '../http/time';
+import { currentScope, scopeByProjectId } from '../rights/scope';
 
 /** Alert levels: 1 urgent, 2 severe, 3 general. */
 export const ALERT_TYPES = [1, 2, 3] as const;
@@ -30,16 +31,30 @@ export async function countAlerts(db: Db, filter: AlertFilter & { type?: number 
     if (filter.projectId !== undefined) parts.push(sql`project_key = ${filter.projectId}`);
     if (filter.status !== undefined) parts.push(sql`status = ${filter.status}`);
     if (filter.type !== undefined) parts.push(sql`type = ${filter.type}`);
+    parts.push(alertCountScope());
     const result = await db.execute(
         sql`SELECT coalesce(sum(total), 0) AS n FROM alert_counts WHERE ${sql.join(parts, sql` AND `)}`,
     );
     return Number((result as unknown as { rows: Array<{ n: string | number }> }).rows[0].n);
 }
 
+/** alert_counts rows of the caller's projects (every row for an administrator; server/rights/scope.ts). */
+function alertCountScope(): SQL {
+    const scope = currentScope();
+    if (!scope) return sql`true`;
+    if (scope.projectIds.length === 0) return sql`false`;
+    return sql`project_key IN (${sql.join(
+        scope.projectIds.map((id) => sql`${id}`),
+        sql`, `,
+    )})`;
+}
+
 function filterSql(filter: AlertFilter): SQL | undefined {
     const parts: SQL[] = [];
     if (filter.projectId !== undefined) parts.push(eq(alertEvents.projectId, filter.projectId));
     if (filter.status !== undefined) parts.push(eq(alertEvents.status, filter.status));
+    const scoped = scopeByProjectId(alertEvents.projectId);
+    if (scoped) parts.push(scoped);
     return parts.length ? and(...parts) : undefined;
 }
 
@@ -79,7 +94,7 @@ export async function listAlerts(db: Db, filter: AlertFilter, page: number, size
 export async function pendingByType(db: Db, projectId?: number) {
     const result = await db.execute(sql`
         SELECT type, coalesce(sum(total), 0) AS amount FROM alert_counts
-        WHERE status = 0 ${projectId === undefined ? sql`` : sql`AND project_key = ${projectId}`}
+        WHERE status = 0 ${projectId === undefined ? sql`` : sql`AND project_key = ${projectId}`} AND ${alertCountScope()}
         GROUP BY type`);
     const rows = (result as unknown as { rows: Array<{ type: number; amount: string | number }> }).rows;
     const byType = new Map(rows.map((r) => [Number(r.type), Number(r.amount)]));

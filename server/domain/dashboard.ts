@@ -1,17 +1,40 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { apps, categories, deviceCounts, devices, productCounts, products, projects } from '../db/schema';
+import { currentScope, scopeByProjectId } from '../rights/scope';
+import { productScopeSql } from './products';
 
 type Rows<T> = { rows: T[] };
 const rowsOf = <T>(result: unknown) => (result as Rows<T>).rows;
 
 /** The dashboard's five counts, in one statement over small tables and counters (never the devices table). */
 export async function dashboardCounts(db: Db) {
+    if (currentScope()) return scopedDashboardCounts(db);
     const [row] = rowsOf<Record<string, string | number | null>>(
         await db.execute(sql`
             SELECT (SELECT count(*) FROM ${projects}) AS project_count,
                    (SELECT coalesce(sum(${productCounts.total}), 0) FROM ${productCounts}) AS product_count,
                    (SELECT coalesce(sum(${deviceCounts.total}), 0) FROM ${deviceCounts}) AS device_count,
+                   (SELECT count(*) FROM ${apps} WHERE ${apps.useStatus} = 1) AS app_used_count,
+                   (SELECT count(*) FROM ${apps} WHERE ${apps.activeStatus} = 1 AND ${apps.useStatus} <> 1)
+                       AS app_to_use_count`),
+    );
+    return {
+        projectCount: Number(row.project_count),
+        productCount: Number(row.product_count),
+        deviceCount: Number(row.device_count),
+        appUsedCount: Number(row.app_used_count),
+        appToUseCount: Number(row.app_to_use_count),
+    };
+}
+
+/** The same counts for a user who is not an administrator: their projects, those projects' products and devices. */
+async function scopedDashboardCounts(db: Db) {
+    const [row] = rowsOf<Record<string, string | number | null>>(
+        await db.execute(sql`
+            SELECT (SELECT count(*) FROM ${projects} WHERE ${scopeByProjectId(projects.id)}) AS project_count,
+                   (SELECT count(*) FROM ${products} WHERE ${productScopeSql()}) AS product_count,
+                   (SELECT count(*) FROM ${devices} WHERE ${scopeByProjectId(devices.projectId)}) AS device_count,
                    (SELECT count(*) FROM ${apps} WHERE ${apps.useStatus} = 1) AS app_used_count,
                    (SELECT count(*) FROM ${apps} WHERE ${apps.activeStatus} = 1 AND ${apps.useStatus} <> 1)
                        AS app_to_use_count`),
@@ -51,6 +74,12 @@ async function byRootCategory(db: Db, perProduct: SQL) {
 
 /** Every device per top-level category: device_counts joined with products (a few rows per product). */
 export function devicesByCategory(db: Db) {
+    const scoped = scopeByProjectId(devices.projectId);
+    if (scoped)
+        return byRootCategory(
+            db,
+            sql`SELECT ${devices.productId}, count(*) FROM ${devices} WHERE ${scoped} GROUP BY 1`,
+        );
     return byRootCategory(
         db,
         sql`SELECT ${deviceCounts.productId}, sum(${deviceCounts.total}) FROM ${deviceCounts} GROUP BY 1`,
@@ -80,6 +109,12 @@ export async function projectDevicesByStatus(db: Db, projectId: number) {
     }));
 }
 
+/** `AND devices in the caller's projects`, or nothing for an administrator. */
+function scopeAnd(): SQL {
+    const scoped = scopeByProjectId(devices.projectId);
+    return scoped ? sql`AND ${scoped}` : sql``;
+}
+
 export type Bbox = [west: number, south: number, east: number, north: number];
 
 /**
@@ -102,7 +137,7 @@ export async function locatedDevicesJson(db: Db, bbox?: Bbox): Promise<string> {
                        || ',"status":"' || ${devices.status} || '"}', ',') AS list,
                    count(*) AS total
             FROM ${devices}
-            WHERE ${devices.longitude} IS NOT NULL AND ${devices.latitude} IS NOT NULL ${inside}`),
+            WHERE ${devices.longitude} IS NOT NULL AND ${devices.latitude} IS NOT NULL ${inside} ${scopeAnd()}`),
     );
     return `{"list":[${row.list ?? ''}],"total":${Number(row.total)}}`;
 }

@@ -4,6 +4,7 @@ import type { DeviceStatus } from '../../schemas/device';
 import type { Db, Tx } from '../db/client';
 import { deviceCounts, devices, products, projects } from '../db/schema';
 import { notFound } from '../http/errors';
+import { currentScope, scopeByProjectId } from '../rights/scope';
 import { formatTime } from '../http/time';
 
 /** What the list, the export and the counters filter on. productId narrows to one product; the rest are optional. */
@@ -90,6 +91,9 @@ export function filterSql(filter: DeviceFilter): SQL | undefined {
     // identifier (unique case-sensitively), and lower() on every row makes a scan 4× slower on PGlite (ICU in WASM).
     if (filter.deviceName) parts.push(sql`strpos(${devices.deviceName}, ${filter.deviceName}) > 0`);
     if (filter.remark) parts.push(sql`strpos(${devices.remark}, ${filter.remark}) > 0`);
+    // A user who is not an administrator sees the devices of their projects only (server/rights/scope.ts).
+    const scoped = scopeByProjectId(devices.projectId);
+    if (scoped) parts.push(scoped);
     return parts.length ? and(...parts) : undefined;
 }
 
@@ -173,7 +177,10 @@ export interface DeviceTotals {
  */
 export async function countDevices(db: Db, filter: DeviceFilter): Promise<DeviceTotals> {
     const fromCounters =
-        filter.deviceName === undefined && filter.remark === undefined && filter.projectId === undefined;
+        filter.deviceName === undefined &&
+        filter.remark === undefined &&
+        filter.projectId === undefined &&
+        currentScope() === undefined;
     const source = fromCounters ? deviceCounts : devices;
     const n = fromCounters ? sql`${deviceCounts.total}` : sql`1`;
     const by = (status: DeviceStatus) =>

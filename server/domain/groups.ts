@@ -4,6 +4,7 @@ import type { Db, Tx } from '../db/client';
 import { deviceGroups, groupDevices, projects } from '../db/schema';
 import { badRequest, conflict, notFound } from '../http/errors';
 import { formatTime } from '../http/time';
+import { scopeByProjectCode } from '../rights/scope';
 
 export const GROUP_REFUSALS = {
     notFound: '分组不存在',
@@ -74,6 +75,7 @@ async function pageOf(
     limit: number,
     offset: number,
 ): Promise<{ records: Group[]; total: number }> {
+    where = and(where, scopeByProjectCode(deviceGroups.projectCode));
     const page = await db
         .select({ id: deviceGroups.id })
         .from(deviceGroups)
@@ -131,7 +133,7 @@ async function treeNodes(db: Db, where: SQL | undefined) {
             hasChildren,
         })
         .from(deviceGroups)
-        .where(where)
+        .where(and(where, scopeByProjectCode(deviceGroups.projectCode)))
         .orderBy(asc(deviceGroups.createTime), asc(deviceGroups.id));
     return rows.map((r) => ({
         groupId: r.groupId,
@@ -171,6 +173,7 @@ export async function menuTree(db: Db): Promise<MenuNode[]> {
             parentId: deviceGroups.parentId,
         })
         .from(deviceGroups)
+        .where(scopeByProjectCode(deviceGroups.projectCode))
         .orderBy(asc(deviceGroups.level), asc(deviceGroups.createTime), asc(deviceGroups.id));
     const nodes = new Map<number, MenuNode>();
     const roots: MenuNode[] = [];

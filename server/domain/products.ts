@@ -1,10 +1,11 @@
 import { randomInt } from 'node:crypto';
-import { and, desc, eq, inArray, ne, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, ne, or, sql, type SQL } from 'drizzle-orm';
 import { networkName } from '../catalog';
 import type { Db, Tx } from '../db/client';
-import { categories, productCounts, products, projects } from '../db/schema';
+import { categories, devices, productCounts, products, projects } from '../db/schema';
 import { notFound } from '../http/errors';
 import { formatTime } from '../http/time';
+import { currentScope } from '../rights/scope';
 
 const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -53,6 +54,20 @@ function selectProducts(db: Db | Tx) {
         .leftJoin(projects, eq(projects.code, products.projectCode));
 }
 
+/**
+ * The products a scoped user sees: those of their projects, and those their projects' devices are of (so the device
+ * list's product filter offers them). Undefined for an administrator (server/rights/scope.ts).
+ */
+export function productScopeSql(): SQL | undefined {
+    const scope = currentScope();
+    if (!scope) return undefined;
+    if (scope.projectIds.length === 0) return sql`false`;
+    return or(
+        scope.projectCodes.length ? inArray(products.projectCode, scope.projectCodes) : undefined,
+        sql`exists (select 1 from ${devices} where ${devices.productId} = ${products.id} and ${inArray(devices.projectId, scope.projectIds)})`,
+    );
+}
+
 export async function listProducts(
     db: Db,
     timeZone: string,
@@ -60,9 +75,10 @@ export async function listProducts(
 ): Promise<{ records: Product[]; total: number }> {
     // A literal, case-insensitive substring: no LIKE wildcards to escape, and on PGlite strpos over the stored
     // lowercase name is several times cheaper than ILIKE. No index serves a substring search (no pg_trgm here).
-    const where: SQL | undefined = opts.productName
-        ? sql`strpos(${products.productNameLower}, lower(${opts.productName})) > 0`
-        : undefined;
+    const where: SQL | undefined = and(
+        opts.productName ? sql`strpos(${products.productNameLower}, lower(${opts.productName})) > 0` : undefined,
+        productScopeSql(),
+    );
     // The page is found on products alone, so it walks the create_time index and stops after `limit` rows;
     // joining first would make the planner join and sort every product.
     const page = await db

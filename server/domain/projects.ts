@@ -3,6 +3,7 @@ import type { Db, Tx } from '../db/client';
 import { alertEvents, deviceGroups, devices, products, projects, projectUsers, scenes } from '../db/schema';
 import { conflict, isForeignKeyViolation, isUniqueViolation, notFound } from '../http/errors';
 import { formatTime } from '../http/time';
+import { scopeByProjectId } from '../rights/scope';
 import { countAlerts } from './alerts';
 
 export const PROJECT_NAME_TAKEN = '项目名称已存在';
@@ -103,6 +104,8 @@ function filterSql(filter: ProjectFilter): SQL | undefined {
     const parts: SQL[] = [];
     if (filter.name) parts.push(sql`strpos(lower(${projects.name}), lower(${filter.name})) > 0`);
     if (filter.classId !== undefined) parts.push(eq(projects.classId, filter.classId));
+    const scoped = scopeByProjectId(projects.id);
+    if (scoped) parts.push(scoped);
     return parts.length ? and(...parts) : undefined;
 }
 

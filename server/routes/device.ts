@@ -13,6 +13,7 @@ import { deviceExportRoutes } from './deviceExport';
 import { deviceImportRoutes } from './deviceImport';
 import { deviceProjectRoutes } from './deviceProject';
 import { listFilter } from './deviceFilter';
+import { inScope } from '../rights/scope';
 
 /** /api/device: the device family (code 0), with its editing, project, import and export routes. */
 export function deviceRoutes(services: Services) {
@@ -65,6 +66,8 @@ export function deviceRoutes(services: Services) {
     app.get('/detail', async (c) => {
         const deviceId = positiveInt(c.req.query('deviceId'), '缺少设备ID');
         const device = await getDevice(db, deviceId, tz);
+        // A device outside the caller's projects does not exist for them (its secret included).
+        if (!inScope(device.projectId)) throw notFound('设备不存在');
         return ok(c, { device, product: await getProduct(db, tz, device.productId) });
     });
 
@@ -77,7 +80,9 @@ export function deviceRoutes(services: Services) {
         if (!product) throw notFound('产品不存在');
         const deviceId = await deviceIdByName(db, product.id, deviceName);
         if (deviceId === undefined) throw notFound('设备不存在');
-        return ok(c, await getDevice(db, deviceId, tz));
+        const device = await getDevice(db, deviceId, tz);
+        if (!inScope(device.projectId)) throw notFound('设备不存在');
+        return ok(c, device);
     });
 
     // Until the MQTT broker lands the stored status is the truth; the broker will write it on (dis)connect.

@@ -9,6 +9,7 @@ import { filterSql, newestFirst, type DeviceFilter } from '../domain/devices';
 import { attachment, BOM } from '../http/download';
 import { formatTime } from '../http/time';
 import { listFilter } from './deviceFilter';
+import { currentScope, runInScope } from '../rights/scope';
 
 export const EXPORT_HEADER = [
     '设备名称',
@@ -132,6 +133,8 @@ export function deviceExportRoutes({ db, config }: Services) {
 
     app.get('/export', async (c) => {
         const filter = await listFilter(db, (n) => c.req.query(n));
+        // The stream is pulled after this handler returns, outside the request's scope: it keeps the caller's.
+        const scope = currentScope();
         let before: number | undefined;
         const names: Names = { products: new Map(), projects: new Map() };
         let started = false;
@@ -147,7 +150,7 @@ export function deviceExportRoutes({ db, config }: Services) {
                         return;
                     }
                     if (finished) return controller.close();
-                    const rows = await chunk(db, filter!, before, config.timeZone);
+                    const rows = await runInScope(scope, () => chunk(db, filter!, before, config.timeZone));
                     if (rows.length < EXPORT_CHUNK) finished = true;
                     if (rows.length === 0) return controller.close();
                     before = Number(rows[rows.length - 1].id);

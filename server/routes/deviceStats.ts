@@ -1,7 +1,9 @@
 import { Hono } from 'hono';
 import type { AppEnv, Services } from '../deps';
 import { devicesByCategory, locatedDevicesJson, type Bbox } from '../domain/dashboard';
-import { CLUSTER_MAX_ZOOM, deviceClusterIndex } from '../domain/deviceClusters';
+import { CLUSTER_MAX_ZOOM, deviceClusterIndex, MAX_DEVICES_PER_ANSWER } from '../domain/deviceClusters';
+import type { Db } from '../db/client';
+import { currentScope } from '../rights/scope';
 import { CompressedAnswer, DeviceMapCache, jsonAnswer } from '../domain/deviceMapCache';
 import { ok } from '../http/envelope';
 import { badRequest } from '../http/errors';
@@ -65,6 +67,23 @@ class AnswerCache {
     }
 }
 
+/**
+ * The cluster answer for a user who is not an administrator: their projects' located devices one by one (no shared
+ * index is built per user; a project holds far fewer devices than the platform), at most MAX_DEVICES_PER_ANSWER.
+ */
+async function scopedClusters(db: Db, zoom: number, bbox: Bbox): Promise<string> {
+    const { list, total } = JSON.parse(await locatedDevicesJson(db, bbox)) as { list: unknown[]; total: number };
+    const answer = {
+        total,
+        zoom,
+        clusters: [],
+        devices: list.slice(0, MAX_DEVICES_PER_ANSWER),
+        truncated: list.length > MAX_DEVICES_PER_ANSWER,
+        rebuilding: false,
+    };
+    return `${ENVELOPE_HEAD}${JSON.stringify(answer)}}`;
+}
+
 /** /api/device: devices per category and the device map (docs/platform-api.md "Dashboard"). */
 export function deviceStatsRoutes({ db }: Services) {
     const app = new Hono<AppEnv>();
@@ -84,6 +103,9 @@ export function deviceStatsRoutes({ db }: Services) {
             const { total } = await clusters.snapshot();
             if (total > limit) return jsonAnswer(c, new CompressedAnswer(truncatedList(total)));
         }
+        // A user who is not an administrator gets their projects' devices, never the shared cache.
+        if (currentScope())
+            return jsonAnswer(c, new CompressedAnswer(`${ENVELOPE_HEAD}${await locatedDevicesJson(db, bbox)}}`));
         const answer = bbox
             ? new CompressedAnswer(`${ENVELOPE_HEAD}${await locatedDevicesJson(db, bbox)}}`)
             : await mapCache.answer(db, async () => `${ENVELOPE_HEAD}${await locatedDevicesJson(db)}}`);
@@ -96,6 +118,7 @@ export function deviceStatsRoutes({ db }: Services) {
     app.get('/queryLonLatClusters', async (c) => {
         const zoom = parseZoom(c.req.query('zoom'));
         const bbox = parseBbox(c.req.query('bbox')) ?? [-180, -90, 180, 90];
+        if (currentScope()) return jsonAnswer(c, new CompressedAnswer(await scopedClusters(db, zoom, bbox)));
         const { generation, rebuilding } = await clusters.snapshot();
         const key = `${generation}|${rebuilding}|${Math.floor(zoom)}|${bbox.join(',')}`;
         let answer = clusterAnswers.get(key);

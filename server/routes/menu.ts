@@ -16,6 +16,9 @@ export interface MenuNode {
  * The console's side menu, served by GET /api/menu. Only pages the console implements are listed;
  * a later page is one more node here.
  */
+/** The 系统管理 section: people, roles and security, for administrators only. */
+export const SYSTEM_SECTION = 'system';
+
 export const MENU: MenuNode = {
     id: 'accessplatform',
     name: '物联网设备接入管理平台',
@@ -63,15 +66,57 @@ export const MENU: MenuNode = {
             ],
         },
         { id: 'productLog', name: '产品更新日志', url: '/productLog', icon: 'History' },
+        {
+            id: SYSTEM_SECTION,
+            name: '系统管理',
+            url: '#',
+            icon: 'AdminPanelSettings',
+            children: [
+                { id: 'personnelManage', name: '人员管理', url: '/personnelManage', icon: 'People' },
+                { id: 'roleList', name: '角色管理', url: '/roleList', icon: 'AdminPanelSettings' },
+                { id: 'safetybutler', name: '安全管家', url: '/safetybutler', icon: 'Security' },
+            ],
+        },
     ],
 };
 
+/** Every menu id but the root's (what a role may be granted; docs/roles.md). */
+export function menuIds(node: MenuNode = MENU): string[] {
+    return (node.children ?? []).flatMap((child) => [child.id, ...menuIds(child)]);
+}
+
+/**
+ * The menu a role sees: administrators everything; others the entries their role grants (null: every entry but
+ * 系统管理, whose pages only administrators may use). A section stays while one of its entries does.
+ */
+export function menuFor(user: { admin: boolean; menus: string[] | null }): MenuNode {
+    if (user.admin) return MENU;
+    const granted = user.menus ? new Set(user.menus) : undefined;
+    const keep = (node: MenuNode): MenuNode | undefined => {
+        if (node.id === SYSTEM_SECTION) return undefined;
+        if (node.children) {
+            const children = node.children.map(keep).filter((n): n is MenuNode => !!n);
+            if (children.length === 0 && !(granted?.has(node.id) && node.url !== '#')) return undefined;
+            return { ...node, children };
+        }
+        return !granted || granted.has(node.id) ? node : undefined;
+    };
+    return { ...MENU, children: (MENU.children ?? []).map(keep).filter((n): n is MenuNode => !!n) };
+}
+
 export function menuRoutes() {
     const app = new Hono<AppEnv>();
-    // The same for every request: the answer and its gzipped bytes are made once, not per request.
-    let answer: CompressedAnswer | undefined;
+    // The same for every user of one role: the answer and its gzipped bytes are made once per grant, not per request.
+    const answers = new Map<string, CompressedAnswer>();
     app.get('/', (c) => {
-        answer ??= new CompressedAnswer(JSON.stringify({ code: 200, msg: 'success', data: { menu: MENU } }));
+        const user = c.get('user');
+        const key = user.admin ? '*' : JSON.stringify(user.menus);
+        let answer = answers.get(key);
+        if (!answer) {
+            answer = new CompressedAnswer(JSON.stringify({ code: 200, msg: 'success', data: { menu: menuFor(user) } }));
+            if (answers.size > 100) answers.clear();
+            answers.set(key, answer);
+        }
         return jsonAnswer(c, answer);
     });
     return app;

@@ -5,7 +5,14 @@ import { CONNECTION_METHODS, GATEWAY_PROTOCOLS } from '../catalog';
 import { categories, products, projects } from '../db/schema';
 import type { AppEnv, Services } from '../deps';
 import { deviceCountOfProduct } from '../domain/devices';
-import { categoryTree, getProduct, listProducts, newProductKey, productNameTaken } from '../domain/products';
+import {
+    categoryTree,
+    getProduct,
+    listProducts,
+    newProductKey,
+    productNameTaken,
+    productScopeSql,
+} from '../domain/products';
 import { exportThingModel } from '../domain/thingModel';
 import { ok } from '../http/envelope';
 import { badRequest, conflict, isForeignKeyViolation, isUniqueViolation, notFound } from '../http/errors';
@@ -123,6 +130,7 @@ export function productRoutes({ db, config }: Services) {
                 nodeType: products.nodeType,
             })
             .from(products)
+            .where(productScopeSql())
             .orderBy(desc(products.createTime), desc(products.id));
         return ok(c, { list });
     });

@@ -3,7 +3,8 @@ import { asc, count, eq } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { projectSaveSchema, projectUpdateSchema, sceneSaveSchema } from '../../schemas/project';
 import type { AppEnv, Services } from '../deps';
-import { projects, scenes } from '../db/schema';
+import { projects, projectUsers, scenes } from '../db/schema';
+import { forgetSessions } from '../sso/sessions';
 import {
     createProject,
     deleteProjects,
@@ -16,10 +17,11 @@ import {
     updateProject,
 } from '../domain/projects';
 import { ok } from '../http/envelope';
-import { badRequest } from '../http/errors';
+import { badRequest, notFound } from '../http/errors';
 import { idList, paging, positiveInt, readBody, validate } from '../http/input';
 import { bindDevices, selection } from '../domain/deviceProject';
 import '../http/time';
+import { inScope, scopeByProjectId } from '../rights/scope';
 
 /** At most this many projects in one delete. */
 const MAX_DELETE = 100;
@@ -35,10 +37,11 @@ export function projectRoutes(services: Services) {
             .select({ id: projects.id, code: projects.code, projectName: projects.name, sceneName: scenes.name })
             .from(projects)
             .innerJoin(scenes, eq(scenes.id, projects.classId))
+            .where(scopeByProjectId(projects.id))
             .orderBy(asc(projects.id));
 
     app.get('/listAll', async (c) => ok(c, { list: await options() }));
-    // Every signed-in user may pick every project (no roles: SPEC.md "Roles and permissions").
+    // A user who is not an administrator picks among the projects they are staff of (docs/roles.md).
     app.get('/select', async (c) => ok(c, { list: await options() }));
 
     app.get('/list', async (c) => {
@@ -52,17 +55,24 @@ export function projectRoutes(services: Services) {
 
     app.get('/get', async (c) => {
         const id = positiveInt(c.req.query('id'), '缺少项目ID');
+        if (!inScope(id)) throw notFound('项目不存在');
         return ok(c, await projectDetail(db, id, tz));
     });
 
     app.get('/selectCount', async (c) => {
-        const [row] = await db.select({ n: count() }).from(projects);
+        const [row] = await db.select({ n: count() }).from(projects).where(scopeByProjectId(projects.id));
         return ok(c, { count: Number(row.n) });
     });
 
     app.post('/save', async (c) => {
         const input = await validate(projectSaveSchema, await readBody(c));
         const id = await createProject(db, input, dayjs(services.now()).tz(tz).year());
+        // Whoever creates a project without being an administrator becomes its staff, so it stays in their scope.
+        const user = c.get('user');
+        if (!user.admin) {
+            await db.insert(projectUsers).values({ projectId: id, userId: user.id }).onConflictDoNothing();
+            forgetSessions(db, user.id);
+        }
         return ok(c, await projectRow(db, id, tz));
     });
 
@@ -76,7 +86,9 @@ export function projectRoutes(services: Services) {
         const ids = idList(c.req.queries('ids') ?? c.req.queries('ids[]'), '项目ID必须是正整数');
         if (ids.length === 0) throw badRequest('请选择要删除的项目');
         if (ids.length > MAX_DELETE) throw badRequest(`一次最多删除${MAX_DELETE}个项目`);
-        return ok(c, await deleteProjects(db, ids));
+        const answer = await deleteProjects(db, ids);
+        forgetSessions(db);
+        return ok(c, answer);
     });
 
     app.get('/sceneList', async (c) => ok(c, { list: await listScenes(db) }));

@@ -6,6 +6,7 @@ import { requireProjectCode } from '../domain/projects';
 import { ok } from '../http/envelope';
 import { badRequest, notFound } from '../http/errors';
 import { positiveInt, readBody } from '../http/input';
+import { forgetSessions } from '../sso/sessions';
 
 /** At most this many staff assignments in one call. */
 const MAX_ASSIGNMENTS = 1000;
@@ -80,13 +81,19 @@ export function projectUserRoutes({ db }: Services) {
                 .returning({ id: projectUsers.id });
             return inserted.length;
         });
+        // Staff changes move the users' project scope at once (server/rights/scope.ts).
+        for (const userId of new Set(list.map((a) => a.userId))) forgetSessions(db, userId);
         return ok(c, { count });
     });
 
     app.get('/removeUser', async (c) => {
         const id = positiveInt(c.req.query('id'), '缺少人员ID');
-        const removed = await db.delete(projectUsers).where(eq(projectUsers.id, id)).returning({ id: projectUsers.id });
+        const removed = await db
+            .delete(projectUsers)
+            .where(eq(projectUsers.id, id))
+            .returning({ id: projectUsers.id, userId: projectUsers.userId });
         if (removed.length === 0) throw notFound('项目人员不存在');
+        forgetSessions(db, removed[0].userId);
         return ok(c, null);
     });
 

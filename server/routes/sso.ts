@@ -3,6 +3,7 @@ import type { AppEnv, Services } from '../deps';
 import { ok } from '../http/envelope';
 import { clearCookie, isHttps, loginUrl } from '../sso/auth';
 import { deleteSession } from '../sso/sessions';
+import { userRights } from './people';
 
 /** /api/sso: who is signed in, and signing out. */
 export function ssoRoutes(services: Services) {
@@ -14,6 +15,10 @@ export function ssoRoutes(services: Services) {
             userInfo: { userId: user.id, userName: user.displayName, loginName: user.username },
             mobilePhone: user.mobile ?? '',
             code: user.userCode,
+            // What the console hides buttons by (docs/roles.md); the server checks every call anyway.
+            role: { id: user.roleId, name: user.roleName, admin: user.admin },
+            rights: userRights(user),
+            projectIds: user.admin ? null : user.projectIds,
         });
     });
 

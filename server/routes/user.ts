@@ -1,4 +1,4 @@
-import { asc, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { Hono } from 'hono';
 import type { AppEnv, Services } from '../deps';
 import { users } from '../db/schema';
@@ -19,7 +19,8 @@ export function userRoutes({ db }: Services) {
         const list = await db
             .select({ userId: users.id, username: users.displayName, loginName: users.username, mobile: users.mobile })
             .from(users)
-            .where(phone ? sql`strpos(${users.mobile}, ${phone}) > 0` : undefined)
+            // A disabled user cannot sign in, so is no candidate for a project's staff.
+            .where(and(eq(users.enabled, true), phone ? sql`strpos(${users.mobile}, ${phone}) > 0` : undefined))
             .orderBy(asc(users.id))
             .limit(USER_SEARCH_LIMIT);
         return ok(c, { list });

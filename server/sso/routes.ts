@@ -1,7 +1,7 @@
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { eq } from 'drizzle-orm';
 import { Hono, type Context } from 'hono';
-import { users } from '../db/schema';
+import { loginHistory, users } from '../db/schema';
 import type { AppDeps, AppEnv, Services } from '../deps';
 import { isHttps, safeRedirect, sessionCookie } from './auth';
 import { LOGIN_PAGE_CSP, renderLoginPage, type LoginPageOptions } from './page';
@@ -15,6 +15,31 @@ function remoteAddress(c: Context): string {
     } catch {
         // app.fetch() called in-process (tests, msw) has no socket.
         return 'unknown';
+    }
+}
+
+const WRONG = '用户名或密码错误';
+const DISABLED = '账号已停用，请联系管理员';
+const LOCKED = '登录失败次数过多';
+const SIGNED_IN = '登录成功';
+
+/** One line of the sign-in history (/safetybutler); a failure to write it does not stop the sign-in. */
+async function recordSignIn(
+    services: Services,
+    entry: { username: string; address: string; userAgent?: string; success: boolean; result: string; userId?: number },
+) {
+    try {
+        await services.db.insert(loginHistory).values({
+            username: entry.username.slice(0, 50),
+            address: entry.address.slice(0, 100),
+            userAgent: entry.userAgent?.slice(0, 300) ?? null,
+            success: entry.success,
+            result: entry.result,
+            userId: entry.userId ?? null,
+            ts: services.now(),
+        });
+    } catch {
+        // The history is a record, not a gate.
     }
 }
 
@@ -48,8 +73,18 @@ export function ssoPages(services: Services, deps: AppDeps) {
         const addressKey = clientIp(c);
         const pairKey = `${username.toLowerCase()}\n${addressKey}`;
         const wait = Math.max(byAccountAddress.retryAfter(pairKey, now), byAddress.retryAfter(addressKey, now));
+        const record = (success: boolean, result: string, userId?: number) =>
+            recordSignIn(services, {
+                username,
+                address: addressKey,
+                userAgent: c.req.header('user-agent'),
+                success,
+                result,
+                userId,
+            });
         if (wait > 0) {
             const seconds = Math.ceil(wait / 1000);
+            await record(false, LOCKED);
             c.header('Retry-After', String(seconds));
             return page(c, 429, { redirect, username, error: `登录失败次数过多，请 ${seconds} 秒后再试` });
         }
@@ -61,10 +96,20 @@ export function ssoPages(services: Services, deps: AppDeps) {
         if (!user || !valid) {
             byAccountAddress.fail(pairKey, now);
             byAddress.fail(addressKey, now);
-            return page(c, 401, { redirect, username, error: '用户名或密码错误' });
+            await record(false, WRONG, user?.id);
+            return page(c, 401, { redirect, username, error: WRONG });
         }
         byAccountAddress.reset(pairKey);
-        const token = await createSession(services.db, user.id, services.now());
+        // Told only to whoever knows the password: a stranger learns nothing about the account.
+        if (!user.enabled) {
+            await record(false, DISABLED, user.id);
+            return page(c, 401, { redirect, username, error: DISABLED });
+        }
+        await record(true, SIGNED_IN, user.id);
+        const token = await createSession(services.db, user.id, services.now(), {
+            address: addressKey,
+            userAgent: c.req.header('user-agent'),
+        });
         c.header('Set-Cookie', sessionCookie(token, isHttps(c)));
         c.header('Cache-Control', 'no-store');
         return c.redirect(redirect, 302);

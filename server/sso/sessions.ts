@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, gt, lte } from 'drizzle-orm';
+import { and, eq, gt, lte, ne } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { sessions, users } from '../db/schema';
+import { projects, projectUsers, roles, sessions, users } from '../db/schema';
 
 export const SESSION_SECONDS = 24 * 60 * 60;
 
@@ -11,18 +11,37 @@ export interface SessionUser {
     displayName: string;
     userCode: string;
     mobile: string | null;
+    roleId: number;
+    roleName: string;
+    /** Every menu, right and project. */
+    admin: boolean;
+    /** Granted rights, `*` patterns as stored (server/rights/check.ts hasRight). */
+    rights: string[];
+    /** Granted menu ids; null: every entry but 系统管理. */
+    menus: string[] | null;
+    /** The projects the user is staff of (an administrator sees every project whatever this says). */
+    projectIds: number[];
+    projectCodes: string[];
+}
+
+/** Where a session came from, kept for the security centre. */
+export interface SessionOrigin {
+    address?: string;
+    userAgent?: string;
 }
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
 /** A new session for the user; answers the token for the cookie (only its hash is stored). */
-export async function createSession(db: Db, userId: number, now: Date): Promise<string> {
+export async function createSession(db: Db, userId: number, now: Date, origin: SessionOrigin = {}): Promise<string> {
     const token = randomBytes(32).toString('base64url');
     await db.delete(sessions).where(lte(sessions.expiresAt, now));
     await db.insert(sessions).values({
         tokenHash: hashToken(token),
         userId,
         expiresAt: new Date(now.getTime() + SESSION_SECONDS * 1000),
+        address: origin.address?.slice(0, 100) ?? null,
+        userAgent: origin.userAgent?.slice(0, 300) ?? null,
     });
     return token;
 }
@@ -69,18 +88,36 @@ export async function findSessionUser(db: Db, token: string, now: Date): Promise
             displayName: users.displayName,
             userCode: users.userCode,
             mobile: users.mobile,
+            roleId: users.roleId,
+            roleName: roles.name,
+            admin: roles.isAdmin,
+            rights: roles.rights,
+            menus: roles.menus,
             expiresAt: sessions.expiresAt,
         })
         .from(sessions)
         .innerJoin(users, eq(users.id, sessions.userId))
-        .where(and(eq(sessions.tokenHash, tokenHash), gt(sessions.expiresAt, now)))
+        .innerJoin(roles, eq(roles.id, users.roleId))
+        .where(and(eq(sessions.tokenHash, tokenHash), gt(sessions.expiresAt, now), eq(users.enabled, true)))
         .limit(1);
     if (!row) {
         // Unknown or expired tokens are not cached: a forged one must not fill the cache.
         cache.delete(tokenHash);
         return undefined;
     }
-    const { expiresAt, ...user } = row;
+    const staff = await db
+        .select({ id: projects.id, code: projects.code })
+        .from(projectUsers)
+        .innerJoin(projects, eq(projects.id, projectUsers.projectId))
+        .where(eq(projectUsers.userId, row.id));
+    const { expiresAt, ...rest } = row;
+    const user: SessionUser = {
+        ...rest,
+        rights: Array.isArray(rest.rights) ? rest.rights : [],
+        menus: Array.isArray(rest.menus) ? rest.menus : null,
+        projectIds: staff.map((p) => p.id),
+        projectCodes: staff.map((p) => p.code),
+    };
     if (cache.size >= SESSION_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
     cache.set(tokenHash, { user, expiresAt: expiresAt.getTime(), readAt: Date.now() });
     return user;
@@ -97,4 +134,27 @@ export async function deleteSession(db: Db, token: string): Promise<void> {
     const tokenHash = hashToken(token);
     cacheOf(db).delete(tokenHash);
     await db.delete(sessions).where(eq(sessions.tokenHash, tokenHash));
+}
+
+/** Ends every session of a user, except the one with `keepToken` (changing one's password keeps the caller's). */
+export async function endUserSessions(db: Db, userId: number, keepToken?: string): Promise<number> {
+    const keep = keepToken ? hashToken(keepToken) : undefined;
+    const ended = await db
+        .delete(sessions)
+        .where(and(eq(sessions.userId, userId), keep ? ne(sessions.tokenHash, keep) : undefined))
+        .returning({ id: sessions.id });
+    forgetSessions(db, userId);
+    return ended.length;
+}
+
+/** Ends one session by its id (the security centre's revoke); answers whose it was, or undefined. */
+export async function revokeSession(db: Db, id: number): Promise<number | undefined> {
+    const [row] = await db.delete(sessions).where(eq(sessions.id, id)).returning({ userId: sessions.userId });
+    if (row) forgetSessions(db, row.userId);
+    return row?.userId;
+}
+
+/** The caller's own session id, to mark it in the list. */
+export function tokenHashOf(token: string): string {
+    return hashToken(token);
 }

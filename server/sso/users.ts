@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
+import { ADMIN_ROLE_ID } from '../../schemas/rights';
 import { users } from '../db/schema';
 import { hashPassword, randomPassword, verifyPassword } from './passwords';
 
@@ -34,6 +35,7 @@ export async function ensureAdmin(db: Db, adminPassword: string | undefined): Pr
             displayName: '管理员',
             userCode: 'U000001',
             mobile: '13800138000',
+            roleId: ADMIN_ROLE_ID,
             passwordHash: hash,
             passwordSalt: salt,
         })

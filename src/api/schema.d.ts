@@ -1626,6 +1626,278 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    '/api/users/list': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description People (/personnelManage), newest first. keyword is a literal substring of name, login name or mobile. Administrators only. */
+        get: operations['listUsers'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/users/save': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description A new user who can sign in at once. 请输入姓名, 请输入正确的手机号, 密码长度不能少于6位, 请选择角色; 409 登录名已存在. */
+        post: operations['createUser'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/users/update': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Name, mobile and role (the login name stays). The last enabled administrator keeps the 管理员 role (至少需要保留一名启用的管理员). */
+        post: operations['updateUser'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/users/enable': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description enabled 1 enables, 0 disables and ends the user's sessions. Not the caller, not the last enabled administrator. */
+        post: operations['enableUser'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/users/resetPassword': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description A new random password, answered this once (only its hash is kept); the user's sessions end. */
+        post: operations['resetUserPassword'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/users/delete': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** @description Deletes a user (their sessions and staff places go with them). Refused for the caller and for the last enabled administrator. */
+        delete: operations['deleteUser'];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/role/list': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Every role (/roleList) with its menus (null = every entry but 系统管理), rights as the catalogue names them, and how many users hold it. */
+        get: operations['listRoles'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/role/save': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description A new role. menus and rights are JSON arrays (or comma lists) of menu ids and `family.action` rights; allMenus=1 grants every entry but 系统管理. */
+        post: operations['createRole'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/role/update': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Changes a role (管理员 cannot be changed; built-in roles keep their names). Its users' sessions see the change at once. */
+        post: operations['updateRole'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/role/delete': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** @description Deletes a role no user holds (内置角色不能删除). */
+        delete: operations['deleteRole'];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/security/loginHistory': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Sign-in attempts on the sign-on page, newest first (time, address, result). username is a literal substring; success 1 or 0. */
+        get: operations['loginHistory'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/security/sessions': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Sessions not yet expired, newest first; `current` marks the caller's own. */
+        get: operations['listSessions'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/security/revokeSession': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Ends a session at once (its next call answers 401). Not the caller's own (sign out instead). */
+        post: operations['revokeSession'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/security/settings': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description What the sign-on page enforces (password rule, lock-out after wrong passwords per account and address, session lifetime). Any signed-in user. */
+        get: operations['securitySettings'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/sso/updateProfile': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description The signed-in user's own name and mobile (/usercenter). 请输入姓名, 请输入正确的手机号. */
+        post: operations['updateProfile'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/sso/changePassword': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description The signed-in user's own password (原密码错误; 密码长度不能少于6位; 两次输入的密码不一致，请重新输入！). Ends the user's other sessions; this one stays. */
+        post: operations['changePassword'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     '/api/user/listAll': {
         parameters: {
             query?: never;
@@ -3150,7 +3422,7 @@ export interface components {
              * @description The HTTP status
              * @enum {integer}
              */
-            code: 400 | 404 | 409 | 413 | 500;
+            code: 400 | 403 | 404 | 409 | 413 | 500;
             msg: string;
         };
         Ms3Failure: {
@@ -3174,6 +3446,44 @@ export interface components {
             password: string;
             redirect?: string;
         };
+        PlatformUser: {
+            id: number;
+            displayName: string;
+            /** @description The login name */
+            username: string;
+            mobile?: string | null;
+            userCode: string;
+            roleId: number;
+            roleName: string;
+            enabled: boolean;
+            /** @enum {integer} */
+            status?: 0 | 1;
+            createTime?: string | null;
+        };
+        Role: {
+            id: number;
+            name: string;
+            remark?: string | null;
+            builtin: boolean;
+            isAdmin: boolean;
+            menus?: string[] | null;
+            /** @description menus is null: every entry but 系统管理 */
+            allMenus: boolean;
+            /** @description The rights granted */
+            rights: string[];
+            userCount: number;
+            createTime?: string | null;
+        };
+        RoleForm: {
+            name: string;
+            remark?: string;
+            /** @enum {integer} */
+            allMenus?: 0 | 1;
+            /** @description JSON array (or comma list) of menu ids (GET /api/menu ids) */
+            menus?: string;
+            /** @description JSON array (or comma list) of rights, e.g. ["device.create","device.edit"] */
+            rights?: string;
+        };
         UserInfo: {
             userInfo: {
                 userId: number;
@@ -3183,6 +3493,15 @@ export interface components {
             mobilePhone: string;
             /** @description The user's own code */
             code: string;
+            role?: {
+                id: number;
+                name: string;
+                admin: boolean;
+            };
+            /** @description The rights the user holds (schemas/rights.ts); the console hides actions whose right is missing */
+            rights?: string[];
+            /** @description The projects the user is staff of and sees; null for an administrator (every project) */
+            projectIds?: number[] | null;
         };
         MenuNode: {
             id: string;
@@ -4345,6 +4664,41 @@ export interface components {
         };
     };
     responses: {
+        /** @description The signed-in user's role lacks the operation's right (x-right; docs/roles.md). Answered in the family's envelope with HTTP 403, e.g. {code: 403, msg: '无权限：当前角色没有「删除设备」权限，请联系管理员'}. */
+        Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                'application/json': components['schemas']['Failure'];
+            };
+        };
+        /** @description The user */
+        OneUser: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                'application/json': {
+                    code: components['schemas']['Code200'];
+                    msg: string;
+                    data: components['schemas']['PlatformUser'];
+                };
+            };
+        };
+        /** @description The role */
+        OneRole: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                'application/json': {
+                    code: components['schemas']['Code200'];
+                    msg: string;
+                    data: components['schemas']['Role'];
+                };
+            };
+        };
         /** @description No valid session; follow data.loginUrl (it returns to the Referer's path after sign-in) */
         Unauthorized: {
             headers: {
@@ -7059,6 +7413,487 @@ export interface operations {
             400: components['responses']['BadRequest'];
             401: components['responses']['Unauthorized'];
             404: components['responses']['NotFound'];
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+                keyword?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of users */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['PlatformUser'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            403: components['responses']['Forbidden'];
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': {
+                    displayName: string;
+                    username: string;
+                    mobile: string;
+                    password: string;
+                    roleId: number;
+                };
+            };
+        };
+        responses: {
+            200: components['responses']['OneUser'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            403: components['responses']['Forbidden'];
+            409: components['responses']['Conflict'];
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': {
+                    id: number;
+                    displayName: string;
+                    mobile: string;
+                    roleId: number;
+                };
+            };
+        };
+        responses: {
+            200: components['responses']['OneUser'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            403: components['responses']['Forbidden'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    enableUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': {
+                    id: number;
+                    /** @enum {integer} */
+                    enabled: 0 | 1;
+                };
+            };
+        };
+        responses: {
+            200: components['responses']['OneUser'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            403: components['responses']['Forbidden'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    resetUserPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': {
+                    id: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The new password */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            id: number;
+                            password: string;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            403: components['responses']['Forbidden'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    deleteUser: {
+        parameters: {
+            query: {
+                id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            403: components['responses']['Forbidden'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    listRoles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Roles */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['Role'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            401: components['responses']['Unauthorized'];
+            403: components['responses']['Forbidden'];
+        };
+    };
+    createRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['RoleForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['OneRole'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            403: components['responses']['Forbidden'];
+            409: components['responses']['Conflict'];
+        };
+    };
+    updateRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['RoleForm'] & {
+                    id: number;
+                };
+            };
+        };
+        responses: {
+            200: components['responses']['OneRole'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            403: components['responses']['Forbidden'];
+            404: components['responses']['NotFound'];
+            409: components['responses']['Conflict'];
+        };
+    };
+    deleteRole: {
+        parameters: {
+            query: {
+                id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            403: components['responses']['Forbidden'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    loginHistory: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+                username?: string;
+                success?: '0' | '1';
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of sign-in attempts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: {
+                                id: number;
+                                username: string;
+                                address: string;
+                                userAgent?: string;
+                                success: boolean;
+                                result: string;
+                                time: string;
+                            }[];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            403: components['responses']['Forbidden'];
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of sessions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: {
+                                id: number;
+                                userId: number;
+                                username: string;
+                                displayName: string;
+                                address: string;
+                                userAgent?: string;
+                                current: boolean;
+                                createTime: string;
+                                expiresAt: string;
+                            }[];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            403: components['responses']['Forbidden'];
+        };
+    };
+    revokeSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': {
+                    id: number;
+                };
+            };
+        };
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            403: components['responses']['Forbidden'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    securitySettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            password: {
+                                minLength: number;
+                                maxLength: number;
+                            };
+                            mobilePattern?: string;
+                            lockout: {
+                                threshold: number;
+                                windowSeconds: number;
+                                baseLockSeconds: number;
+                                maxLockSeconds: number;
+                                addressThreshold: number;
+                            };
+                            sessionSeconds: number;
+                        };
+                    };
+                };
+            };
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    updateProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': {
+                    displayName: string;
+                    mobile: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The profile */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            userId: number;
+                            userName: string;
+                            loginName: string;
+                            mobile?: string | null;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': {
+                    oldPassword: string;
+                    newPassword: string;
+                    confirmPassword: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            endedSessions: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
         };
     };
     searchUsers: {

@@ -18,6 +18,9 @@ interface UserInfoData {
     userInfo?: { userId?: string | number; userName?: string; loginName?: string };
     mobilePhone?: string;
     code?: string;
+    /** The rights of the user's role (docs/roles.md); absent from servers without roles. */
+    rights?: string[];
+    role?: { id: number; name: string; admin: boolean };
 }
 
 const storage = (): Storage | undefined => {
@@ -119,7 +122,23 @@ export function createAuthProvider(options: AuthProviderOptions = {}): AuthProvi
         const userName = data.userInfo?.userName ?? data.userInfo?.loginName ?? '';
         const values = { userId: String(userId), userName, mobilePhone: data.mobilePhone ?? '' };
         for (const key of USER_KEYS) storage()?.setItem(key, values[key]);
-        return { id: userId, fullName: userName, mobilePhone: values.mobilePhone, code: data.code };
+        return {
+            id: userId,
+            fullName: userName,
+            mobilePhone: values.mobilePhone,
+            code: data.code,
+            loginName: data.userInfo?.loginName,
+            rights: Array.isArray(data.rights) ? data.rights : undefined,
+            role: data.role,
+        };
+    }
+
+    function getIdentity(): Promise<UserIdentity> {
+        identity ??= fetchIdentity().catch((error) => {
+            identity = undefined;
+            throw error;
+        });
+        return identity;
     }
 
     return {
@@ -162,8 +181,9 @@ export function createAuthProvider(options: AuthProviderOptions = {}): AuthProvi
         },
 
         async checkError(error: { status?: number; body?: unknown } | undefined) {
+            // 403 is a refused right (the role lacks it): the message is shown, the session stays.
             const status = error?.status;
-            if (status !== 401 && status !== 403) return;
+            if (status !== 401) return;
             confirmedAt = -Infinity;
             identity = undefined;
             clearUser();
@@ -179,16 +199,12 @@ export function createAuthProvider(options: AuthProviderOptions = {}): AuthProvi
             };
         },
 
-        getIdentity() {
-            identity ??= fetchIdentity().catch((error) => {
-                identity = undefined;
-                throw error;
-            });
-            return identity;
-        },
+        getIdentity,
 
+        /** The user's rights (`family.action`), or undefined when the server names none (engine/rights.ts). */
         async getPermissions() {
-            return undefined;
+            const user = await getIdentity();
+            return (user as { rights?: string[] }).rights;
         },
     };
 }

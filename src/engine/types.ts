@@ -336,6 +336,11 @@ export interface ResourceDefinition {
     menu?: MenuSpec | MenuSpec[] | false;
     /** Screens of the resource at routes of their own: detail pages, the dashboard, overviews. */
     pages?: PageSpec[];
+    /**
+     * The rights family (schemas/rights.ts) of the generated 新建 / 编辑 / 删除: they need `${family}.create`,
+     * `.edit`, `.delete` and are hidden for a user whose role lacks them (docs/roles.md).
+     */
+    rightFamily?: string;
 }
 
 export function defineResource(definition: ResourceDefinition): ResourceDefinition {

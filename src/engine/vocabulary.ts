@@ -74,6 +74,11 @@ interface ActionBase {
     ariaLabel?: (scope: Scope) => string;
     /** Asked on click (a form: again on submit, with `values`): a reason it cannot run now, said as a warning; nothing runs. */
     guard?: (scope: Scope) => string | null | undefined;
+    /**
+     * The right the action needs (`family.action`, schemas/rights.ts, e.g. 'device.delete'): hidden for a user whose
+     * role lacks it (engine/rights.ts). Say the same right as the call's x-right in openapi.yaml.
+     */
+    right?: string;
 }
 
 /** A route built from the scope. */
@@ -98,7 +103,7 @@ export interface CallAction extends ActionBase {
     confirmLoad?: CallRef;
     /**
      * After success, values of the answer shown in a dialog until the person closes it: what the platform answers only
-     * once (a new AccessKey's secret). Each line is a label and a dotted path into the answer, with a copy button
+     * once (a new AccessKey's secret, a reset password). Each line is a label and a dotted path into the answer, with a copy button
      * when `copy`; `note` says why it matters (it will not be shown again).
      */
     reveal?: RevealSpec;

@@ -1,5 +1,6 @@
 import { createContext, useContext, useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
+import AdminPanelSettingsIcon from '@mui/icons-material/AdminPanelSettings';
 import ArticleOutlinedIcon from '@mui/icons-material/ArticleOutlined';
 import ExpandLess from '@mui/icons-material/ExpandLess';
 import ExpandMore from '@mui/icons-material/ExpandMore';
@@ -31,6 +32,7 @@ const SECTIONS: SectionSpec[] = [
     { label: '设备接入', order: 30, icon: HubIcon },
     { label: '规则引擎', order: 35, icon: AccountTreeIcon },
     { label: '监控运维', order: 40, icon: MonitorHeartIcon },
+    { label: '系统管理', order: 90, icon: AdminPanelSettingsIcon },
 ];
 
 /** The whole menu, so an entry is lit only when it is the most specific match of the path. */

@@ -73,6 +73,12 @@ function UserMenu() {
                 {name}
             </Button>
             <Menu id="user-menu" anchorEl={anchor} open={!!anchor} onClose={() => setAnchor(null)}>
+                <MenuItem component={Link} to="/usercenter" onClick={() => setAnchor(null)}>
+                    <ListItemIcon>
+                        <AccountCircle fontSize="small" />
+                    </ListItemIcon>
+                    个人中心
+                </MenuItem>
                 <MenuItem
                     onClick={() => {
                         setAnchor(null);

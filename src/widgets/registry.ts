@@ -42,6 +42,8 @@ export const widgets: Record<string, LazyExoticComponent<ComponentType<any>>> = 
     mapPicker: lazy(() => import('../components/map/MapPickerDialog')),
     /** A numeric property's history as a line over the last hour or 24 hours ({ deviceId, identifier, range, label }). */
     propertyHistoryChart: lazy(() => import('./deviceDetail/PropertyHistoryChart')),
+    /** Input: checkboxes in labelled rows ({ groups }), the value the ticked ids: a role's rights and menus. */
+    checkGroups: lazy(() => import('./people/CheckGroups')),
 };
 
 export function registerWidget(name: string, load: () => Promise<{ default: ComponentType<never> }>) {

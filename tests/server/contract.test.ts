@@ -19,6 +19,7 @@ import { ruleHappyCases } from './rulesContract';
 import { simulationHappyCases } from './simulationContract';
 import { telemetryHappyCases } from './telemetryContract';
 import { accessHappyCases } from './accessContract';
+import { peopleHappyCases } from './peopleContract';
 
 let s: TestServer;
 let product: { productId: number; productKey: string };
@@ -131,6 +132,7 @@ const happy: Record<string, () => Promise<Answer<unknown>>> = {
     ...access.cases,
     ...simulationHappyCases(() => s),
     ...ruleHappyCases(() => s),
+    ...peopleHappyCases(() => s),
 };
 
 /** The success envelope each x-success-rule names (docs/platform-api.md). */

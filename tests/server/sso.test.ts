@@ -71,6 +71,9 @@ describe('signing in', () => {
                     userInfo: { userId: expect.any(Number), userName: '管理员', loginName: 'admin' },
                     mobilePhone: '13800138000',
                     code: 'U000001',
+                    role: { id: 1, name: '管理员', admin: true },
+                    rights: expect.arrayContaining(['device.delete', 'project.create']),
+                    projectIds: null,
                 },
             });
         }

@@ -66,10 +66,9 @@ describe('checkError', () => {
         expect(new URL(fallback.redirectTo).pathname).toBe('/console/sso/login');
     });
 
-    it('treats 403 the same way', async () => {
+    it('keeps the session on 403: a refused right is an error message, not a sign-out', async () => {
         const auth = createAuthProvider({ prefix: '', fetch: fakeFetch().fetch });
-        const e = await auth.checkError({ status: 403, body: { data: { loginUrl: '/sso/login' } } }).catch((x) => x);
-        expect(e.redirectTo).toMatch(/^https:\/\/iot\.example\.com\/sso\/login\?redirect=/);
+        await expect(auth.checkError({ status: 403, body: { code: 403, msg: '无权限' } })).resolves.toBeUndefined();
     });
 
     it('lets every other error through', async () => {
@@ -106,6 +105,14 @@ describe('identity', () => {
             userName: '张三',
             mobilePhone: '13800000000',
         });
+    });
+
+    it("answers the role's rights as permissions (none from a server without roles)", async () => {
+        const withRights = { ...userInfo, data: { ...userInfo.data, rights: ['device.create'] } };
+        const auth = createAuthProvider({ prefix: '', fetch: fakeFetch(() => ({ body: withRights })).fetch });
+        await expect(auth.getPermissions!({})).resolves.toEqual(['device.create']);
+        const old = createAuthProvider({ prefix: '', fetch: fakeFetch(() => ({ body: userInfo })).fetch });
+        await expect(old.getPermissions!({})).resolves.toBeUndefined();
     });
 
     it('does not cache a failure', async () => {

@@ -1,5 +1,5 @@
 import { lazy, Suspense, useContext, useState, type MouseEvent, type ReactNode } from 'react';
-import { Alert, Box, Button, CircularProgress, Switch, Tooltip, Typography, type ButtonProps } from '@mui/material';
+import { Box, Button, CircularProgress, Switch, Tooltip, Typography, type ButtonProps } from '@mui/material';
 import { Confirm, DataProviderContext, useDataProvider } from 'react-admin';
 import { Link, useSearchParams } from 'react-router-dom';
 import { runCall, useCall } from '../calls';
@@ -11,15 +11,15 @@ import type {
     CopyAction,
     DownloadAction,
     LinkAction,
-    RevealSpec,
     Row,
     Scope,
     SwitchAction,
 } from '../vocabulary';
 import { copyText } from './copy';
-import { EngineDialog } from './EngineDialog';
 import FormActionDialog from './FormAction';
 import { failureText, of, ROW_SX, useActionResource, useAfterSuccess, useToast } from './shared';
+import { useCan } from '../rights';
+import { RevealDialog } from './RevealDialog';
 
 // Upload and widget dialogs load on first use. The form dialog is in FormDialog's static graph already, so
 // a lazy import of it would move nothing (Vite's INEFFECTIVE_DYNAMIC_IMPORT).
@@ -255,70 +255,6 @@ function CallButton(props: {
     );
 }
 
-/** A value at a dotted path of an answer. */
-function valueAt(answer: unknown, path: string): unknown {
-    let v: unknown = answer;
-    for (const key of path.split('.')) v = v && typeof v === 'object' ? (v as Row)[key] : undefined;
-    return v;
-}
-
-/** `reveal`: the answer's values shown once, each with a copy button, until the person closes the dialog. */
-function RevealDialog(props: { spec: RevealSpec; answer: unknown; scope: Scope; onClose: () => void }) {
-    const { spec, answer, scope, onClose } = props;
-    const toast = useToast();
-    const note = spec.note ? of(spec.note, scope) : undefined;
-    return (
-        <EngineDialog
-            open
-            onClose={() => undefined}
-            title={of(spec.title, scope)}
-            actions={
-                <Button variant="contained" onClick={onClose}>
-                    {spec.closeLabel ?? '我已保存'}
-                </Button>
-            }
-        >
-            {note ? (
-                <Alert severity="warning" sx={{ mb: 2 }}>
-                    {note}
-                </Alert>
-            ) : null}
-            {spec.fields.map((f) => {
-                const value = String(valueAt(answer, f.path) ?? '');
-                return (
-                    <Box key={f.path} sx={{ mb: 1.5 }}>
-                        <Typography variant="body2" color="text.secondary">
-                            {f.label}
-                        </Typography>
-                        <Box sx={{ display: 'flex', alignItems: 'center', gap: 1 }}>
-                            <Typography
-                                component="code"
-                                aria-label={f.label}
-                                sx={{ fontFamily: 'monospace', wordBreak: 'break-all', userSelect: 'all' }}
-                            >
-                                {value}
-                            </Typography>
-                            {f.copy ? (
-                                <Button
-                                    size="small"
-                                    aria-label={`复制${f.label}`}
-                                    onClick={() =>
-                                        void copyText(value).then((done) =>
-                                            toast(done ? '复制成功' : '复制失败', done ? 'success' : 'error'),
-                                        )
-                                    }
-                                >
-                                    复制
-                                </Button>
-                            ) : null}
-                        </Box>
-                    </Box>
-                );
-            })}
-        </EngineDialog>
-    );
-}
-
 /** A switch: checked from the scope; turning it runs `off` (when checked) or `on`, each a call action. */
 function SwitchButton(props: { action: SwitchAction; scope: Scope; size: 'small' | 'medium'; resource?: string }) {
     const { action, scope, size, resource } = props;
@@ -408,6 +344,8 @@ function DialogButton(props: {
 /** One action as a button; it hides itself when `when` fails. */
 export function ActionButton({ action, scope, resource: given, size = 'medium' }: ActionButtonProps) {
     const resource = useActionResource(given);
+    const can = useCan();
+    if (!can(action.right)) return null;
     if (action.when && !action.when(scope)) return null;
     switch (action.kind) {
         case 'link':

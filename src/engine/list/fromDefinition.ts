@@ -1,6 +1,7 @@
 import { fieldsFor, resourcePath } from '../context';
 import type { ResourceDefinition } from '../types';
 import type { Action, FilterSpec, ListSpec } from '../vocabulary';
+import { familyRight } from '../rights';
 
 /** SPEC.md §9: tables default to 10 rows with 10, 20, 30, 40 to choose from. */
 export const DEFAULT_PAGING = { perPage: 10, perPageOptions: [10, 20, 30, 40] };
@@ -26,9 +27,16 @@ function createAction(definition: ResourceDefinition): Action | undefined {
             submit: { call: 'create', params: (scope) => ({ ...scope.values }) },
             success: definition.messages?.created ?? '创建成功',
             failure: definition.messages?.createFailed,
+            right: familyRight(definition.rightFamily, 'create'),
         };
     }
-    return { kind: 'link', label, variant: 'contained', to: () => `/${path}/create` };
+    return {
+        kind: 'link',
+        label,
+        variant: 'contained',
+        to: () => `/${path}/create`,
+        right: familyRight(definition.rightFamily, 'create'),
+    };
 }
 
 /** 查看 / 编辑 / 删除 after the definition's own row actions, as the list options say. */
@@ -54,9 +62,15 @@ function rowActions(definition: ResourceDefinition): Action[] {
             submit: { call: 'update', params: (scope) => ({ ...scope.record, ...scope.values }) },
             success: definition.messages?.updated ?? '修改成功',
             failure: definition.messages?.updateFailed,
+            right: familyRight(definition.rightFamily, 'edit'),
         });
     } else if (list?.edit ?? hasEdit) {
-        out.push({ kind: 'link', label: '编辑', to: ({ record }) => `/${path}/${idOf(definition, record)}` });
+        out.push({
+            kind: 'link',
+            label: '编辑',
+            to: ({ record }) => `/${path}/${idOf(definition, record)}`,
+            right: familyRight(definition.rightFamily, 'edit'),
+        });
     }
     const deletes = list?.deleteConfirm !== false && (!definition.api || !!definition.api.delete);
     if (deletes) {
@@ -71,6 +85,7 @@ function rowActions(definition: ResourceDefinition): Action[] {
             confirmTitle: list?.deleteConfirmTitle ?? '提示',
             success: definition.messages?.deleted ?? '删除成功',
             failure: definition.messages?.deleteFailed ?? '删除失败',
+            right: familyRight(definition.rightFamily, 'delete'),
         });
     }
     return out;

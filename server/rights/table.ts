@@ -1,0 +1,68 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import { ADMIN_RIGHT, isKnownRight } from '../../schemas/rights';
+
+export const OPENAPI_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../openapi.yaml');
+
+const METHODS = ['get', 'post', 'put', 'delete', 'patch'] as const;
+
+export interface RightEntry {
+    method: string;
+    /** The openapi path ('/api/device/{id}' patterns become one segment each). */
+    path: string;
+    /** The declared x-right, or undefined. */
+    right?: string;
+    /** The operation declares `security: []` (no session needed, so no right either). */
+    open: boolean;
+}
+
+export interface RightTable {
+    /** The right a call needs: 'admin' for a write without x-right; undefined: any signed-in user. */
+    rightFor(method: string, path: string): string | undefined;
+    entries: RightEntry[];
+}
+
+const isRead = (method: string) => method === 'GET' || method === 'HEAD' || method === 'OPTIONS';
+
+/**
+ * The rights of every operation, read once from openapi.yaml's `x-right` (docs/roles.md). Exact paths are looked up
+ * in a map; templated ones ('{id}') are tried in turn. An unknown right name stops the server at start.
+ */
+export function loadRightTable(source = readFileSync(OPENAPI_PATH, 'utf8')): RightTable {
+    const spec = parse(source) as { paths?: Record<string, Record<string, Record<string, unknown>>> };
+    const entries: RightEntry[] = [];
+    for (const [p, item] of Object.entries(spec.paths ?? {})) {
+        for (const m of METHODS) {
+            const op = item?.[m];
+            if (!op) continue;
+            const right = typeof op['x-right'] === 'string' ? (op['x-right'] as string) : undefined;
+            if (right !== undefined && !isKnownRight(right))
+                throw new Error(
+                    `openapi.yaml: ${m.toUpperCase()} ${p} declares x-right '${right}', not in schemas/rights.ts`,
+                );
+            const open = Array.isArray(op.security) && op.security.length === 0;
+            entries.push({ method: m.toUpperCase(), path: p, right, open });
+        }
+    }
+    const exact = new Map<string, RightEntry>();
+    const templated: Array<{ method: string; re: RegExp; entry: RightEntry }> = [];
+    for (const e of entries) {
+        if (e.path.includes('{')) {
+            const re = new RegExp(
+                '^' + e.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+') + '$',
+            );
+            templated.push({ method: e.method, re, entry: e });
+        } else exact.set(`${e.method} ${e.path}`, e);
+    }
+    return {
+        entries,
+        rightFor(method, p) {
+            const m = method === 'HEAD' ? 'GET' : method;
+            const entry = exact.get(`${m} ${p}`) ?? templated.find((t) => t.method === m && t.re.test(p))?.entry;
+            if (entry?.right) return entry.right;
+            return isRead(m) ? undefined : ADMIN_RIGHT;
+        },
+    };
+}

@@ -1,0 +1,102 @@
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { http } from 'msw';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { READONLY_ROLE_ID } from '../../schemas/rights';
+import { createTestServer, type TestServer } from '../../server/testing';
+import { bodyRows, mswServer, platformHandler, renderApp } from './helpers';
+
+/**
+ * People and rights against the reference platform in-process: the console follows the signed-in user's role (the
+ * buttons an action's `right` names, the menu) and the administrator's people and role screens work end to end.
+ */
+
+let platform: TestServer;
+
+beforeAll(async () => {
+    platform = await createTestServer({ seed: true });
+});
+afterAll(() => platform.close());
+
+async function post(path: string, form: Record<string, string | number>) {
+    const res = await platform.fetch(path, {
+        method: 'POST',
+        body: new URLSearchParams(Object.entries(form).map(([k, v]) => [k, String(v)])),
+    });
+    return (await res.json()) as { code: number; data: Record<string, unknown> };
+}
+
+/** Every request to the platform with this user's session. */
+function signedInAs(token: string) {
+    return http.all('*', async ({ request }) => {
+        const headers = new Headers(request.headers);
+        headers.set('cookie', `Authorization=${token}`);
+        const body = ['GET', 'HEAD'].includes(request.method) ? undefined : await request.arrayBuffer();
+        return platform.app.fetch(new Request(request.url, { method: request.method, headers, body }));
+    });
+}
+
+async function signIn(username: string, password: string): Promise<string> {
+    const res = await platform.anonFetch('/sso/login', {
+        method: 'POST',
+        body: new URLSearchParams({ username, password }),
+    });
+    const token = /^Authorization=([^;]+);/.exec(res.headers.get('set-cookie') ?? '')?.[1];
+    if (!token) throw new Error(`${username} could not sign in (${res.status})`);
+    return token;
+}
+
+describe('the console follows the role', () => {
+    it('shows a 只读 user of one project its devices without 删除 or 添加设备, and no 系统管理', async () => {
+        const saved = await post('/api/users/save', {
+            displayName: '只读甲',
+            username: 'reader_ui',
+            mobile: '13900001234',
+            password: 'Reader_123',
+            roleId: READONLY_ROLE_ID,
+        });
+        await post('/api/project-user/addUser', {
+            list: JSON.stringify([{ projectCode: 'P2024001', userId: saved.data.id }]),
+        });
+        mswServer.use(signedInAs(await signIn('reader_ui', 'Reader_123')));
+        renderApp('/deviceInstance');
+        await waitFor(() => expect(bodyRows().length).toBeGreaterThan(0), { timeout: 10_000 });
+        for (const row of bodyRows()) {
+            expect(row.textContent).toContain('智慧园区示范项目');
+            expect(within(row).queryByRole('button', { name: /删除/ })).toBeNull();
+        }
+        expect(screen.queryByRole('button', { name: '添加设备' })).toBeNull();
+        expect(screen.queryByRole('link', { name: /人员管理/ })).toBeNull();
+        expect(await screen.findByRole('link', { name: /设备管理/ })).toBeTruthy();
+    });
+});
+
+describe('the administrator', () => {
+    it('resets a password on /personnelManage: shown once in a dialog, and it signs in', async () => {
+        mswServer.use(platformHandler(platform));
+        renderApp('/personnelManage');
+        const row = (await screen.findByText('zhangwei', undefined, { timeout: 10_000 })).closest('tr')!;
+        fireEvent.click(within(row).getByRole('button', { name: '重置密码 zhangwei' }));
+        const confirm = await screen.findByRole('dialog');
+        expect(confirm.textContent).toContain('确定重置「张伟」的密码吗？');
+        fireEvent.click(within(confirm).getByRole('button', { name: '确定' }));
+        const shown = await screen.findByRole('dialog', { name: '新密码' }, { timeout: 10_000 });
+        expect(shown.textContent).toContain('只显示这一次');
+        const password = within(shown).getByLabelText('新密码').textContent ?? '';
+        expect(password).toMatch(/^[A-Za-z0-9]{12}$/);
+        expect(await signIn('zhangwei', password)).toBeTruthy();
+        fireEvent.click(within(shown).getByRole('button', { name: '关闭' }));
+        await waitFor(() => expect(screen.queryByRole('dialog', { name: '新密码' })).toBeNull());
+    });
+
+    it('lists the three built-in roles on /roleList with what each may do', async () => {
+        mswServer.use(platformHandler(platform));
+        renderApp('/roleList');
+        await screen.findByText('运维', undefined, { timeout: 10_000 });
+        const rows = bodyRows();
+        expect(rows.map((r) => (r as HTMLTableRowElement).cells[0].textContent)).toEqual(['管理员', '运维', '只读']);
+        expect(rows[0].textContent).toContain('全部权限');
+        expect(rows[1].textContent).toContain('新增设备');
+        expect(rows[1].textContent).not.toContain('删除设备');
+        expect(rows[2].textContent).toContain('只能查看');
+    });
+});

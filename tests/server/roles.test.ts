@@ -1,0 +1,122 @@
+// @vitest-environment node
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATOR_ROLE_ID, READONLY_ROLE_ID } from '../../schemas/rights';
+import { loadRightTable } from '../../server/rights/table';
+import { createTestServer, type TestServer } from '../../server/testing';
+import { call, form, protectedOperations, rowCounts } from './support';
+import { as, json, makeUser } from './rolesSupport';
+
+let s: TestServer;
+let readonly: { id: number; token: string };
+let operator: { id: number; token: string };
+const table = loadRightTable();
+
+beforeAll(async () => {
+    s = await createTestServer({ clientIp: (c) => c.req.header('x-test-ip') ?? 'unknown' });
+    readonly = await makeUser(s, { username: 'reader1', roleId: READONLY_ROLE_ID, projectCodes: ['P2024001'] });
+    operator = await makeUser(s, { username: 'operator1', roleId: OPERATOR_ROLE_ID, projectCodes: ['P2024001'] });
+});
+afterAll(() => s?.close());
+
+const messageOf = (body: Record<string, unknown>) => String(body.msg ?? body.returnMessage ?? '');
+
+/** The operations that declare a right the role may lack (every right but signedIn), from openapi.yaml. */
+const guarded = protectedOperations.filter((o) => {
+    const right = table.rightFor(o.method, o.path);
+    return right !== undefined && right !== 'signedIn';
+});
+
+describe('rights declared in openapi.yaml (x-right), enforced by the server', () => {
+    it('covers every write of the contract, and names only rights of the catalogue', () => {
+        const writes = protectedOperations.filter((o) => o.method !== 'GET');
+        for (const o of writes) expect(o.op['x-right'], `${o.method} ${o.path}`).toBeTypeOf('string');
+        expect(guarded.length).toBeGreaterThan(50);
+    });
+
+    it.each(guarded.map((o) => [`${o.method} ${o.path}`, o] as const))(
+        '%s answers 403 with a Chinese message to 只读, and writes nothing',
+        async (_name, o) => {
+            const before = o.method === 'GET' ? undefined : await rowCounts(s.db);
+            const res = await as(s, readonly.token)(o.path, { method: o.method });
+            expect(res.status).toBe(403);
+            const body = (await res.json()) as Record<string, unknown>;
+            expect(messageOf(body)).toMatch(/^无权限：当前角色没有「.+」权限，请联系管理员$/);
+            if (before) expect(await rowCounts(s.db)).toEqual(before);
+        },
+    );
+
+    it('lets 运维 create and edit but not delete', async () => {
+        const call = as(s, operator.token);
+        const created = await call('/api/product/save', {
+            method: 'POST',
+            body: new URLSearchParams({
+                productName: '运维建的产品',
+                categoryId: '3',
+                nodeType: '0',
+                gatewayType: '0',
+                networkType: '5',
+                dataType: '0',
+                projectCode: 'P2024001',
+            }),
+        });
+        expect(created.status).toBe(200);
+        const productId = ((await created.json()) as { data: { productId: number } }).data.productId;
+        const refused = await call(`/api/product?productId=${productId}`, { method: 'DELETE' });
+        expect(refused.status).toBe(403);
+        expect(messageOf(await json(refused))).toContain('删除产品');
+        // The administrator may.
+        expect((await s.fetch(`/api/product?productId=${productId}`, { method: 'DELETE' })).status).toBe(200);
+    });
+
+    it('keeps people, roles and the security centre to administrators, reads included', async () => {
+        for (const path of [
+            '/api/users/list',
+            '/api/role/list',
+            '/api/security/sessions',
+            '/api/security/loginHistory',
+        ]) {
+            expect((await as(s, operator.token)(path)).status, path).toBe(403);
+            expect((await s.fetch(path)).status, path).toBe(200);
+        }
+    });
+
+    it('serves each role its own menu: no 系统管理 for 只读, and a custom role only what it grants', async () => {
+        const ids = (node: { id: string; children?: unknown[] }): string[] => [
+            node.id,
+            ...((node.children ?? []) as Array<{ id: string }>).flatMap(ids),
+        ];
+        const adminMenu = await json<{ data: { menu: { id: string } } }>(s.fetch('/api/menu'));
+        expect(ids(adminMenu.data.menu)).toEqual(
+            expect.arrayContaining(['personnelManage', 'roleList', 'safetybutler']),
+        );
+        const readerMenu = await json<{ data: { menu: { id: string } } }>(as(s, readonly.token)('/api/menu'));
+        expect(ids(readerMenu.data.menu)).not.toContain('personnelManage');
+        expect(ids(readerMenu.data.menu)).toContain('deviceInstance');
+
+        const role = await call<{ data: { id: number; rights: string[] } }>(
+            s,
+            'POST',
+            '/api/role/save',
+            form({
+                name: '设备管理员',
+                menus: JSON.stringify(['deviceInstance']),
+                rights: JSON.stringify(['device.delete']),
+            }),
+        );
+        expect(role.status).toBe(200);
+        expect(role.body.data.rights).toEqual(['device.delete']);
+        const custom = await makeUser(s, { username: 'devadmin', roleId: role.body.data.id });
+        const menu = await json<{ data: { menu: { id: string } } }>(as(s, custom.token)('/api/menu'));
+        expect(ids(menu.data.menu).sort()).toEqual(['accessplatform', 'deviceAccess', 'deviceInstance'].sort());
+        const me = await json<{ data: { rights: string[]; role: { name: string } } }>(
+            as(s, custom.token)('/api/sso/getUserInfo'),
+        );
+        expect(me.data).toMatchObject({ rights: ['device.delete'], role: { name: '设备管理员' } });
+        // A role some user holds cannot be deleted; built-in roles never.
+        const held = await call(s, 'DELETE', `/api/role/delete?id=${role.body.data.id}`);
+        expect(held.status).toBe(400);
+        expect((await call(s, 'DELETE', `/api/role/delete?id=${READONLY_ROLE_ID}`)).body).toMatchObject({
+            msg: '内置角色不能删除',
+        });
+    });
+});

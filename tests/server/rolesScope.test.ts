@@ -1,0 +1,151 @@
+// @vitest-environment node
+import { parse } from 'csv-parse/sync';
+import { eq, ne } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { READONLY_ROLE_ID } from '../../schemas/rights';
+import { devices, projects } from '../../server/db/schema';
+import { createTestServer, type TestServer } from '../../server/testing';
+import { as, json, makeUser } from './rolesSupport';
+
+let s: TestServer;
+let get: (path: string) => Promise<Response>;
+let project: { id: number; code: string };
+let projectDevices: number;
+
+type Page<T> = { data: { records: T[]; total: number } };
+
+beforeAll(async () => {
+    s = await createTestServer();
+    const reader = await makeUser(s, { username: 'scoped1', roleId: READONLY_ROLE_ID, projectCodes: ['P2024001'] });
+    get = as(s, reader.token);
+    [project] = await s.db
+        .select({ id: projects.id, code: projects.code })
+        .from(projects)
+        .where(eq(projects.code, 'P2024001'));
+    projectDevices = (await s.db.select({ id: devices.id }).from(devices).where(eq(devices.projectId, project.id)))
+        .length;
+});
+afterAll(() => s?.close());
+
+describe('a user who is not an administrator sees only the projects they are staff of', () => {
+    it('lists, picks and counts projects', async () => {
+        const list = await json<Page<{ id: number }>>(get('/api/project/list?page=1&size=50'));
+        expect(list.data.records.map((p) => p.id)).toEqual([project.id]);
+        expect(list.data.total).toBe(1);
+        const all = await json<{ data: { list: Array<{ code: string }> } }>(get('/api/project/listAll'));
+        expect(all.data.list.map((p) => p.code)).toEqual(['P2024001']);
+        expect((await json<{ data: { count: number } }>(get('/api/project/selectCount'))).data.count).toBe(1);
+        // The administrator still sees them all.
+        const admin = await json<Page<unknown>>(s.fetch('/api/project/list?page=1&size=50'));
+        expect(admin.data.total).toBeGreaterThan(1);
+    });
+
+    it("lists, counts and exports that project's devices only", async () => {
+        expect(projectDevices).toBeGreaterThan(0);
+        const list = await json<{ data: { records: Array<{ projectId: number }>; total: number } }>(
+            get('/api/device/list?pageNumber=1&pageSize=100'),
+        );
+        expect(list.data.total).toBe(projectDevices);
+        expect(new Set(list.data.records.map((d) => d.projectId))).toEqual(new Set([project.id]));
+        const total = await json<{ data: { onlineTotal: number; offlineTotal: number; inActiveTotal: number } }>(
+            get('/api/device/total'),
+        );
+        expect(total.data.onlineTotal + total.data.offlineTotal + total.data.inActiveTotal).toBe(projectDevices);
+        const stats = await json<{ data: { total: number } }>(get('/api/device/statistics'));
+        expect(stats.data.total).toBe(projectDevices);
+        const count = await json<{ data: { deviceCount: number; projectCount: number } }>(get('/api/dashboard/count'));
+        expect(count.data).toMatchObject({ deviceCount: projectDevices, projectCount: 1 });
+
+        const csv = await get('/api/device/export');
+        expect(csv.status).toBe(200);
+        const rows = parse(
+            Buffer.from(await csv.arrayBuffer())
+                .toString('utf8')
+                .replace(/^\uFEFF/, ''),
+            {
+                columns: true,
+            },
+        ) as Array<Record<string, string>>;
+        expect(rows).toHaveLength(projectDevices);
+        expect(new Set(rows.map((r) => r['所属项目']))).toEqual(new Set(['智慧园区示范项目']));
+    });
+
+    it("maps that project's devices only, as points and as clusters", async () => {
+        const inProject = new Set(
+            (await s.db.select({ id: devices.id }).from(devices).where(eq(devices.projectId, project.id))).map((d) =>
+                Number(d.id),
+            ),
+        );
+        const map = await json<{ data: { list: Array<{ deviceId: number }>; total: number } }>(
+            get('/api/device/queryLonLatList'),
+        );
+        expect(map.data.list.length).toBeGreaterThan(0);
+        for (const d of map.data.list) expect(inProject.has(d.deviceId)).toBe(true);
+        const adminMap = await json<{ data: { total: number } }>(s.fetch('/api/device/queryLonLatList'));
+        expect(adminMap.data.total).toBeGreaterThan(map.data.total);
+        const clusters = await json<{ data: { devices: Array<{ deviceId: number }>; clusters: unknown[] } }>(
+            get('/api/device/queryLonLatClusters?zoom=3'),
+        );
+        expect(clusters.data.devices.length).toBe(map.data.total);
+        for (const d of clusters.data.devices) expect(inProject.has(d.deviceId)).toBe(true);
+    });
+
+    it("lists that project's products, groups and alerts only", async () => {
+        const products = await json<Page<{ productId: number; projectCode: string | null }>>(
+            get('/api/product?pageNumber=1&pageSize=100'),
+        );
+        const adminProducts = await json<Page<unknown>>(s.fetch('/api/product?pageNumber=1&pageSize=100'));
+        expect(products.data.total).toBeGreaterThan(0);
+        expect(products.data.total).toBeLessThan(adminProducts.data.total);
+        const picker = await json<{ data: { list: unknown[] } }>(get('/api/product/list-product'));
+        expect(picker.data.list).toHaveLength(products.data.total);
+
+        const groups = await json<{ data: { records: Array<{ projectCode: string }>; total: number } }>(
+            get('/api/group/list?pageNumber=1&pageSize=100'),
+        );
+        for (const g of groups.data.records) expect(g.projectCode).toBe('P2024001');
+
+        const alerts = await json<{ data: { records: Array<{ projectId: number | null }>; total: number } }>(
+            get('/api/event/list?pageNumber=1&pageSize=100'),
+        );
+        expect(alerts.data.total).toBe(alerts.data.records.length);
+        for (const a of alerts.data.records) expect(a.projectId).toBe(project.id);
+        const byType = await json<{ data: { list: Array<{ amount: number }> } }>(get('/api/event/countByType'));
+        const pending = await json<Page<unknown>>(get('/api/event/list?pageNumber=1&pageSize=1&status=0'));
+        expect(byType.data.list.reduce((n, t) => n + t.amount, 0)).toBe(pending.data.total);
+        const adminPending = await json<Page<unknown>>(s.fetch('/api/event/list?pageNumber=1&pageSize=1&status=0'));
+        expect(pending.data.total).toBeLessThan(adminPending.data.total);
+    });
+
+    it('finds no device or project outside its projects by id (the secret included)', async () => {
+        const [outside] = await s.db
+            .select({ id: devices.id, projectId: devices.projectId })
+            .from(devices)
+            .where(ne(devices.projectId, project.id))
+            .limit(1);
+        const detail = await get(`/api/device/detail?deviceId=${outside.id}`);
+        expect(detail.status).toBe(404);
+        expect(await detail.json()).toMatchObject({ code: 1, msg: '设备不存在' });
+        const own = await json<{ data: { device: { projectId: number } } }>(
+            get(
+                `/api/device/detail?deviceId=${(await s.db.select({ id: devices.id }).from(devices).where(eq(devices.projectId, project.id)).limit(1))[0].id}`,
+            ),
+        );
+        expect(own.data.device.projectId).toBe(project.id);
+        expect((await get(`/api/project/get?id=${outside.projectId}`)).status).toBe(404);
+        expect((await get(`/api/project/get?id=${project.id}`)).status).toBe(200);
+    });
+
+    it('sees a project as soon as the administrator adds them to its staff', async () => {
+        const user = await makeUser(s, { username: 'scoped2', roleId: READONLY_ROLE_ID });
+        const before = await json<Page<unknown>>(as(s, user.token)('/api/device/list?pageNumber=1&pageSize=5'));
+        expect(before.data.total).toBe(0);
+        const res = await s.fetch('/api/project-user/addUser', {
+            method: 'POST',
+            body: new URLSearchParams({ list: JSON.stringify([{ projectCode: 'P2024001', userId: user.id }]) }),
+        });
+        expect(res.status).toBe(200);
+        const after = await json<Page<unknown>>(as(s, user.token)('/api/device/list?pageNumber=1&pageSize=5'));
+        expect(after.data.total).toBe(projectDevices);
+    });
+});
