@@ -1,9 +1,11 @@
 import { createContext, useContext, useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
+import AppsIcon from '@mui/icons-material/Apps';
 import ArticleOutlinedIcon from '@mui/icons-material/ArticleOutlined';
 import ExpandLess from '@mui/icons-material/ExpandLess';
 import ExpandMore from '@mui/icons-material/ExpandMore';
 import FolderOutlinedIcon from '@mui/icons-material/FolderOutlined';
+import HelpOutlineIcon from '@mui/icons-material/HelpOutline';
 import HubIcon from '@mui/icons-material/Hub';
 import MonitorHeartIcon from '@mui/icons-material/MonitorHeart';
 import {
@@ -29,6 +31,8 @@ import { SHELL_API, type MenuNode } from './shellApi';
 const SECTIONS: SectionSpec[] = [
     { label: '设备接入', order: 30, icon: HubIcon },
     { label: '监控运维', order: 40, icon: MonitorHeartIcon },
+    { label: '应用管理', order: 50, icon: AppsIcon },
+    { label: '帮助中心', order: 60, icon: HelpOutlineIcon },
 ];
 
 /** The whole menu, so an entry is lit only when it is the most specific match of the path. */
