@@ -27,6 +27,8 @@ import { listPropertyRoutes } from './routes/listProperty';
 import { projectUserRoutes } from './routes/projectUser';
 import { userRoutes } from './routes/user';
 import { overviewRoutes } from './routes/overview';
+import { platformRoutes } from './routes/platform';
+import { reportRoutes } from './routes/report';
 import { dashboardRoutes } from './routes/dashboard';
 import { eventRoutes } from './routes/event';
 import { deviceStatsRoutes } from './routes/deviceStats';
@@ -112,6 +114,8 @@ export function createApp(deps: AppDeps) {
     app.route('/api/geo', createGeoRouter(services));
     app.route('/api/simulation', simulationRoutes(services));
     app.route('/api/log', messageLogRoutes(services));
+    app.route('/api/platform', platformRoutes(services));
+    app.route('/api/report', reportRoutes(services));
     app.route('/ms3/productLog', productLogRoutes(services));
     app.route('/', deviceAccessRoutes(services));
     app.route('/ms4', ms4Routes(services));

@@ -65,7 +65,6 @@ export function App({
                 {renderResources(resources)}
                 <CustomRoutes>
                     <Route path="/accessplatform" element={<Navigate to="/introduce" replace />} />
-                    <Route path="/platform" element={<PlaceholderPage title="平台" />} />
                     <Route path="/usercenter" element={<PlaceholderPage title="用户中心" />} />
                     <Route path="/safetybutler" element={<PlaceholderPage title="安全管家" />} />
                 </CustomRoutes>
