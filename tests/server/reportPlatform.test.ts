@@ -59,7 +59,7 @@ describe('report', () => {
         const start = end - 30 * DAY;
         const answer = await call(s, 'GET', `/api/report/daily?startTime=${start}&endTime=${end}`);
         expect(answer.status).toBe(200);
-        const data = (answer.body as { data: Record<string, never> }).data as {
+        const data = (answer.body as { data: unknown }).data as {
             days: Array<Record<string, number>>;
             rows: Array<Record<string, number | string>>;
             products: Array<{ productName: string; up: number }>;
