@@ -28,6 +28,7 @@ import { projectUserRoutes } from './routes/projectUser';
 import { userRoutes } from './routes/user';
 import { overviewRoutes } from './routes/overview';
 import { platformRoutes } from './routes/platform';
+import { appRoutes } from './routes/app';
 import { reportRoutes } from './routes/report';
 import { dashboardRoutes } from './routes/dashboard';
 import { eventRoutes } from './routes/event';
@@ -116,6 +117,7 @@ export function createApp(deps: AppDeps) {
     app.route('/api/log', messageLogRoutes(services));
     app.route('/api/platform', platformRoutes(services));
     app.route('/api/report', reportRoutes(services));
+    app.route('/api/app', appRoutes(services));
     app.route('/ms3/productLog', productLogRoutes(services));
     app.route('/', deviceAccessRoutes(services));
     app.route('/ms4', ms4Routes(services));
