@@ -16,6 +16,7 @@ import { detailHappyCases } from './detailContract';
 import { groupHappyCases } from './groupsContract';
 import { projectHappyCases } from './projectsContract';
 import { simulationHappyCases } from './simulationContract';
+import { helpHappyCases } from './helpContract';
 import { telemetryHappyCases } from './telemetryContract';
 import { accessHappyCases } from './accessContract';
 
@@ -129,6 +130,7 @@ const happy: Record<string, () => Promise<Answer<unknown>>> = {
     ...groupHappyCases(() => s),
     ...access.cases,
     ...simulationHappyCases(() => s),
+    ...helpHappyCases(() => s),
 };
 
 /** The success envelope each x-success-rule names (docs/platform-api.md). */
