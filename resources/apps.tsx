@@ -108,7 +108,7 @@ const f = (label: string, extra: Partial<FieldDefinition> = {}): FieldDefinition
 
 export default defineResource({
     name: 'apps',
-    label: '应用',
+    label: '应用上架',
     path: 'appconfig',
     icon: StorefrontIcon,
     menu: [
