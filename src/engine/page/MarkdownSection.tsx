@@ -269,7 +269,14 @@ export default function MarkdownSection({ section }: { section: MarkdownSpec }) 
                         },
                         '& code': { fontFamily: 'ui-monospace, Menlo, Consolas, monospace', fontSize: '0.92em' },
                         '& :not(pre) > code': { bgcolor: 'grey.100', px: 0.5, borderRadius: 0.5 },
-                        '& table': { borderCollapse: 'collapse', my: 1 },
+                        '& table': {
+                            borderCollapse: 'collapse',
+                            my: 1,
+                            display: 'block',
+                            overflowX: 'auto',
+                            maxWidth: '100%',
+                        },
+                        '& td code': { wordBreak: 'break-all' },
                         '& th, & td': { border: 1, borderColor: 'divider', px: 1.5, py: 0.75, textAlign: 'left' },
                         '& th': { bgcolor: 'action.hover' },
                         '& blockquote': {
