@@ -101,9 +101,9 @@ describe('routes', () => {
         await waitFor(() => expect(currentLocation.pathname).toBe('/introduce'));
     });
 
-    it('says plainly that /platform has no content', async () => {
+    it('says plainly that /usercenter has no content', async () => {
         mswServer.use(...shellHandlers());
-        renderApp('/platform');
+        renderApp('/usercenter');
         expect(await screen.findByText(/该页面的内容暂未开放/)).toBeInTheDocument();
     });
 
