@@ -31,7 +31,9 @@ describe('help, platform, report and apps screens', () => {
         expect(await screen.findByText(/^mqtt:\/\/localhost:1883$/)).toBeInTheDocument();
         expect(screen.getByText('PGlite（内嵌数据库）')).toBeInTheDocument();
         expect(screen.getByText('30 天（LOG_RETENTION_DAYS）')).toBeInTheDocument();
-        expect(screen.getByText('本平台未开启 AMQP 服务端订阅')).toBeInTheDocument();
+        // With the AMQP endpoint its address, else 本平台未开启 AMQP 服务端订阅.
+        const amqp = screen.getByRole('region', { name: '应用接入（AMQP 1.0）' });
+        expect(within(amqp).getByText(/^(amqp:\/\/localhost:\d+|本平台未开启 AMQP 服务端订阅)$/)).toBeInTheDocument();
     });
 
     it('/report shows the figures and the rows per day and product, and offers the CSV', async () => {

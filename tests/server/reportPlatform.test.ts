@@ -6,7 +6,14 @@ import { call } from './support';
 let s: TestServer;
 beforeAll(async () => {
     s = await createTestServer({
-        config: { mqttPort: 18831, logRetentionDays: 45, databaseUrl: undefined, dataDir: '/srv/iot' },
+        // amqpPort undefined: a server without the AMQP endpoint (config.amqpPort comes with it).
+        config: {
+            mqttPort: 18831,
+            logRetentionDays: 45,
+            databaseUrl: undefined,
+            dataDir: '/srv/iot',
+            amqpPort: undefined,
+        } as never,
     });
 });
 afterAll(() => s?.close());
