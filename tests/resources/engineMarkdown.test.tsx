@@ -69,7 +69,11 @@ describe('engine: markdown section', () => {
         expect(article.querySelector('b')).toBeNull();
         expect(article.querySelector('code.language-sh')).not.toBeNull();
         const toc = screen.getByRole('navigation', { name: '目录' });
-        expect(within(toc).getAllByRole('button').map((b) => b.textContent)).toEqual(['安装', '检查版本', '上报数据']);
+        expect(
+            within(toc)
+                .getAllByRole('button')
+                .map((b) => b.textContent),
+        ).toEqual(['安装', '检查版本', '上报数据']);
         fireEvent.click(within(toc).getByRole('button', { name: '上报数据' }));
         expect(window.location.hash).toBe('#h-3');
     });
