@@ -145,6 +145,8 @@ async function main(): Promise<void> {
     let mqttLine: string;
     try {
         const mqttPort = await broker.listen(config.mqttPort, config.host);
+        // The port taken (MQTT_PORT=0 picks one): GET /api/platform/info tells integrators this one.
+        config.mqttPort = mqttPort;
         mqttLine = `MQTT: mqtt://${hostOf(urls0(config.host, port))}:${mqttPort}（设备接入），WebSocket: ws://${hostOf(urls0(config.host, port))}:${port}/mqtt`;
     } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;

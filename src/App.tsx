@@ -10,7 +10,6 @@ import { i18nProvider as defaultI18nProvider } from './i18n';
 import { ConsoleAdmin } from './layout/ConsoleAdmin';
 import { AppLayout } from './layout/Layout';
 import { APP_NAME } from './layout/Header';
-import { PlaceholderPage } from './layout/PlaceholderPage';
 import { SHELL_API } from './layout/shellApi';
 import { theme } from './layout/theme';
 import { AllPage } from './pages/AllPage';
@@ -47,7 +46,6 @@ function shellRoutes(): ReactNode[] {
     return [
         <CustomRoutes key="shell">
             <Route path="/accessplatform" element={<Navigate to="/introduce" replace />} />
-            <Route path="/platform" element={<PlaceholderPage title="平台" />} />
         </CustomRoutes>,
         <CustomRoutes key="shell-nolayout" noLayout>
             <Route path="/logout" element={<Logout />} />

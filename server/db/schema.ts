@@ -714,7 +714,10 @@ export const amqpQueue = pgTable(
     (t) => [index('amqp_queue_group_id_idx').on(t.groupId, t.id), index('amqp_queue_create_time_idx').on(t.createTime)],
 );
 
-/** Applications on the platform (the dashboard counts apps used and apps to use). */
+/**
+ * Applications on the platform: published (上架) on /appconfig, activated and used on /applymanage; the dashboard
+ * counts published apps in use and published activated apps not yet in use (migration 0016).
+ */
 export const apps = pgTable('apps', {
     id: serial('id').primaryKey(),
     name: text('name').notNull(),
@@ -724,7 +727,33 @@ export const apps = pgTable('apps', {
     /** 1 in use, 0 not */
     useStatus: smallint('use_status').notNull().default(0),
     recentTime: timestamp('recent_time', { withTimezone: true }),
+    /** 应用领域: one of the scenes (智慧办公, 智慧城市, 智慧车辆, 工业互联网). */
+    domain: text('domain'),
+    description: text('description'),
+    /** 1 published (已上架), 0 withdrawn (已下架). */
+    publishStatus: smallint('publish_status').notNull().default(1),
+    createTime: createdAt('create_time'),
 });
+
+/** Alarm notifications configured for an app (/applymanage 添加告警): who is told, how, about which level. */
+export const appAlarms = pgTable(
+    'app_alarms',
+    {
+        id: serial('id').primaryKey(),
+        appId: integer('app_id')
+            .notNull()
+            .references(() => apps.id, { onDelete: 'cascade' }),
+        name: text('name').notNull(),
+        /** Alert level notified: 1 urgent, 2 severe, 3 general. */
+        level: smallint('level').notNull(),
+        /** sms, email or webhook */
+        notifyType: text('notify_type').notNull(),
+        receiver: text('receiver').notNull(),
+        content: text('content'),
+        createTime: createdAt('create_time'),
+    },
+    (t) => [index('app_alarms_app_idx').on(t.appId)],
+);
 
 export const schema = {
     roles,
@@ -751,6 +780,7 @@ export const schema = {
     alertEvents,
     apps,
     loginHistory,
+    appAlarms,
     simulations,
     simulationDevices,
     consumerGroups,

@@ -15,8 +15,10 @@ export async function dashboardCounts(db: Db) {
             SELECT (SELECT count(*) FROM ${projects}) AS project_count,
                    (SELECT coalesce(sum(${productCounts.total}), 0) FROM ${productCounts}) AS product_count,
                    (SELECT coalesce(sum(${deviceCounts.total}), 0) FROM ${deviceCounts}) AS device_count,
-                   (SELECT count(*) FROM ${apps} WHERE ${apps.useStatus} = 1) AS app_used_count,
-                   (SELECT count(*) FROM ${apps} WHERE ${apps.activeStatus} = 1 AND ${apps.useStatus} <> 1)
+                   (SELECT count(*) FROM ${apps} WHERE ${apps.publishStatus} = 1 AND ${apps.useStatus} = 1)
+                       AS app_used_count,
+                   (SELECT count(*) FROM ${apps}
+                    WHERE ${apps.publishStatus} = 1 AND ${apps.activeStatus} = 1 AND ${apps.useStatus} <> 1)
                        AS app_to_use_count`),
     );
     return {

@@ -66,6 +66,31 @@ export const MENU: MenuNode = {
             ],
         },
         { id: 'productLog', name: '产品更新日志', url: '/productLog', icon: 'History' },
+        { id: 'report', name: '统计报表', url: '/report', icon: 'Assessment' },
+        {
+            id: 'apps',
+            name: '应用管理',
+            url: '#',
+            icon: 'Apps',
+            children: [
+                { id: 'appconfig', name: '应用上架', url: '/appconfig', icon: 'Storefront' },
+                { id: 'applymanage', name: '应用管理', url: '/applymanage', icon: 'AppSettingsAlt' },
+            ],
+        },
+        { id: 'platform', name: '接入信息', url: '/platform', icon: 'SettingsEthernet' },
+        {
+            id: 'help',
+            name: '帮助中心',
+            url: '#',
+            icon: 'HelpOutline',
+            children: [
+                { id: 'usermanual', name: '用户手册', url: '/usermanual', icon: 'MenuBook' },
+                { id: 'datacollection', name: '数据采集', url: '/datacollection', icon: 'Sensors' },
+                { id: 'bestpractice', name: '最佳实践', url: '/bestpractice', icon: 'TipsAndUpdates' },
+                { id: 'commonproblem', name: '常见问题', url: '/commonproblem', icon: 'Quiz' },
+                { id: 'customerservice', name: '客户服务', url: '/customerservice', icon: 'SupportAgent' },
+            ],
+        },
         {
             id: SYSTEM_SECTION,
             name: '系统管理',

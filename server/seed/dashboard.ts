@@ -23,11 +23,46 @@ const DEMO_STAFF: Array<[projectCode: string, username: string]> = [
 ];
 
 export const DEMO_APPS = [
-    { name: '智慧园区运营平台', company: '示例科技有限公司', activeStatus: 1, useStatus: 1 },
-    { name: '路灯远程管控', company: '城市照明管理处', activeStatus: 1, useStatus: 1 },
-    { name: '能耗分析看板', company: '示例科技有限公司', activeStatus: 1, useStatus: 0 },
-    { name: '车队调度助手', company: '物流服务有限公司', activeStatus: 1, useStatus: 0 },
-    { name: '环境监测大屏', company: '示例科技有限公司', activeStatus: 0, useStatus: 0 },
+    {
+        name: '智慧园区运营平台',
+        company: '示例科技有限公司',
+        activeStatus: 1,
+        useStatus: 1,
+        domain: '智慧办公',
+        description: '园区设备、能耗与告警的统一运营',
+    },
+    {
+        name: '路灯远程管控',
+        company: '城市照明管理处',
+        activeStatus: 1,
+        useStatus: 1,
+        domain: '智慧城市',
+        description: '单灯开关、调光与故障处置',
+    },
+    {
+        name: '能耗分析看板',
+        company: '示例科技有限公司',
+        activeStatus: 1,
+        useStatus: 0,
+        domain: '工业互联网',
+        description: '电表数据的日、月能耗分析',
+    },
+    {
+        name: '车队调度助手',
+        company: '物流服务有限公司',
+        activeStatus: 1,
+        useStatus: 0,
+        domain: '智慧车辆',
+        description: '车辆位置与调度',
+    },
+    {
+        name: '环境监测大屏',
+        company: '示例科技有限公司',
+        activeStatus: 0,
+        useStatus: 0,
+        domain: '智慧城市',
+        description: '空气质量与温湿度大屏',
+    },
 ];
 
 /** What an alert of a product says, per level (1 urgent, 2 severe, 3 general). */

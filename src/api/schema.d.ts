@@ -2024,6 +2024,218 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    '/api/platform/info': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description What an integrator needs to connect (the /platform screen): MQTT over TCP and over WebSocket (/mqtt) on the
+         *     host the caller used, the AMQP 1.0 endpoint when this server runs one (null otherwise), the sign-in schemes,
+         *     the store in use (embedded PGlite or PostgreSQL, password hidden), LOG_RETENTION_DAYS, the version.
+         */
+        get: operations['platformInfo'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/report/daily': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The statistics report (/report) over startTime..endTime (epoch ms; default the last 7 days; at most 92 days):
+         *     per day (platform time zone) uplink/downlink messages, active devices and their share of all devices
+         *     (onlineRate, %), alerts per level; per product the messages; `rows` per day and product (as the CSV export).
+         */
+        get: operations['reportDaily'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/report/export': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The report's rows per day and product as CSV (UTF-8 with BOM, CRLF); same range rules as /api/report/daily. */
+        get: operations['reportExport'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/app/list': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Published and withdrawn apps, newest first; name contains (case-insensitive), publishStatus 0 or 1. */
+        get: operations['appList'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/app/get': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One app. */
+        get: operations['appGet'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/app/save': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description 上架应用 (schemas/app.ts: 请输入应用名称, 请选择应用领域): the app is published, not yet activated. */
+        post: operations['appSave'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/app/publish': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description 上架 (1) or 下架 (0); a withdrawn app stops being in use. */
+        post: operations['appPublish'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/app/activate': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description 激活 (1) or 停用 (2) a published app; a stopped app stops being in use. */
+        post: operations['appActivate'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/app/use': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description The use switch (1 / 0); only an activated published app is used (应用未激活，不能启用). */
+        post: operations['appUse'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/app/delete': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** @description Deletes an app and its alarm notifications. */
+        delete: operations['appDelete'];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/app/alarm/list': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description An app's alarm notifications, newest first. */
+        get: operations['appAlarmList'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/app/alarm/save': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description 添加告警 (schemas/app.ts appAlarmSchema): level 1-3, notifyType sms / email / webhook, receiver checked by type. */
+        post: operations['appAlarmSave'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     '/api/event/countByType': {
         parameters: {
             query?: never;
@@ -3417,6 +3629,22 @@ export interface components {
          * @constant
          */
         CodeMs3: '000000';
+        App: {
+            id: number;
+            name: string;
+            company: string;
+            domain: string;
+            description: string;
+            /** @enum {integer} */
+            publishStatus: 0 | 1;
+            /** @enum {integer} */
+            activeStatus: 0 | 1 | 2;
+            /** @enum {integer} */
+            useStatus: 0 | 1;
+            recentTime: string | null;
+            createTime: string;
+            alarmCount: number;
+        };
         Failure: {
             /**
              * @description The HTTP status
@@ -8113,6 +8341,453 @@ export interface operations {
                 };
             };
             401: components['responses']['Unauthorized'];
+        };
+    };
+    platformInfo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Platform information */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            version: string;
+                            host: string;
+                            mqttPort: number;
+                            mqttUrl: string;
+                            mqttWsUrl: string;
+                            amqpPort: number | null;
+                            amqpUrl: string | null;
+                            deviceSignIn: string;
+                            amqpSignIn: string | null;
+                            /** @enum {string} */
+                            store: 'pglite' | 'postgres';
+                            storeLocation: string;
+                            filesDir: string;
+                            logRetentionDays: number;
+                            cluster: boolean;
+                            timeZone: string;
+                        };
+                    };
+                };
+            };
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    reportDaily: {
+        parameters: {
+            query?: {
+                startTime?: string;
+                endTime?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            startTime: number;
+                            endTime: number;
+                            deviceTotal: number;
+                            onlineTotal: number;
+                            onlineRate: number;
+                            upTotal: number;
+                            alertTotal: number;
+                            days: {
+                                day: string;
+                                up: number;
+                                down: number;
+                                activeDevices: number;
+                                onlineRate: number;
+                                urgent: number;
+                                severe: number;
+                                general: number;
+                            }[];
+                            products: {
+                                productKey: string;
+                                productName: string;
+                                up: number;
+                                down: number;
+                            }[];
+                            rows: Record<string, never>[];
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    reportExport: {
+        parameters: {
+            query?: {
+                startTime?: string;
+                endTime?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'text/csv': string;
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    appList: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+                name?: string;
+                publishStatus?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['App'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    appGet: {
+        parameters: {
+            query: {
+                id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['App'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    appSave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': {
+                    name: string;
+                    domain: string;
+                    description?: string;
+                };
+                'multipart/form-data': {
+                    name: string;
+                    domain: string;
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['App'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    appPublish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': {
+                    id: string;
+                    publishStatus: string;
+                };
+                'multipart/form-data': {
+                    id: string;
+                    publishStatus: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['App'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    appActivate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': {
+                    id: string;
+                    activeStatus: string;
+                };
+                'multipart/form-data': {
+                    id: string;
+                    activeStatus: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['App'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    appUse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': {
+                    id: string;
+                    useStatus: string;
+                };
+                'multipart/form-data': {
+                    id: string;
+                    useStatus: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['App'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    appDelete: {
+        parameters: {
+            query: {
+                id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: null;
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    appAlarmList: {
+        parameters: {
+            query: {
+                appId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: Record<string, never>[];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    appAlarmSave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': {
+                    appId: string;
+                    name: string;
+                    level: string;
+                    notifyType: string;
+                    receiver: string;
+                    content?: string;
+                };
+                'multipart/form-data': {
+                    appId: string;
+                    name: string;
+                    level: string;
+                    notifyType: string;
+                    receiver: string;
+                    content?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            id: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
         };
     };
     alertCountByType: {

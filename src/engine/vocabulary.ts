@@ -466,6 +466,19 @@ export type Section =
     | { kind: 'row'; sections: Section[]; widths?: number[]; when?: (scope: Scope) => boolean }
     /** A message in place of content (a feature still to come): text and a hint, centred. */
     | { kind: 'note'; title?: string; text: Of<string>; hint?: Of<string>; when?: (scope: Scope) => boolean }
+    /**
+     * A Markdown document (help pages), loaded lazily by `load` (e.g. `() => import('../docs/help/x.md?raw')`) so its
+     * text is not in the first screen's code; raw HTML in it is shown as text. A table of contents of its h2 / h3
+     * (`toc`, default true) and a search box (`search`, default true; the words in `?q=`) stand beside it.
+     */
+    | {
+          kind: 'markdown';
+          title?: string;
+          load: () => Promise<string | { default: string }>;
+          toc?: boolean;
+          search?: boolean;
+          when?: (scope: Scope) => boolean;
+      }
     /** Tabs inside a tab, kept in the query param `param` (absent: the first); each a column of sections. */
     | { kind: 'tabs'; param: string; label?: string; tabs: TabSpec[]; when?: (scope: Scope) => boolean };
 

@@ -1,10 +1,12 @@
 import { createContext, useContext, useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import AdminPanelSettingsIcon from '@mui/icons-material/AdminPanelSettings';
+import AppsIcon from '@mui/icons-material/Apps';
 import ArticleOutlinedIcon from '@mui/icons-material/ArticleOutlined';
 import ExpandLess from '@mui/icons-material/ExpandLess';
 import ExpandMore from '@mui/icons-material/ExpandMore';
 import FolderOutlinedIcon from '@mui/icons-material/FolderOutlined';
+import HelpOutlineIcon from '@mui/icons-material/HelpOutline';
 import HubIcon from '@mui/icons-material/Hub';
 import MonitorHeartIcon from '@mui/icons-material/MonitorHeart';
 import AccountTreeIcon from '@mui/icons-material/AccountTree';
@@ -33,6 +35,8 @@ const SECTIONS: SectionSpec[] = [
     { label: '规则引擎', order: 35, icon: AccountTreeIcon },
     { label: '监控运维', order: 40, icon: MonitorHeartIcon },
     { label: '系统管理', order: 90, icon: AdminPanelSettingsIcon },
+    { label: '应用管理', order: 50, icon: AppsIcon },
+    { label: '帮助中心', order: 60, icon: HelpOutlineIcon },
 ];
 
 /** The whole menu, so an entry is lit only when it is the most specific match of the path. */

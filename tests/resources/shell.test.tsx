@@ -101,12 +101,6 @@ describe('routes', () => {
         await waitFor(() => expect(currentLocation.pathname).toBe('/introduce'));
     });
 
-    it('says plainly that /platform has no content', async () => {
-        mswServer.use(...shellHandlers());
-        renderApp('/platform');
-        expect(await screen.findByText(/该页面的内容暂未开放/)).toBeInTheDocument();
-    });
-
     it('answers an unknown path with the Chinese 404 and a way home', async () => {
         mswServer.use(...shellHandlers());
         renderApp('/no/such/page');

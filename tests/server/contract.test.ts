@@ -17,6 +17,7 @@ import { groupHappyCases } from './groupsContract';
 import { projectHappyCases } from './projectsContract';
 import { ruleHappyCases } from './rulesContract';
 import { simulationHappyCases } from './simulationContract';
+import { helpHappyCases } from './helpContract';
 import { telemetryHappyCases } from './telemetryContract';
 import { accessHappyCases } from './accessContract';
 import { peopleHappyCases } from './peopleContract';
@@ -133,6 +134,7 @@ const happy: Record<string, () => Promise<Answer<unknown>>> = {
     ...simulationHappyCases(() => s),
     ...ruleHappyCases(() => s),
     ...peopleHappyCases(() => s),
+    ...helpHappyCases(() => s),
 };
 
 /** The success envelope each x-success-rule names (docs/platform-api.md). */

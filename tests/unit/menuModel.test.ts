@@ -7,6 +7,8 @@ import { allowedRoutes, buildMenu, entryActive, type MenuEntry } from '../../src
 const SECTIONS = [
     { label: '设备接入', order: 30 },
     { label: '监控运维', order: 40 },
+    { label: '应用管理', order: 50 },
+    { label: '帮助中心', order: 60 },
 ];
 const menu = buildMenu(resources, allowedRoutes(MENU), SECTIONS);
 
@@ -18,7 +20,28 @@ const lit = (pathname: string) =>
 
 describe('menu from the definitions', () => {
     it('lays out the entries the platform allows, in their sections and order', () => {
-        expect(menu.map((e) => e.label)).toEqual(['概览', '项目管理', '设备接入', '产品更新日志', '监控运维']);
+        expect(menu.map((e) => e.label)).toEqual([
+            '概览',
+            '项目管理',
+            '设备接入',
+            '产品更新日志',
+            '监控运维',
+            '统计报表',
+            '应用管理',
+            '帮助中心',
+            '接入信息',
+        ]);
+        expect(menu[6].children?.map((e) => [e.label, e.to])).toEqual([
+            ['应用上架', '/appconfig'],
+            ['应用管理', '/applymanage'],
+        ]);
+        expect(menu[7].children?.map((e) => e.to)).toEqual([
+            '/usermanual',
+            '/datacollection',
+            '/bestpractice',
+            '/commonproblem',
+            '/customerservice',
+        ]);
         expect(menu[4].children?.map((e) => e.label)).toEqual([
             '实时监控',
             '在线调试',
@@ -53,6 +76,10 @@ describe('menu from the definitions', () => {
         expect(lit('/monitor/imitate')).toEqual(['设备模拟']);
         expect(lit('/subscription')).toEqual(['服务端订阅']);
         expect(lit('/consumerGroup/detail')).toEqual(['服务端订阅']);
+        expect(lit('/usermanual')).toEqual(['用户手册']);
+        expect(lit('/report')).toEqual(['统计报表']);
+        expect(lit('/applymanage')).toEqual(['应用管理']);
+        expect(lit('/platform')).toEqual(['接入信息']);
     });
 
     it('lights the most specific match only, and its section', () => {

@@ -143,7 +143,7 @@ export default function ChartSection({ title, chart, scope }: { title?: string; 
                         height={height}
                         loading={isPending}
                         yAxis={yAxis}
-                        xAxis={[{ scaleType: 'band', data: rows.map((row) => String(row[x])) }]}
+                        xAxis={[{ scaleType: 'band', data: rows.map((row) => String(row[x])), height: 32 }]}
                         series={series}
                     />
                 ) : (

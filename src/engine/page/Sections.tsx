@@ -28,6 +28,8 @@ import type { Action, Row, Scope, Section } from '../vocabulary';
 // Charts carry @mui/x-charts: a chunk of their own, loaded by the first page that draws one.
 const ChartSection = lazy(() => import('./ChartSection'));
 const StreamSection = lazy(() => import('./StreamSection'));
+// markdown-it and the documents load only where a document is shown.
+const MarkdownSection = lazy(() => import('./MarkdownSection'));
 
 const CELL = { px: 2, py: 1.25, m: 0, borderBottom: 1, borderRight: 1, borderColor: 'divider', minWidth: 0 };
 
@@ -270,6 +272,12 @@ function OneSection({ section, scope }: { section: Section; scope: Scope }) {
             return (
                 <Suspense fallback={widgetFallback}>
                     <StreamSection section={section} scope={scope} />
+                </Suspense>
+            );
+        case 'markdown':
+            return (
+                <Suspense fallback={widgetFallback}>
+                    <MarkdownSection section={section} />
                 </Suspense>
             );
         case 'note':

@@ -1,0 +1,69 @@
+import SettingsEthernetIcon from '@mui/icons-material/SettingsEthernet';
+import { defineResource, type FieldDefinition } from '../src/engine/types';
+
+/**
+ * /platform (SPEC.md's shell route; its content was not shown): what an integrator needs to connect devices and
+ * applications to this platform, from GET /api/platform/info.
+ */
+const f = (label: string, extra: Partial<FieldDefinition> = {}): FieldDefinition => ({ label, ...extra });
+
+export default defineResource({
+    name: 'platform',
+    label: '接入信息',
+    hidden: true,
+    menu: { label: '接入信息', to: '/platform', order: 70, icon: SettingsEthernetIcon },
+    icon: SettingsEthernetIcon,
+    fields: {
+        mqttUrl: f('MQTT（TCP）', { copy: true }),
+        mqttWsUrl: f('MQTT over WebSocket', { copy: true }),
+        deviceSignIn: f('设备登录方式', { type: 'longText' }),
+        amqpUrl: f('AMQP 1.0', {
+            render: (r) => (r.amqpUrl ? String(r.amqpUrl) : '本平台未开启 AMQP 服务端订阅'),
+        }),
+        amqpSignIn: f('应用登录方式', { type: 'longText', render: (r) => String(r.amqpSignIn ?? '—') }),
+        store: f('数据库', {
+            render: (r) => (r.store === 'postgres' ? 'PostgreSQL（DATABASE_URL）' : 'PGlite（内嵌数据库）'),
+        }),
+        storeLocation: f('数据库位置'),
+        filesDir: f('设备文件目录（FILES_DIR）'),
+        logRetentionDays: f('消息日志与属性历史保留', {
+            render: (r) => `${String(r.logRetentionDays)} 天（LOG_RETENTION_DAYS）`,
+        }),
+        cluster: f('多实例集群', { render: (r) => (r.cluster ? '已开启（REDIS_URL）' : '未开启（单实例）') }),
+        version: f('平台版本'),
+        timeZone: f('时区'),
+    },
+    views: { list: false, show: false, edit: false, create: false },
+    pages: [
+        {
+            path: '/platform',
+            title: '接入信息',
+            record: { call: 'info', loading: '平台信息加载中…' },
+            sections: [
+                {
+                    kind: 'notice',
+                    severity: 'info',
+                    text: '设备通过 MQTT 接入，应用通过 AMQP 1.0 接收设备消息。接入步骤和可直接运行的示例见“帮助中心 › 用户手册”。',
+                },
+                {
+                    kind: 'fields',
+                    title: '设备接入（MQTT 3.1.1）',
+                    columns: 1,
+                    fields: ['mqttUrl', 'mqttWsUrl', 'deviceSignIn'],
+                },
+                { kind: 'fields', title: '应用接入（AMQP 1.0）', columns: 1, fields: ['amqpUrl', 'amqpSignIn'] },
+                {
+                    kind: 'fields',
+                    title: '数据存储',
+                    columns: 1,
+                    fields: ['store', 'storeLocation', 'filesDir', 'logRetentionDays', 'cluster'],
+                },
+                { kind: 'fields', title: '版本', columns: 1, fields: ['version', 'timeZone'] },
+            ],
+        },
+    ],
+    api: {
+        success: 'code200',
+        custom: { info: { get: '/api/platform/info', read: 'data' } },
+    },
+});

@@ -1,0 +1,70 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Hono } from 'hono';
+import { pgliteDirOf } from '../db/client';
+import type { AppEnv, Services } from '../deps';
+import { ok } from '../http/envelope';
+
+const VERSION = (() => {
+    try {
+        const pkg = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../package.json'), 'utf8')) as {
+            version?: string;
+        };
+        return pkg.version ?? '';
+    } catch {
+        return '';
+    }
+})();
+
+/** The PostgreSQL URL without its password. */
+function safeUrl(url: string): string {
+    try {
+        const u = new URL(url);
+        if (u.password) u.password = '***';
+        return u.toString();
+    } catch {
+        return 'PostgreSQL';
+    }
+}
+
+const DEVICE_SIGN_IN = [
+    'clientId {id}|securemode=3,signmethod=hmacsha256,timestamp={ms}|（也支持 hmacsha1、hmacmd5），username {DeviceName}&{ProductKey}，password 为以 DeviceSecret 为密钥对 clientId{id}deviceName{DeviceName}productKey{ProductKey}timestamp{ms} 的 HMAC（十六进制）：与阿里云物联网平台相同',
+    '简单方式：username {DeviceName}&{ProductKey}，password 为 DeviceSecret，clientId 任意（建议 {ProductKey}.{DeviceName}）',
+].join('\n');
+
+const AMQP_SIGN_IN =
+    'SASL PLAIN：username {clientId}|authMode=aksign,signMethod=hmacsha1,timestamp={ms},authId={AccessKey},iotInstanceId=,consumerGroupId={消费组ID}|，password 为以 AccessSecret 为密钥对 authId={AccessKey}&timestamp={ms} 的 HMAC-SHA1（Base64）：与阿里云 AMQP 服务端订阅相同';
+
+/**
+ * GET /api/platform/info: what an integrator needs to connect (the /platform screen): device and application
+ * endpoints on the host the caller used, the sign-in schemes, the store in use, retention, version.
+ */
+export function platformRoutes({ config }: Services) {
+    const app = new Hono<AppEnv>();
+    app.get('/info', (c) => {
+        const url = new URL(c.req.url);
+        const host = url.hostname;
+        const httpPort = url.port || (url.protocol === 'https:' ? '443' : '80');
+        const wsScheme = url.protocol === 'https:' ? 'wss' : 'ws';
+        // The AMQP endpoint's port, when this server has one (config.amqpPort, AMQP_PORT).
+        const amqpPort = (config as unknown as { amqpPort?: number }).amqpPort;
+        return ok(c, {
+            version: VERSION,
+            host,
+            mqttPort: config.mqttPort,
+            mqttUrl: `mqtt://${host}:${config.mqttPort}`,
+            mqttWsUrl: `${wsScheme}://${host}:${httpPort}/mqtt`,
+            amqpPort: typeof amqpPort === 'number' ? amqpPort : null,
+            amqpUrl: typeof amqpPort === 'number' ? `amqp://${host}:${amqpPort}` : null,
+            deviceSignIn: DEVICE_SIGN_IN,
+            amqpSignIn: typeof amqpPort === 'number' ? AMQP_SIGN_IN : null,
+            store: config.databaseUrl ? 'postgres' : 'pglite',
+            storeLocation: config.databaseUrl ? safeUrl(config.databaseUrl) : pgliteDirOf(config.dataDir),
+            filesDir: config.filesDir,
+            logRetentionDays: config.logRetentionDays,
+            cluster: Boolean(config.redisUrl),
+            timeZone: config.timeZone,
+        });
+    });
+    return app;
+}

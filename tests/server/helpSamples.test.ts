@@ -1,0 +1,181 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createAdaptorServer } from '@hono/node-server';
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deviceMessages, deviceProperties } from '../../server/db/schema';
+import { createTestServer, type TestServer } from '../../server/testing';
+import { helpSamples, run, scratchDir, start, substitute, type Ran, type Sample } from './helpSupport';
+import { secretOf, startBroker, until, type Broker } from './mqttSupport';
+import { demoDevice } from './telemetrySupport';
+import { call, form } from './support';
+
+/**
+ * Every command and code sample of the help pages (docs/help/*.md) runs here against a started platform: its MQTT
+ * broker on a TCP port and on the HTTP server's /mqtt, with the demo lamp SL-BJ-0001's real ProductKey and
+ * DeviceSecret in place of the manual's examples. A sample is checked by its name (the fence's `test=name`): what
+ * a reader would see (the output) and what the platform then holds. The AMQP samples are helpAmqpSamples.test.ts's.
+ */
+let s: TestServer;
+let broker: Broker;
+let http: Server;
+let values: Parameters<typeof substitute>[1];
+let device: { deviceId: number; productKey: string; deviceName: string };
+let scratch: ReturnType<typeof scratchDir>;
+let n = 0;
+
+const samples = helpSamples();
+const runnable = samples.filter((x) => x.kind === 'test');
+
+async function property(identifier: string): Promise<unknown> {
+    const [row] = await s.db
+        .select({ value: deviceProperties.value })
+        .from(deviceProperties)
+        .where(and(eq(deviceProperties.deviceId, device.deviceId), eq(deviceProperties.identifier, identifier)));
+    return row?.value;
+}
+
+const becomes = (identifier: string, value: unknown) =>
+    until(async () => JSON.stringify(await property(identifier)) === JSON.stringify(value), 5_000);
+
+const exitsCleanly = (ran: Ran, sample: Sample) =>
+    expect(ran.code, `${sample.file}:${sample.line} 退出码非 0:\n${ran.output}`).toBe(0);
+
+/** What each named sample must achieve once run to its end. */
+const CHECKS: Record<string, (ran: Ran, sample: Sample) => Promise<void>> = {
+    'post-plain': async (ran, sample) => {
+        exitsCleanly(ran, sample);
+        await becomes('Brightness', 66);
+    },
+    'post-signed': async (ran, sample) => {
+        exitsCleanly(ran, sample);
+        await becomes('Brightness', 35);
+    },
+    'post-mqttjs': async (ran, sample) => {
+        exitsCleanly(ran, sample);
+        expect(ran.output).toMatch(/平台应答: \{"id":"3","code":200/);
+        await becomes('Brightness', 80);
+    },
+    'post-websocket': async (ran, sample) => {
+        exitsCleanly(ran, sample);
+        expect(ran.output).toContain('已通过 WebSocket 上报');
+        await becomes('WorkMode', 2);
+    },
+    'post-event': async (ran, sample) => {
+        exitsCleanly(ran, sample);
+        await until(async () => {
+            const rows = await s.db
+                .select({ data: deviceMessages.data })
+                .from(deviceMessages)
+                .where(
+                    and(
+                        eq(deviceMessages.deviceId, device.deviceId),
+                        eq(deviceMessages.method, 'thing.event.LampFault.post'),
+                    ),
+                );
+            return rows.some((r) => JSON.stringify(r.data).includes('"FaultCode":2'));
+        });
+    },
+    'refused-password': async (ran, sample) => {
+        exitsCleanly(ran, sample);
+        expect(ran.output).toContain('Connection Refused: bad user name or password');
+        expect(ran.output).toMatch(/被拒绝，退出码 [1-9]/);
+    },
+    'post-with-time': async (ran, sample) => {
+        exitsCleanly(ran, sample);
+        await becomes('ActivePower', 120.5);
+        await becomes('TotalEnergy', 3021.75);
+    },
+    ntp: async (ran, sample) => {
+        exitsCleanly(ran, sample);
+        const [, iso] = /平台时间: (\S+)/.exec(ran.output) ?? [];
+        expect(Math.abs(Date.parse(iso) - Date.now())).toBeLessThan(60_000);
+    },
+    'reconnect-options': async (ran, sample) => {
+        exitsCleanly(ran, sample);
+        expect(ran.output).toContain('已上报并确认');
+        await becomes('LightSwitch', 0);
+    },
+};
+
+/** Samples that keep running (a device waiting for calls): started, driven through the API, stopped. */
+const LIVE: Record<string, (sample: Sample, code: string) => Promise<void>> = {
+    'device-replies': async (sample, code) => {
+        const running = start(sample, code, scratch.dir, ++n);
+        try {
+            await running.waitFor('已连接，等待平台的调用…');
+            const service = await call(
+                s,
+                'POST',
+                '/api/device/serviceTestSet',
+                form({
+                    deviceId: device.deviceId,
+                    identifier: 'SetSchedule',
+                    sync: 'true',
+                    params: JSON.stringify({ OnTime: '18:00', OffTime: '06:00' }),
+                }),
+            );
+            expect(service.body).toMatchObject({ code: 0, data: { state: 'replied', code: 200, data: { Result: 1 } } });
+            await running.waitFor('收到 SetSchedule {"OnTime":"18:00","OffTime":"06:00"}');
+            const set = await call(
+                s,
+                'POST',
+                '/api/device/propertyTestSet',
+                form({ deviceId: device.deviceId, params: JSON.stringify({ Brightness: 50 }) }),
+            );
+            expect(set.body).toMatchObject({ code: 0, data: { state: 'replied', code: 200 } });
+            // The program reports the value it was set to, so the platform holds it.
+            await becomes('Brightness', 50);
+        } finally {
+            await running.stop();
+        }
+    },
+};
+
+beforeAll(async () => {
+    s = await createTestServer();
+    broker = (await startBroker(s)).broker;
+    const mqttPort = await broker.listen(0, '127.0.0.1');
+    http = createAdaptorServer({ fetch: s.app.fetch }) as Server;
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    broker.attachWebSocket(http);
+    device = await demoDevice(s, 'SL-BJ-0001');
+    values = {
+        mqttPort,
+        httpPort: (http.address() as AddressInfo).port,
+        productKey: device.productKey,
+        deviceSecret: await secretOf(s, device.deviceId),
+    };
+    scratch = scratchDir();
+});
+
+afterAll(async () => {
+    scratch?.remove();
+    await new Promise((r) => http?.close(r));
+    await broker?.close();
+    await s?.close();
+});
+
+describe('help pages: every sample runs against the platform', () => {
+    it('finds the samples, and every command or program in the pages is one', () => {
+        expect(runnable.length).toBeGreaterThanOrEqual(10);
+        const untested = samples.filter((x) => ['sh', 'bash', 'js', 'ts', 'python', 'py'].includes(x.lang) && !x.kind);
+        expect(untested.map((x) => `${x.file}:${x.line}`)).toEqual([]);
+        // Shown data (an answer's JSON) is at least valid JSON.
+        for (const x of samples.filter((y) => y.lang === 'json')) expect(() => JSON.parse(x.code)).not.toThrow();
+        // Each sample says what it proves: a name this test checks, and each check has its sample.
+        const names = runnable.map((x) => x.name);
+        expect(names.filter((name) => !name || !(name in CHECKS || name in LIVE))).toEqual([]);
+        expect([...Object.keys(CHECKS), ...Object.keys(LIVE)].filter((name) => !names.includes(name))).toEqual([]);
+    });
+
+    for (const sample of runnable) {
+        it(`${sample.file}:${sample.line} ${sample.lang} ${sample.name ?? ''}`, async () => {
+            const code = substitute(sample.code, values);
+            const live = sample.name ? LIVE[sample.name] : undefined;
+            if (live) return live(sample, code);
+            const ran = await run(sample, code, scratch.dir, ++n);
+            await CHECKS[sample.name!](ran, sample);
+        });
+    }
+});
