@@ -36,6 +36,8 @@ import { deviceCandidateRoutes } from './routes/deviceCandidates';
 import { simulationRoutes } from './routes/simulation';
 import { createSimulator } from './simulation/simulator';
 import { videoDeviceRoutes } from './routes/videoDevice';
+import { createVideoRelay } from './video/relay';
+import { setCameraOnline } from './domain/videoDevices';
 import { isProtectedPath, PROTECTED_PREFIXES, requireSession } from './sso/auth';
 import { ssoPages } from './sso/routes';
 import { sessionProbe } from './sso/sessionProbe';
@@ -58,6 +60,13 @@ export function createApp(deps: AppDeps) {
         access: deps.access ?? createAccessHub(),
     };
     services.simulator = deps.simulator ?? createSimulator({ db: deps.db, access: services.access! });
+    services.video = deps.video ?? createVideoRelay({ dir: deps.config.videoDir, ffmpegPath: deps.config.ffmpegPath });
+    services.sip = deps.sip;
+    services.video.onOnline((deviceId, online) => {
+        setCameraOnline(deps.db, deviceId, online, services.now()).catch((err) =>
+            logError('视频设备状态更新失败 / camera status update failed:', err),
+        );
+    });
     const app = new Hono<AppEnv>();
 
     app.onError((err, c) => {
@@ -108,7 +117,7 @@ export function createApp(deps: AppDeps) {
     app.route('/api/device', deviceStatsRoutes(services));
     app.route('/api/device', deviceCandidateRoutes(services));
     app.route('/api/device', deviceRoutes(services));
-    app.route('/api/video-device', videoDeviceRoutes());
+    app.route('/api/video-device', videoDeviceRoutes(services));
     app.route('/api/geo', createGeoRouter(services));
     app.route('/api/simulation', simulationRoutes(services));
     app.route('/api/log', messageLogRoutes(services));

@@ -27,6 +27,12 @@ export interface ServerConfig {
     redisUrl: string | undefined;
     /** Days the message log (device_messages) and property history are kept (LOG_RETENTION_DAYS, default 30). */
     logRetentionDays: number;
+    /** Live video: where the HLS segments of pushed cameras are written (VIDEO_DIR, default dataDir/video). */
+    videoDir: string;
+    /** The ffmpeg that pulls cameras' RTSP streams (FFMPEG_PATH, default `ffmpeg` on PATH). */
+    ffmpegPath: string;
+    /** GB/T 28181 SIP over UDP for gb28181 cameras (SIP_PORT, default 5060; 0 picks a free port). */
+    sipPort: number;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -67,5 +73,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
         mqttPort: parsePort(env.MQTT_PORT, 1883, 'MQTT_PORT'),
         redisUrl: nonEmpty(env.REDIS_URL),
         logRetentionDays: parseDays(env.LOG_RETENTION_DAYS),
+        videoDir: path.resolve(cwd, nonEmpty(env.VIDEO_DIR) ?? path.join(dataDir, 'video')),
+        ffmpegPath: nonEmpty(env.FFMPEG_PATH) ?? 'ffmpeg',
+        sipPort: parsePort(env.SIP_PORT, 5060, 'SIP_PORT'),
     };
 }

@@ -5,6 +5,15 @@ import type { Maintenance } from './db/maintenance';
 import type { AccessHub } from './mqtt/access';
 import type { Simulator } from './simulation/simulator';
 import type { SessionUser } from './sso/sessions';
+import type { VideoRelay } from './video/relay';
+
+/** The GB/T 28181 SIP endpoint as the API shows it (server/video/sip.ts). */
+export interface SipEndpoint {
+    /** The address cameras register to (null: the request's host). */
+    address(): string | null;
+    /** The UDP port it listens on (null while not listening). */
+    port(): number | null;
+}
 import type { ThrottleOptions } from './sso/throttle';
 
 export interface AppDeps {
@@ -23,6 +32,10 @@ export interface AppDeps {
     access?: AccessHub;
     /** The device simulator (its devices connect through `access`); default: one made here. */
     simulator?: Simulator;
+    /** Live video relays (default: one writing under config.videoDir). */
+    video?: VideoRelay;
+    /** The SIP endpoint of gb28181 cameras, when listening. */
+    sip?: SipEndpoint;
 }
 
 /** What every router receives: the deps with defaults filled in. */
@@ -36,6 +49,8 @@ export interface Services {
     access?: AccessHub;
     /** Simulated devices (/api/simulation). */
     simulator?: Simulator;
+    video?: VideoRelay;
+    sip?: SipEndpoint;
 }
 
 export type AppEnv = { Variables: { user: SessionUser; token: string } };

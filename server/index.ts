@@ -69,6 +69,8 @@ async function main(): Promise<void> {
         import('./mqtt/access'),
         import('./simulation/simulator'),
         import('./domain/retention'),
+        import('./video/relay'),
+        import('./domain/videoDevices'),
     ]);
     let handle: DatabaseHandle;
     try {
@@ -92,11 +94,18 @@ async function main(): Promise<void> {
         { createAccessHub },
         { createSimulator },
         { startRetentionSweeper },
+        { createVideoRelay, rtspUrl },
+        { pushingIds, streamSource },
     ] = await later;
     const admin = await ensureAdmin(handle.db, config.adminPassword);
     const access = createAccessHub();
     const simulator = createSimulator({ db: handle.db, access });
-    const app = createApp({ db: handle.db, config, access, simulator });
+    const video = createVideoRelay({
+        dir: config.videoDir,
+        ffmpegPath: config.ffmpegPath,
+        log: (line) => console.log(`视频: ${line}`),
+    });
+    const app = createApp({ db: handle.db, config, access, simulator, video });
     // Plain HTTP/1.1 (no TLS or HTTP/2 options), so the adaptor returns a node:http Server.
     const server = createAdaptorServer({ fetch: app.fetch }) as Server;
     let port: number;
@@ -124,6 +133,16 @@ async function main(): Promise<void> {
         .resume()
         .then((n) => n && console.log(`设备模拟: 已恢复 ${n} 个运行中的模拟`))
         .catch((err) => console.error('恢复设备模拟失败 / failed to resume simulations:', err));
+    // Cameras that were pushing when the server stopped are pulled again.
+    void pushingIds(handle.db)
+        .then(async (ids) => {
+            for (const id of ids) {
+                const source = await streamSource(handle.db, id);
+                if (source?.host) video.start(id, rtspUrl({ ...source, host: source.host }));
+            }
+            if (ids.length) console.log(`视频: 已恢复 ${ids.length} 路推流`);
+        })
+        .catch((err) => console.error('恢复视频推流失败 / failed to resume video pushes:', err));
     let mqttLine: string;
     try {
         const mqttPort = await broker.listen(config.mqttPort, config.host);
@@ -197,6 +216,7 @@ async function main(): Promise<void> {
             simulator
                 .close()
                 .catch((err) => console.error('停止设备模拟失败 / failed to stop simulations:', err))
+                .then(() => video.close())
                 .then(() => broker.close())
                 .catch((err) => console.error('关闭 MQTT 失败 / failed to close MQTT:', err))
                 .then(() => handle.close())

@@ -11,6 +11,7 @@ import type { AppDeps } from './deps';
 import { createAccessHub, type AccessHub } from './mqtt/access';
 import { seedDatabase } from './seed';
 import { createSimulator, type Simulator } from './simulation/simulator';
+import { createVideoRelay } from './video/relay';
 import { COOKIE_NAME } from './sso/auth';
 import { createSession } from './sso/sessions';
 import { ADMIN_USERNAME, ensureAdmin } from './sso/users';
@@ -71,9 +72,15 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
         await seedDatabase(handle.db, { demo: config.seedDemo });
         const access = createAccessHub();
         const simulator = createSimulator({ db: handle.db, access, log: () => undefined });
+        // Live video segments of this test server go under its own files directory (removed on close).
+        const video = createVideoRelay({
+            dir: opts.config?.videoDir ?? path.join(config.filesDir, 'video'),
+            ffmpegPath: config.ffmpegPath,
+        });
         const app = createApp({
             access,
             simulator,
+            video,
             db: handle.db,
             config,
             now: opts.now,
@@ -102,6 +109,7 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
             config,
             close: async () => {
                 await simulator.close();
+                await video.close();
                 await handle.close();
                 if (!opts.config?.filesDir) rmSync(config.filesDir, { recursive: true, force: true });
             },
