@@ -34,6 +34,7 @@ export const MENU: MenuNode = {
                 { id: 'devices', name: '设备与视频流', url: '/devices', icon: 'VideoCameraBack' },
                 { id: 'groups', name: '分组管理', url: '/groups', icon: 'AccountTree' },
                 { id: 'videoList', name: '视频设备', url: '/videoList', icon: 'Videocam' },
+                { id: 'videoData', name: '视频统计', url: '/videoData', icon: 'Insights' },
             ],
         },
         {

@@ -31,6 +31,7 @@ import { paging, positiveInt, readBody, validate } from '../http/input';
 import { rtspUrl } from '../video/relay';
 
 const NOT_RTSP = '仅RTSP协议的设备支持推流';
+const NO_STREAM = '视频流不存在或未在推流';
 
 /**
  * /api/video-device (SPEC.md "Video devices"; general family, code 200): rtsp and gb28181 cameras stored as devices
@@ -289,21 +290,31 @@ export function videoDeviceRoutes(services: Services) {
         });
     });
 
-    // The live stream of a pushed camera for signed-in browsers (hls.js): its playlist and segments.
-    app.get('/stream/:deviceId/:file', async (c) => {
-        const deviceId = positiveInt(c.req.param('deviceId'), '缺少设备ID');
-        const file = services.video?.file(deviceId, c.req.param('file'), c.get('token') ?? '');
-        if (!file) throw notFound('视频流不存在或未在推流');
+    // The live stream of a pushed camera for signed-in browsers (hls.js): its playlist, whose segment lines point
+    // back here, and the segments.
+    app.get('/stream', async (c) => {
+        const deviceId = positiveInt(c.req.query('id'), '缺少设备ID');
+        const name = c.req.query('file') || 'index.m3u8';
+        const file = services.video?.file(deviceId, name, c.get('token') ?? '');
+        if (!file) throw notFound(NO_STREAM);
         let bytes: Buffer;
         try {
             bytes = await readFile(file.path);
         } catch {
-            throw notFound('视频流不存在或未在推流');
+            throw notFound(NO_STREAM);
         }
-        const playlist = file.path.endsWith('.m3u8');
+        if (name.endsWith('.m3u8')) {
+            const text = bytes
+                .toString('utf8')
+                .replace(/^(seg_\d+\.ts)$/gm, (seg) => `stream?id=${deviceId}&file=${seg}`);
+            return c.body(text, 200, {
+                'Content-Type': 'application/vnd.apple.mpegurl',
+                'Cache-Control': 'no-store',
+            });
+        }
         return c.body(new Uint8Array(bytes), 200, {
-            'Content-Type': playlist ? 'application/vnd.apple.mpegurl' : 'video/mp2t',
-            'Cache-Control': playlist ? 'no-store' : 'private, max-age=60',
+            'Content-Type': 'video/mp2t',
+            'Cache-Control': 'private, max-age=60',
         });
     });
 

@@ -105,8 +105,242 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Video devices (rtsp / gb28181), newest first. The reference platform stores none yet: every page is empty. */
+        /**
+         * @description Video devices (rtsp / gb28181), newest first, each with its live stream's state (`stream`). pushing 1 is 已激活,
+         *     0 已停止 (the console sends it from its status filter 全部 / 已激活 / 已停止); deviceName is a case-insensitive
+         *     substring. 400 推流状态只能是0（已停止）或1（已激活）, 接入协议只能是rtsp或gb28181.
+         */
         get: operations['listVideoDevices'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/video-device/get': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One video device by its deviceId (`id`). 缺少设备ID; 404 视频设备不存在. The password is never answered (hasPassword says whether one is stored). */
+        get: operations['getVideoDevice'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/video-device/dict': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The video forms' dictionaries by kind (GB/T 28181 code parts): 1 device type (tcode), 2 industry (icode),
+         *     3 network (ncode), as name and code. 400 字典类型kind只能是1、2或3.
+         */
+        get: operations['videoDictionary'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/video-device/add-rtsp': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Adds an rtsp camera as a device of the product (schemas/videoDevice.ts): 请选择产品！, 请输入deviceName！,
+         *     deviceName长度为1~30个字符, deviceName须以英文字母开头，只能包含英文字母、数字和下划线, 请输入设备IP或域名, 请输入端口,
+         *     端口须为1~65535的整数, password 支持英文字母、数字和下划线，最多16位; an unknown dictionary code: 设备类型编码 X 不存在
+         *     (行业编码, 网络标识 alike); adcode slices pcode / ccode / acode of two digits each. uri defaults to
+         *     /h264/ch1/sub/av_stream. 404 产品不存在 / 项目不存在; 409 设备名称已存在. A refusal writes nothing.
+         */
+        post: operations['addRtspDevice'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/video-device/edit-rtsp': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Edits an rtsp camera (deviceId): the add rules, deviceName up to 100. Product and protocol are locked (sent values
+         *     are ignored). An empty password keeps the stored one. A pushing camera is pulled from its new address at once.
+         *     400 该设备不是RTSP设备，不能按RTSP编辑; 404 视频设备不存在; 409 设备名称已存在.
+         */
+        post: operations['editRtspDevice'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/video-device/add-gb28181': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Adds a gb28181 camera: the name rules, password required (请输入密码; letters, digits, underscore, at most 16) and,
+         *     when sent, confirmPassword equal to it (两次输入的密码不一致，请重新输入！). The camera gets its 20-digit GB code (gbId)
+         *     from the region and dictionary codes; it registers with that code and the password at the platform's SIP
+         *     endpoint (sipId, sipDomain, sipIp, sipPort). uri is empty. 404 产品不存在; 409 设备名称已存在.
+         */
+        post: operations['addGbDevice'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/video-device/edit-gb28181': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Edits a gb28181 camera by id, deviceName, manufacturer, remark. 400 该设备不是GB28181设备，不能按GB28181编辑; 404 视频设备不存在; 409 设备名称已存在. */
+        post: operations['editGbDevice'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/video-device/push': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Starts pushing an rtsp camera (pushing 0 → 1): the server pulls its RTSP stream with ffmpeg (H.264 copied, other
+         *     codecs transcoded to H.264) into HLS served by GET /api/video-device/stream, retrying a lost source with back-off
+         *     until stop push. 400 仅RTSP协议的设备支持推流, 该设备正在推流; 404 视频设备不存在.
+         */
+        post: operations['pushVideoDevice'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/video-device/stop-push': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Stops pushing (pushing 1 → 0); the relay ends and its segments go. 400 仅RTSP协议的设备支持推流, 该设备未在推流; 404 视频设备不存在. */
+        post: operations['stopPushVideoDevice'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/video-device/delete': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** @description Deletes the camera and its device (a pushing camera's relay stops). 缺少设备ID; 404 视频设备不存在. */
+        delete: operations['deleteVideoDevice'];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/video-device/stream-status': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The live stream's state (starting, playing, retrying with the error and the next attempt, stopped) and its viewers. 404 视频设备不存在. */
+        get: operations['videoStreamStatus'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/video-device/statistics': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description /videoData's figures. Cameras (total, by protocol, online, pushing) and the relays of this server process (relays, playing, retrying, viewers in the last 10 s, bytesServed since start). */
+        get: operations['videoStatistics'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/video-device/stream': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The live HLS of a pushing camera for the signed-in browser (hls.js): file index.m3u8 (the default; its segment
+         *     lines point back here) or seg_NNNNN.ts (MPEG-TS, H.264). 404 视频流不存在或未在推流 (in the envelope) when the camera is
+         *     not playing or the segment has rolled out of the playlist.
+         */
+        get: operations['videoStream'];
         put?: never;
         post?: never;
         delete?: never;
@@ -2388,6 +2622,130 @@ export interface components {
                 loginUrl: string;
             };
         };
+        /** @description A camera (SPEC.md "Video device"); never its password. */
+        VideoDevice: {
+            deviceId: number;
+            deviceName: string;
+            productId: number;
+            productKey?: string;
+            productName: string;
+            projectId?: number | null;
+            projectName?: string | null;
+            /** @enum {string} */
+            protocol: 'rtsp' | 'gb28181';
+            /** @enum {string} */
+            status: 'INACTIVE' | 'ONLINE' | 'OFFLINE' | 'DISABLE';
+            /** @enum {integer} */
+            pushing: 0 | 1;
+            host?: string | null;
+            port?: number | null;
+            username?: string | null;
+            hasPassword: boolean;
+            uri?: string | null;
+            manufacturer?: string | null;
+            /** @description lng,lat */
+            position?: string | null;
+            longitude?: number | null;
+            latitude?: number | null;
+            address?: string | null;
+            tcode?: string | null;
+            tname?: string | null;
+            icode?: string | null;
+            iname?: string | null;
+            ncode?: string | null;
+            nname?: string | null;
+            pcode?: string | null;
+            ccode?: string | null;
+            acode?: string | null;
+            /** @description gb28181 the camera's 20-digit code (its SIP user) */
+            gbId?: string | null;
+            sipId?: string | null;
+            sipDomain?: string | null;
+            sipIp?: string | null;
+            sipPort?: number | null;
+            channels?: {
+                channelId: string;
+                name: string;
+                manufacturer?: string;
+                model?: string;
+                status?: string;
+            }[];
+            registerTime?: components['schemas']['Time'] | null;
+            keepaliveTime?: components['schemas']['Time'] | null;
+            remark?: string | null;
+            createTime: components['schemas']['Time'];
+            lastTime?: components['schemas']['Time'] | null;
+            stream?: components['schemas']['VideoStream'] | null;
+        };
+        VideoStream: {
+            /** @enum {string} */
+            state: 'starting' | 'playing' | 'retrying' | 'stopped';
+            error: string | null;
+            attempts: number;
+            /** @description epoch ms of the next attempt while retrying */
+            retryAt?: number | null;
+            /** @enum {string|null} */
+            mode?: 'copy' | 'transcode' | null;
+            codec?: string | null;
+            playingSince?: number | null;
+            viewers: number;
+            bytesServed: number;
+        };
+        VideoPlaceForm: {
+            projectId?: number;
+            longitude?: number;
+            latitude?: number;
+            address?: string;
+            pcode?: string;
+            ccode?: string;
+            acode?: string;
+            tcode?: string;
+            icode?: string;
+            ncode?: string;
+            remark?: string;
+        };
+        RtspDeviceForm: components['schemas']['VideoPlaceForm'] & {
+            productId: number;
+            /** @enum {string} */
+            protocol?: 'rtsp';
+            deviceName: string;
+            host: string;
+            port: number;
+            username?: string;
+            password?: string;
+            uri?: string;
+        };
+        RtspDeviceEditForm: {
+            deviceId: number;
+            deviceName: string;
+            host: string;
+            port: number;
+            username?: string;
+            /** @description empty keeps the stored password */
+            password?: string;
+            uri?: string;
+            remark?: string;
+        };
+        GbDeviceForm: components['schemas']['VideoPlaceForm'] & {
+            productId: number;
+            /** @enum {string} */
+            protocol?: 'gb28181';
+            deviceName: string;
+            manufacturer?: string;
+            password: string;
+            confirmPassword?: string;
+        };
+        GbDeviceEditForm: {
+            id: number;
+            deviceName: string;
+            manufacturer?: string;
+            remark?: string;
+        };
+        VideoPushForm: {
+            /** @description the camera's project (may be empty) */
+            projectId?: number | string;
+            deviceId: number;
+        };
         /** @description YYYY-MM-DD HH:mm:ss in the server's time zone */
         Time: string;
         LoginForm: {
@@ -3425,6 +3783,19 @@ export interface components {
                 };
             };
         };
+        /** @description The camera */
+        VideoDeviceAnswer: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                'application/json': {
+                    code: components['schemas']['Code200'];
+                    msg: string;
+                    data: components['schemas']['VideoDevice'];
+                };
+            };
+        };
         /** @description Project options */
         ProjectOptions: {
             headers: {
@@ -3801,6 +4172,7 @@ export interface operations {
                 /** @description 1 pushing (已激活), 0 stopped (已停止); absent for all. */
                 pushing?: 0 | 1;
                 deviceName?: string;
+                protocol?: 'rtsp' | 'gb28181';
             };
             header?: never;
             path?: never;
@@ -3818,13 +4190,298 @@ export interface operations {
                         code: components['schemas']['Code200'];
                         msg: string;
                         data: {
-                            records: Record<string, never>[];
+                            records: components['schemas']['VideoDevice'][];
                             total: number;
                         };
                     };
                 };
             };
+            400: components['responses']['BadRequest'];
             401: components['responses']['Unauthorized'];
+        };
+    };
+    getVideoDevice: {
+        parameters: {
+            query: {
+                id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components['responses']['VideoDeviceAnswer'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    videoDictionary: {
+        parameters: {
+            query: {
+                kind: 1 | 2 | 3;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The items in order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            name: string;
+                            code: string;
+                        }[];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    addRtspDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['RtspDeviceForm'];
+                'multipart/form-data': components['schemas']['RtspDeviceForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['VideoDeviceAnswer'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+            409: components['responses']['Conflict'];
+        };
+    };
+    editRtspDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['RtspDeviceEditForm'];
+                'multipart/form-data': components['schemas']['RtspDeviceEditForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['VideoDeviceAnswer'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+            409: components['responses']['Conflict'];
+        };
+    };
+    addGbDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['GbDeviceForm'];
+                'multipart/form-data': components['schemas']['GbDeviceForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['VideoDeviceAnswer'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+            409: components['responses']['Conflict'];
+        };
+    };
+    editGbDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['GbDeviceEditForm'];
+                'multipart/form-data': components['schemas']['GbDeviceEditForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['VideoDeviceAnswer'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+            409: components['responses']['Conflict'];
+        };
+    };
+    pushVideoDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['VideoPushForm'];
+                'multipart/form-data': components['schemas']['VideoPushForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['VideoDeviceAnswer'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    stopPushVideoDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['VideoPushForm'];
+                'multipart/form-data': components['schemas']['VideoPushForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['VideoDeviceAnswer'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    deleteVideoDevice: {
+        parameters: {
+            query: {
+                id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    videoStreamStatus: {
+        parameters: {
+            query: {
+                id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The state */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['VideoStream'] & {
+                            /** @enum {integer} */
+                            pushing: 0 | 1;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    videoStatistics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            total: number;
+                            rtsp: number;
+                            gb28181: number;
+                            online: number;
+                            pushing: number;
+                            relays: number;
+                            playing: number;
+                            retrying: number;
+                            viewers: number;
+                            bytesServed: number;
+                        };
+                    };
+                };
+            };
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    videoStream: {
+        parameters: {
+            query: {
+                id: number;
+                file?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The playlist or a segment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/vnd.apple.mpegurl': string;
+                    'video/mp2t': string;
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
         };
     };
     listAllProjects: {

@@ -42,6 +42,8 @@ export const widgets: Record<string, LazyExoticComponent<ComponentType<any>>> = 
     mapPicker: lazy(() => import('../components/map/MapPickerDialog')),
     /** A numeric property's history as a line over the last hour or 24 hours ({ deviceId, identifier, range, label }). */
     propertyHistoryChart: lazy(() => import('./deviceDetail/PropertyHistoryChart')),
+    /** A pushed camera's live picture ({ resource, deviceId }): the relay's state and, while it plays, HLS via hls.js. */
+    liveVideo: lazy(() => import('./video/LivePlayer')),
 };
 
 export function registerWidget(name: string, load: () => Promise<{ default: ComponentType<never> }>) {

@@ -18,6 +18,7 @@ import { projectHappyCases } from './projectsContract';
 import { simulationHappyCases } from './simulationContract';
 import { telemetryHappyCases } from './telemetryContract';
 import { accessHappyCases } from './accessContract';
+import { videoHappyCases } from './videoContract';
 
 let s: TestServer;
 let product: { productId: number; productKey: string };
@@ -28,10 +29,12 @@ beforeAll(async () => {
     product = (list.body.data as { records: Array<{ productId: number; productKey: string }> }).records[0];
 });
 const access = accessHappyCases(() => s);
+const video = videoHappyCases(() => s);
 afterAll(async () => {
     // Simulated devices (the simulation cases) leave before the broker closes, as at a server's stop.
     await s?.simulator.close();
     await access.stop();
+    await video.stop();
     await s?.close();
 });
 
@@ -109,7 +112,6 @@ const happy: Record<string, () => Promise<Answer<unknown>>> = {
     },
     'GET /api/function/export': () => call(s, 'GET', `/api/function/export?productId=${product.productId}`),
     'GET /api/topic/list': () => call(s, 'GET', `/api/topic/list?productKey=${product.productKey}&deviceName=lamp01`),
-    'GET /api/video-device/list': () => call(s, 'GET', '/api/video-device/list?pageNumber=1&pageSize=10'),
     'POST /ms3/productLog/find': () => call(s, 'POST', '/ms3/productLog/find', form({ page: 1, size: 2 })),
     'POST /ms3/productLog/save': () => call(s, 'POST', '/ms3/productLog/save', form({ log: '修复了若干问题' })),
     'POST /ms3/productLog/delete': async () => {
@@ -129,6 +131,7 @@ const happy: Record<string, () => Promise<Answer<unknown>>> = {
     ...groupHappyCases(() => s),
     ...access.cases,
     ...simulationHappyCases(() => s),
+    ...video.cases,
 };
 
 /** The success envelope each x-success-rule names (docs/platform-api.md). */

@@ -77,6 +77,7 @@ const TABLES = [
     'project_users',
     'alert_events',
     'users',
+    'video_devices',
 ];
 
 let server: TestServer;

@@ -237,6 +237,6 @@ describe('push and delete', () => {
 
     it('needs a session', async () => {
         expect((await server.anonFetch('/api/video-device/list')).status).toBe(401);
-        expect((await server.anonFetch('/api/video-device/stream/1/index.m3u8')).status).toBe(401);
+        expect((await server.anonFetch('/api/video-device/stream?id=1&file=index.m3u8')).status).toBe(401);
     });
 });

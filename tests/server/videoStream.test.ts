@@ -63,18 +63,17 @@ describe('an rtsp camera pushed', () => {
         const status = await until(id, (s) => s.state === 'playing', 'never played');
         expect(status).toMatchObject({ pushing: 1, mode: 'copy', codec: 'h264', error: null });
 
-        const playlist = await server.fetch(`/api/video-device/stream/${id}/index.m3u8`);
+        const playlist = await server.fetch(`/api/video-device/stream?id=${id}&file=index.m3u8`);
         expect(playlist.headers.get('content-type')).toBe('application/vnd.apple.mpegurl');
         const text = await playlist.text();
         expect(text).toContain('#EXTM3U');
         const segment = text.split('\n').find((l) => l.endsWith('.ts'))!;
-        const bytes = new Uint8Array(
-            await (await server.fetch(`/api/video-device/stream/${id}/${segment}`)).arrayBuffer(),
-        );
+        expect(segment).toMatch(new RegExp(`^stream\\?id=${id}&file=seg_\\d+\\.ts$`));
+        const bytes = new Uint8Array(await (await server.fetch(`/api/video-device/${segment}`)).arrayBuffer());
         expect(bytes.length).toBeGreaterThan(188);
         expect(bytes[0]).toBe(0x47); // MPEG-TS sync byte
-        expect((await server.anonFetch(`/api/video-device/stream/${id}/index.m3u8`)).status).toBe(401);
-        expect((await server.fetch(`/api/video-device/stream/${id}/..%2Fsecret`)).status).toBe(404);
+        expect((await server.anonFetch(`/api/video-device/stream?id=${id}&file=index.m3u8`)).status).toBe(401);
+        expect((await server.fetch(`/api/video-device/stream?id=${id}&file=..%2Fsecret`)).status).toBe(404);
 
         const after = (await get(`get?id=${id}`)).data;
         expect(after.status).toBe('ONLINE');
@@ -98,7 +97,7 @@ describe('an rtsp camera pushed', () => {
     it('stops on stop push: no more stream', async () => {
         const stopped = await post('stop-push', { projectId: '', deviceId: id });
         expect(stopped.data).toMatchObject({ pushing: 0, stream: { state: 'stopped' } });
-        expect((await server.fetch(`/api/video-device/stream/${id}/index.m3u8`)).status).toBe(404);
+        expect((await server.fetch(`/api/video-device/stream?id=${id}&file=index.m3u8`)).status).toBe(404);
         expect((await get('list?pushing=1')).data.total).toBe(0);
     });
 
