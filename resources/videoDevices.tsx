@@ -282,7 +282,14 @@ export default defineResource({
         status: { label: '设备状态', type: 'status', choices: [...DEVICE_STATUSES], readOnly: true },
         pushing: { label: '推流状态', type: 'status', choices: [...VIDEO_PUSH_STATES], readOnly: true },
         host: { label: '设备IP/域名', required: true, maxLength: 128, visibleWhen: isRtsp },
-        port: { label: '端口', type: 'number', required: true, visibleWhen: isRtsp },
+        port: {
+            label: '端口',
+            type: 'number',
+            required: true,
+            visibleWhen: isRtsp,
+            // A port is a number, not a quantity: no thousands separator.
+            render: (r) => (r.port === null || r.port === undefined ? '-' : String(r.port)),
+        },
         username: { label: '用户名', maxLength: 32, visibleWhen: isRtsp },
         password,
         confirmPassword: { label: '确认密码', input: 'password', required: true, maxLength: VIDEO_PASSWORD_MAX },
