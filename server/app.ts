@@ -36,6 +36,7 @@ import { deviceCandidateRoutes } from './routes/deviceCandidates';
 import { simulationRoutes } from './routes/simulation';
 import { createSimulator } from './simulation/simulator';
 import { videoDeviceRoutes } from './routes/videoDevice';
+import { edgeRoutes } from './routes/edge';
 import { createVideoRelay } from './video/relay';
 import { setCameraOnline } from './domain/videoDevices';
 import { isProtectedPath, PROTECTED_PREFIXES, requireSession } from './sso/auth';
@@ -118,6 +119,7 @@ export function createApp(deps: AppDeps) {
     app.route('/api/device', deviceCandidateRoutes(services));
     app.route('/api/device', deviceRoutes(services));
     app.route('/api/video-device', videoDeviceRoutes(services));
+    app.route('/api/edge', edgeRoutes(services));
     app.route('/api/geo', createGeoRouter(services));
     app.route('/api/simulation', simulationRoutes(services));
     app.route('/api/log', messageLogRoutes(services));

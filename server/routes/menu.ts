@@ -50,6 +50,16 @@ export const MENU: MenuNode = {
                 { id: 'log', name: '日志查询', url: '/log', icon: 'ManageSearch' },
             ],
         },
+        {
+            id: 'edge',
+            name: '边缘计算',
+            url: '#',
+            icon: 'Router',
+            children: [
+                { id: 'edgeInstance', name: '边缘实例', url: '/edge/instance', icon: 'Memory' },
+                { id: 'edgeDriver', name: '驱动管理', url: '/edge/driver', icon: 'Extension' },
+            ],
+        },
         { id: 'productLog', name: '产品更新日志', url: '/productLog', icon: 'History' },
     ],
 };

@@ -98,6 +98,312 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    '/api/edge/driver/list': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Edge drivers, newest first, with the number of instances using each; name is a case-insensitive substring. */
+        get: operations['listEdgeDrivers'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/driver/options': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Every driver as an option (id, "name version", protocol) for the instance driver picker. */
+        get: operations['edgeDriverOptions'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/driver/save': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Creates (no id) or edits a driver (schemas/edge.ts): 请输入驱动名称, 请输入驱动版本, 版本号格式为x.y.z，例如1.0.0, 请选择协议类型, 配置模板必须是JSON对象; 409 该驱动的此版本已存在; 404 驱动不存在. */
+        post: operations['saveEdgeDriver'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/driver/delete': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** @description Deletes a driver; refused while instances use it (该驱动正被N个边缘实例使用，不能删除). 404 驱动不存在. */
+        delete: operations['deleteEdgeDriver'];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/list': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Edge instances, newest first, with their gateway's live status (the gateway device's MQTT presence), last heartbeat (lastTime), counts and the last deployment's status. */
+        get: operations['listEdgeInstances'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/get': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One instance. 缺少实例ID; 404 边缘实例不存在. */
+        get: operations['getEdgeInstance'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/gateways': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Gateway devices (of products with nodeType 1) not bound to an instance, as options (at most 500). */
+        get: operations['edgeGatewayOptions'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/save': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Creates (no id) or edits an instance bound to one gateway device: 请输入实例名称, 请选择网关设备, 所选设备不是网关设备; 404 网关设备不存在 / 边缘实例不存在; 409 实例名称已存在, 该网关已绑定其他边缘实例. A new gateway drops the sub-devices assigned from the old one. */
+        post: operations['saveEdgeInstance'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/delete': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** @description Deletes an instance with its driver and sub-device assignments and deployment log. 404 边缘实例不存在. */
+        delete: operations['deleteEdgeInstance'];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/drivers': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The instance's drivers with their configuration (JSON text) and how many sub-devices each serves. */
+        get: operations['edgeInstanceDrivers'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/driver/save': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Adds a driver to the instance or changes its configuration: 请选择驱动, 驱动配置必须是JSON对象; 404 边缘实例不存在 / 驱动不存在. */
+        post: operations['saveEdgeInstanceDriver'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/driver/remove': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Removes a driver from the instance with its sub-device assignments. 404 该实例未使用此驱动. */
+        post: operations['removeEdgeInstanceDriver'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/devices': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description deviceList1: the sub-devices assigned to the instance (optionally to one driver), with their driver. */
+        get: operations['edgeInstanceDevices'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/candidates': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description deviceList2: the gateway's sub-devices not assigned to any instance yet. 404 边缘实例不存在. */
+        get: operations['edgeInstanceCandidates'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/device/assign': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Assigns sub-devices (deviceId repeated) to a driver of the instance: 请选择要分配的子设备, 请先为实例添加该驱动, 只能分配该网关下的子设备; 404 设备不存在. */
+        post: operations['assignEdgeDevices'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/device/remove': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Takes one sub-device off the instance. 404 该设备未分配给此实例. */
+        post: operations['removeEdgeDevice'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/deploy': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Sends the instance's whole configuration as the next version to its gateway on /{pk}/{dn}/user/edge/deploy (Alink-style { id, version, method edge.deploy, params: document }) and waits up to 5 s for the answer on .../deploy_reply ({ id, code, message }; code 200 applied). Answers the recorded deployment: success, failed, pending (no answer yet; a later answer is still recorded) or offline (the gateway is not connected). 404 边缘实例不存在. */
+        post: operations['deployEdgeInstance'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/deployments': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The log tab: deployments newest version first, each with its document (JSON text), state and the gateway's message. */
+        get: operations['edgeDeployments'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     '/api/video-device/list': {
         parameters: {
             query?: never;
@@ -2622,6 +2928,105 @@ export interface components {
                 loginUrl: string;
             };
         };
+        EdgeDriver: {
+            id: number;
+            name: string;
+            version: string;
+            protocol: string;
+            description?: string | null;
+            /** @description JSON text */
+            configSchema: string;
+            instanceCount: number;
+            createTime: components['schemas']['Time'];
+        };
+        EdgeDriverForm: {
+            id?: number;
+            name: string;
+            version: string;
+            /** @enum {string} */
+            protocol: 'modbus_tcp' | 'modbus_rtu' | 'opc_ua' | 'bacnet' | 'custom';
+            description?: string;
+            /** @description a JSON object as text */
+            configSchema?: string;
+        };
+        EdgeInstance: {
+            id: number;
+            name: string;
+            spec?: string | null;
+            remark?: string | null;
+            version: number;
+            gatewayId: number;
+            gatewayName: string;
+            productKey: string;
+            productName: string;
+            /** @enum {string} */
+            status: 'INACTIVE' | 'ONLINE' | 'OFFLINE' | 'DISABLE';
+            lastTime?: components['schemas']['Time'] | null;
+            driverCount: number;
+            deviceCount: number;
+            /** @enum {string|null} */
+            deployStatus?: 'pending' | 'success' | 'failed' | 'offline' | null;
+            createTime: components['schemas']['Time'];
+        };
+        EdgeInstanceForm: {
+            id?: number;
+            name: string;
+            spec?: string;
+            gatewayId: number;
+            remark?: string;
+        };
+        EdgeInstanceDriver: {
+            driverId: number;
+            name: string;
+            version: string;
+            protocol: string;
+            /** @description JSON text */
+            config: string;
+            deviceCount: number;
+        };
+        EdgeInstanceDriverForm: {
+            instanceId: number;
+            driverId: number;
+            /** @description a JSON object as text */
+            config?: string;
+        };
+        EdgeInstanceDriverRef: {
+            instanceId: number;
+            driverId: number;
+        };
+        EdgeSubDevice: {
+            deviceId: number;
+            deviceName: string;
+            productName: string;
+            productKey: string;
+            status: string;
+            driverId?: number;
+            driverName?: string;
+        };
+        EdgeAssignForm: {
+            instanceId: number;
+            driverId: number;
+            deviceId: number[];
+        };
+        EdgeDeviceRef: {
+            instanceId: number;
+            deviceId: number;
+        };
+        EdgeDeployForm: {
+            id: number;
+        };
+        EdgeDeployment: {
+            id: number;
+            instanceId?: number;
+            version: number;
+            /** @enum {string} */
+            status: 'pending' | 'success' | 'failed' | 'offline';
+            message?: string | null;
+            /** @description JSON text */
+            document?: string;
+            createTime: components['schemas']['Time'];
+            answerTime?: components['schemas']['Time'] | null;
+        };
         /** @description A camera (SPEC.md "Video device"); never its password. */
         VideoDevice: {
             deviceId: number;
@@ -4159,6 +4564,512 @@ export interface operations {
                     };
                 };
             };
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    listEdgeDrivers: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+                name?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['EdgeDriver'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    edgeDriverOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            id: number;
+                            label: string;
+                            protocol?: string;
+                        }[];
+                    };
+                };
+            };
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    saveEdgeDriver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['EdgeDriverForm'];
+                'multipart/form-data': components['schemas']['EdgeDriverForm'];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['EdgeDriver'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+            409: components['responses']['Conflict'];
+        };
+    };
+    deleteEdgeDriver: {
+        parameters: {
+            query: {
+                id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    listEdgeInstances: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+                name?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['EdgeInstance'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    getEdgeInstance: {
+        parameters: {
+            query: {
+                id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['EdgeInstance'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    edgeGatewayOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            deviceId: number;
+                            label: string;
+                        }[];
+                    };
+                };
+            };
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    saveEdgeInstance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['EdgeInstanceForm'];
+                'multipart/form-data': components['schemas']['EdgeInstanceForm'];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['EdgeInstance'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+            409: components['responses']['Conflict'];
+        };
+    };
+    deleteEdgeInstance: {
+        parameters: {
+            query: {
+                id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    edgeInstanceDrivers: {
+        parameters: {
+            query: {
+                instanceId: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['EdgeInstanceDriver'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    saveEdgeInstanceDriver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['EdgeInstanceDriverForm'];
+                'multipart/form-data': components['schemas']['EdgeInstanceDriverForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    removeEdgeInstanceDriver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['EdgeInstanceDriverRef'];
+                'multipart/form-data': components['schemas']['EdgeInstanceDriverRef'];
+            };
+        };
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    edgeInstanceDevices: {
+        parameters: {
+            query: {
+                instanceId: number;
+                driverId?: number;
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['EdgeSubDevice'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    edgeInstanceCandidates: {
+        parameters: {
+            query: {
+                instanceId: number;
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['EdgeSubDevice'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    assignEdgeDevices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['EdgeAssignForm'];
+                'multipart/form-data': components['schemas']['EdgeAssignForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    removeEdgeDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['EdgeDeviceRef'];
+                'multipart/form-data': components['schemas']['EdgeDeviceRef'];
+            };
+        };
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    deployEdgeInstance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['EdgeDeployForm'];
+                'multipart/form-data': components['schemas']['EdgeDeployForm'];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['EdgeDeployment'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    edgeDeployments: {
+        parameters: {
+            query: {
+                instanceId: number;
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['EdgeDeployment'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
             401: components['responses']['Unauthorized'];
         };
     };
