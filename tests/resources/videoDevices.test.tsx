@@ -417,7 +417,7 @@ describe('the detail page /videoInfo/{deviceName}?deviceId=', () => {
         const rtsp = screen.getByRole('region', { name: 'RTSP取流' });
         expect(within(rtsp).getByLabelText('设备IP/域名')).toHaveTextContent('192.168.1.3');
         expect(within(rtsp).getByLabelText('密码')).toHaveTextContent('已设置');
-        const live = await screen.findByRole('region', { name: '实时画面' });
+        const live = screen.getByRole('region', { name: '实时画面' });
         expect(await within(live).findByText('设备未推流，点击“推流”后在此观看实时画面')).toBeInTheDocument();
         expect(screen.queryByRole('region', { name: 'GB28181接入' })).not.toBeInTheDocument();
 

@@ -96,7 +96,7 @@ export default function LivePlayer({ resource, deviceId }: LivePlayerProps) {
     const s = status.data!;
     const retryIn = s.retryAt ? Math.max(0, Math.round((s.retryAt - Date.now()) / 1000)) : null;
     return (
-        <Stack spacing={1} aria-label="实时画面" role="region">
+        <Stack spacing={1}>
             <Stack direction="row" spacing={1} alignItems="center">
                 <Chip
                     size="small"
