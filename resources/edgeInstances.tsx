@@ -90,7 +90,13 @@ const driversList: ListSpec = {
     label: '实例驱动',
     rowId: 'driverId',
     urlPrefix: 'd',
-    columns: ['driverName', 'version', 'protocol', 'config', 'deviceCount'],
+    columns: [
+        'driverName',
+        ['version', { label: '驱动版本', render: (r) => String(r.version ?? '-') }],
+        'protocol',
+        'config',
+        'deviceCount',
+    ],
     toolbar: [addDriver],
     rowActions: [
         {
@@ -150,7 +156,7 @@ const deviceList1: ListSpec = {
     label: '已分配子设备',
     rowId: 'deviceId',
     urlPrefix: 'l1',
-    columns: ['deviceName', 'productName', 'status', 'driverName'],
+    columns: ['deviceName', ['productName', { label: '所属产品' }], ['status', { label: '设备状态' }], 'driverName'],
     rowActions: [
         {
             kind: 'call',
@@ -173,7 +179,7 @@ const deviceList2: ListSpec = {
     label: '可分配子设备',
     rowId: 'deviceId',
     urlPrefix: 'l2',
-    columns: ['deviceName', 'productName', 'status'],
+    columns: ['deviceName', ['productName', { label: '所属产品' }], ['status', { label: '设备状态' }]],
     rowActions: [assign],
     bulkActions: [assign],
     empty: { text: '网关下暂无可分配的子设备（先在设备详情的子设备管理中为网关添加子设备）' },

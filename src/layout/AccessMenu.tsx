@@ -6,6 +6,7 @@ import ExpandMore from '@mui/icons-material/ExpandMore';
 import FolderOutlinedIcon from '@mui/icons-material/FolderOutlined';
 import HubIcon from '@mui/icons-material/Hub';
 import MonitorHeartIcon from '@mui/icons-material/MonitorHeart';
+import RouterIcon from '@mui/icons-material/Router';
 import {
     Box,
     Button,
@@ -29,6 +30,7 @@ import { SHELL_API, type MenuNode } from './shellApi';
 const SECTIONS: SectionSpec[] = [
     { label: '设备接入', order: 30, icon: HubIcon },
     { label: '监控运维', order: 40, icon: MonitorHeartIcon },
+    { label: '边缘计算', order: 45, icon: RouterIcon },
 ];
 
 /** The whole menu, so an entry is lit only when it is the most specific match of the path. */
