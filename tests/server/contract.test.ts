@@ -19,6 +19,7 @@ import { simulationHappyCases } from './simulationContract';
 import { telemetryHappyCases } from './telemetryContract';
 import { accessHappyCases } from './accessContract';
 import { videoHappyCases } from './videoContract';
+import { edgeHappyCases } from './edgeContract';
 
 let s: TestServer;
 let product: { productId: number; productKey: string };
@@ -132,6 +133,7 @@ const happy: Record<string, () => Promise<Answer<unknown>>> = {
     ...access.cases,
     ...simulationHappyCases(() => s),
     ...video.cases,
+    ...edgeHappyCases(() => s),
 };
 
 /** The success envelope each x-success-rule names (docs/platform-api.md). */

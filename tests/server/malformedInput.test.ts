@@ -78,6 +78,11 @@ const TABLES = [
     'alert_events',
     'users',
     'video_devices',
+    'edge_drivers',
+    'edge_instances',
+    'edge_instance_drivers',
+    'edge_instance_devices',
+    'edge_deployments',
 ];
 
 let server: TestServer;
