@@ -333,6 +333,15 @@ export default defineResource({
         sipIp: { label: 'SIP服务器IP', readOnly: true },
         sipPort: { label: 'SIP服务器端口', readOnly: true },
         gbId: { label: '国标编号', readOnly: true },
+        channelId: { label: '通道编号', readOnly: true },
+        channelName: { label: '通道名称', readOnly: true, render: (r) => String(r.name ?? '-') },
+        channelMaker: { label: '厂商', readOnly: true, render: (r) => String(r.manufacturer ?? '-') },
+        channelModel: { label: '型号', readOnly: true, render: (r) => String(r.model ?? '-') },
+        channelStatus: {
+            label: '状态',
+            readOnly: true,
+            render: (r) => (r.status === 'ON' ? '在线' : r.status === 'OFF' ? '离线' : String(r.status ?? '-')),
+        },
         projectName: { label: '所属项目', readOnly: true, render: (r) => String(r.projectName ?? '未关联') },
         streamState: {
             label: '视频流',
@@ -481,6 +490,18 @@ export default defineResource({
                         'registerTime',
                         'keepaliveTime',
                     ],
+                },
+                {
+                    kind: 'list',
+                    title: '通道',
+                    when: ({ record }) => record.protocol === 'gb28181',
+                    // The channels the camera answered to the catalog query after it registered.
+                    list: {
+                        rows: ({ record }) => (Array.isArray(record.channels) ? (record.channels as Row[]) : []),
+                        rowId: 'channelId',
+                        columns: ['channelId', 'channelName', 'channelMaker', 'channelModel', 'channelStatus'],
+                        empty: { text: '暂无通道（设备注册后平台会查询其目录）' },
+                    },
                 },
             ],
         },

@@ -31,6 +31,8 @@ export interface ServerConfig {
     videoDir: string;
     /** The ffmpeg that pulls cameras' RTSP streams (FFMPEG_PATH, default `ffmpeg` on PATH). */
     ffmpegPath: string;
+    /** GB/T 28181 SIP over UDP for gb28181 cameras (SIP_PORT, default 5060; 0 picks a free port). */
+    sipPort: number;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -73,5 +75,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
         logRetentionDays: parseDays(env.LOG_RETENTION_DAYS),
         videoDir: path.resolve(cwd, nonEmpty(env.VIDEO_DIR) ?? path.join(dataDir, 'video')),
         ffmpegPath: nonEmpty(env.FFMPEG_PATH) ?? 'ffmpeg',
+        sipPort: parsePort(env.SIP_PORT, 5060, 'SIP_PORT'),
     };
 }

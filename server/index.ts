@@ -71,6 +71,7 @@ async function main(): Promise<void> {
         import('./domain/retention'),
         import('./video/relay'),
         import('./domain/videoDevices'),
+        import('./video/sip'),
     ]);
     let handle: DatabaseHandle;
     try {
@@ -96,6 +97,7 @@ async function main(): Promise<void> {
         { startRetentionSweeper },
         { createVideoRelay, rtspUrl },
         { pushingIds, streamSource },
+        { createSipServer },
     ] = await later;
     const admin = await ensureAdmin(handle.db, config.adminPassword);
     const access = createAccessHub();
@@ -105,7 +107,25 @@ async function main(): Promise<void> {
         ffmpegPath: config.ffmpegPath,
         log: (line) => console.log(`视频: ${line}`),
     });
-    const app = createApp({ db: handle.db, config, access, simulator, video });
+    // gb28181 cameras register over SIP/UDP; a taken port leaves everything else running and says so.
+    let sipLine: string;
+    let sip: Awaited<ReturnType<typeof createSipServer>> | undefined;
+    try {
+        sip = await createSipServer({
+            db: handle.db,
+            port: config.sipPort,
+            host: config.host,
+            // Cameras on the network need an address they can reach: the first LAN address when bound to all.
+            publicAddress: hostOf(addresses(config.host, 1).at(-1)!),
+            log: (line) => console.log(`视频: ${line}`),
+        });
+        sipLine = `GB28181 SIP: udp://${sip.address()}:${sip.port()}`;
+    } catch (err) {
+        sipLine =
+            `GB28181 SIP 端口 ${config.sipPort} 不可用（${(err as Error).message}），GB28181 设备暂不能注册；请用 SIP_PORT 指定其他端口（0 自动选择）。\n` +
+            `SIP port ${config.sipPort} unavailable; set SIP_PORT (0 picks a free one).`;
+    }
+    const app = createApp({ db: handle.db, config, access, simulator, video, sip });
     // Plain HTTP/1.1 (no TLS or HTTP/2 options), so the adaptor returns a node:http Server.
     const server = createAdaptorServer({ fetch: app.fetch }) as Server;
     let port: number;
@@ -168,6 +188,7 @@ async function main(): Promise<void> {
             `控制台: ${urls[0]}`,
             ...urls.slice(1).map((u) => `        ${u}`),
             mqttLine,
+            sipLine,
             `登录: ${ADMIN_USERNAME} / ${password}`,
             '按 Ctrl+C 停止',
         ].join('\n'),
@@ -217,6 +238,7 @@ async function main(): Promise<void> {
                 .close()
                 .catch((err) => console.error('停止设备模拟失败 / failed to stop simulations:', err))
                 .then(() => video.close())
+                .then(() => sip?.close())
                 .then(() => broker.close())
                 .catch((err) => console.error('关闭 MQTT 失败 / failed to close MQTT:', err))
                 .then(() => handle.close())
