@@ -7,6 +7,7 @@ import { allowedRoutes, buildMenu, entryActive, type MenuEntry } from '../../src
 const SECTIONS = [
     { label: '设备接入', order: 30 },
     { label: '监控运维', order: 40 },
+    { label: '边缘计算', order: 45 },
 ];
 const menu = buildMenu(resources, allowedRoutes(MENU), SECTIONS);
 
@@ -18,7 +19,14 @@ const lit = (pathname: string) =>
 
 describe('menu from the definitions', () => {
     it('lays out the entries the platform allows, in their sections and order', () => {
-        expect(menu.map((e) => e.label)).toEqual(['概览', '项目管理', '设备接入', '产品更新日志', '监控运维']);
+        expect(menu.map((e) => e.label)).toEqual([
+            '概览',
+            '项目管理',
+            '设备接入',
+            '产品更新日志',
+            '监控运维',
+            '边缘计算',
+        ]);
         expect(menu[4].children?.map((e) => e.label)).toEqual([
             '实时监控',
             '在线调试',
@@ -32,6 +40,11 @@ describe('menu from the definitions', () => {
             ['设备与视频流', '/devices'],
             ['分组管理', '/groups'],
             ['视频设备', '/videoList'],
+            ['视频统计', '/videoData'],
+        ]);
+        expect(menu[5].children?.map((e) => [e.label, e.to])).toEqual([
+            ['边缘实例', '/edge/instance'],
+            ['驱动管理', '/edge/driver'],
         ]);
     });
 
@@ -50,6 +63,10 @@ describe('menu from the definitions', () => {
         expect(lit('/groupDetail/9')).toEqual(['分组管理']);
         expect(lit('/productLog')).toEqual(['产品更新日志']);
         expect(lit('/monitor/imitate')).toEqual(['设备模拟']);
+        expect(lit('/videoInfo/cam01')).toEqual(['视频设备']);
+        expect(lit('/videoData')).toEqual(['视频统计']);
+        expect(lit('/edge/instance/detail/3/driver')).toEqual(['边缘实例']);
+        expect(lit('/edge/driver')).toEqual(['驱动管理']);
     });
 
     it('lights the most specific match only, and its section', () => {
