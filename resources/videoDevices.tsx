@@ -1,4 +1,9 @@
+import InsightsIcon from '@mui/icons-material/Insights';
+import LiveTvIcon from '@mui/icons-material/LiveTv';
+import SyncProblemIcon from '@mui/icons-material/SyncProblem';
 import VideocamIcon from '@mui/icons-material/Videocam';
+import VisibilityIcon from '@mui/icons-material/Visibility';
+import WifiIcon from '@mui/icons-material/Wifi';
 import {
     defineResource,
     type Action,
@@ -129,8 +134,9 @@ const edit: Action = {
         'host',
         'port',
         'username',
-        // A gb28181 camera's password is set when it is added; edit leaves it alone.
-        ['password', { ...password, visibleWhen: isRtsp }],
+        // A gb28181 camera's password is set when it is added; edit leaves it alone. The stored password is never
+        // answered: an empty one keeps it.
+        ['password', { ...password, visibleWhen: isRtsp, helperText: `留空则不修改；${VIDEO_PASSWORD_HINT}` }],
         'uri',
         'manufacturer',
         'remark',
@@ -143,7 +149,7 @@ const edit: Action = {
         host: record.host ?? '',
         port: record.port ?? '',
         username: record.username ?? '',
-        password: record.password ?? '',
+        password: '',
         uri: record.uri ?? '',
         manufacturer: record.manufacturer ?? '',
         remark: record.remark ?? '',
@@ -246,14 +252,17 @@ export default defineResource({
     icon: VideocamIcon,
     idField: 'deviceId',
     recordRepresentation: 'deviceName',
-    menu: {
-        label: '视频设备',
-        to: '/videoList',
-        section: '设备接入',
-        order: 5,
-        icon: VideocamIcon,
-        related: ['/videoInfo'],
-    },
+    menu: [
+        {
+            label: '视频设备',
+            to: '/videoList',
+            section: '设备接入',
+            order: 5,
+            icon: VideocamIcon,
+            related: ['/videoInfo'],
+        },
+        { label: '视频统计', to: '/videoData', section: '设备接入', order: 6, icon: InsightsIcon },
+    ],
     fields: {
         deviceId: { label: '设备ID', readOnly: true },
         deviceName: {
@@ -279,7 +288,14 @@ export default defineResource({
         status: { label: '设备状态', type: 'status', choices: [...DEVICE_STATUSES], readOnly: true },
         pushing: { label: '推流状态', type: 'status', choices: [...VIDEO_PUSH_STATES], readOnly: true },
         host: { label: '设备IP/域名', required: true, maxLength: 128, visibleWhen: isRtsp },
-        port: { label: '端口', type: 'number', required: true, visibleWhen: isRtsp },
+        port: {
+            label: '端口',
+            type: 'number',
+            required: true,
+            visibleWhen: isRtsp,
+            // A port is a number, not a quantity: no thousands separator.
+            render: (r) => (r.port === null || r.port === undefined ? '-' : String(r.port)),
+        },
         username: { label: '用户名', maxLength: 32, visibleWhen: isRtsp },
         password,
         confirmPassword: { label: '确认密码', input: 'password', required: true, maxLength: VIDEO_PASSWORD_MAX },
@@ -322,6 +338,34 @@ export default defineResource({
         sipDomain: { label: 'SIP域', readOnly: true },
         sipIp: { label: 'SIP服务器IP', readOnly: true },
         sipPort: { label: 'SIP服务器端口', readOnly: true },
+        gbId: { label: '国标编号', readOnly: true },
+        channelId: { label: '通道编号', readOnly: true },
+        channelName: { label: '通道名称', readOnly: true, render: (r) => String(r.name ?? '-') },
+        channelMaker: { label: '厂商', readOnly: true, render: (r) => String(r.manufacturer ?? '-') },
+        channelModel: { label: '型号', readOnly: true, render: (r) => String(r.model ?? '-') },
+        channelStatus: {
+            label: '状态',
+            readOnly: true,
+            render: (r) => (r.status === 'ON' ? '在线' : r.status === 'OFF' ? '离线' : String(r.status ?? '-')),
+        },
+        projectName: { label: '所属项目', readOnly: true, render: (r) => String(r.projectName ?? '未关联') },
+        streamState: {
+            label: '视频流',
+            readOnly: true,
+            render: (r) => {
+                const stream = r.stream as { state?: string; error?: string | null } | null | undefined;
+                const state = stream?.state ?? 'stopped';
+                const text: Record<string, string> = {
+                    starting: '连接中',
+                    playing: '直播中',
+                    retrying: '重连中',
+                    stopped: '-',
+                };
+                return text[state] ?? state;
+            },
+        },
+        registerTime: { label: '注册时间', type: 'datetime', format: 'YYYY-MM-DD HH:mm:ss', readOnly: true },
+        keepaliveTime: { label: '最近心跳', type: 'datetime', format: 'YYYY-MM-DD HH:mm:ss', readOnly: true },
         remark: { label: '备注', type: 'longText', maxLength: 100 },
         createTime: { label: '添加时间', type: 'datetime', format: 'YYYY-MM-DD HH:mm:ss', readOnly: true },
     },
@@ -331,6 +375,47 @@ export default defineResource({
             path: '/videoList',
             title: '视频设备',
             sections: [{ kind: 'list', list: videoDeviceList }],
+        },
+        {
+            // SPEC.md names /videoData without its content: every camera across projects with its status, and
+            // what the platform relays (pushing, playing, viewers, bytes), refreshed every 5 s.
+            path: '/videoData',
+            title: '视频统计',
+            sections: [
+                {
+                    kind: 'counters',
+                    title: '推流统计',
+                    call: { call: 'statistics', every: 5 },
+                    items: [
+                        { label: '视频设备', value: 'total', icon: VideocamIcon, color: '#5470c6' },
+                        { label: '在线', value: 'online', icon: WifiIcon, color: '#2e7d32' },
+                        { label: '推流中', value: 'pushing', icon: LiveTvIcon, color: '#0288d1' },
+                        { label: '正在重连', value: 'retrying', icon: SyncProblemIcon, color: '#ed6c02' },
+                        { label: '观看人数', value: 'viewers', icon: VisibilityIcon, color: '#9c27b0' },
+                        { label: '已转发(MB)', value: 'megabytes', icon: InsightsIcon, color: '#607d8b' },
+                    ],
+                },
+                {
+                    kind: 'list',
+                    title: '全部视频设备',
+                    list: {
+                        columns: [
+                            'deviceName',
+                            'productName',
+                            'projectName',
+                            'protocol',
+                            'status',
+                            'pushing',
+                            'streamState',
+                        ],
+                        perPage: 10,
+                        perPageOptions: [10, 20, 30, 40],
+                        urlPrefix: 'data_',
+                        rowActions: [{ kind: 'link', label: '查看', to: ({ record }) => detailPath(record) }],
+                        empty: { text: '暂无视频设备' },
+                    },
+                },
+            ],
         },
         {
             path: '/videoInfo/:deviceName',
@@ -374,14 +459,55 @@ export default defineResource({
                     title: 'RTSP取流',
                     when: ({ record }) => record.protocol === 'rtsp',
                     columns: 2,
-                    fields: ['host', 'port', 'username', 'password', 'uri'],
+                    fields: [
+                        'host',
+                        'port',
+                        'username',
+                        [
+                            'password',
+                            { ...password, masked: false, render: (r) => (r.hasPassword ? '已设置' : '未设置') },
+                        ],
+                        'uri',
+                    ],
+                },
+                {
+                    kind: 'widget',
+                    title: '实时画面',
+                    widget: 'liveVideo',
+                    when: ({ record }) => record.protocol === 'rtsp',
+                    props: ({ record }) => ({
+                        resource: 'videoDevices',
+                        deviceId: record.deviceId,
+                        pushing: record.pushing,
+                    }),
                 },
                 {
                     kind: 'fields',
                     title: 'GB28181接入',
                     when: ({ record }) => record.protocol === 'gb28181',
                     columns: 2,
-                    fields: ['manufacturer', 'sipId', 'sipDomain', 'sipIp', 'sipPort'],
+                    fields: [
+                        'manufacturer',
+                        ['gbId', { label: '国标编号', copy: true }],
+                        'sipId',
+                        'sipDomain',
+                        'sipIp',
+                        'sipPort',
+                        'registerTime',
+                        'keepaliveTime',
+                    ],
+                },
+                {
+                    kind: 'list',
+                    title: '通道',
+                    when: ({ record }) => record.protocol === 'gb28181',
+                    // The channels the camera answered to the catalog query after it registered.
+                    list: {
+                        rows: ({ record }) => (Array.isArray(record.channels) ? (record.channels as Row[]) : []),
+                        rowId: 'channelId',
+                        columns: ['channelId', 'channelName', 'channelMaker', 'channelModel', 'channelStatus'],
+                        empty: { text: '暂无通道（设备注册后平台会查询其目录）' },
+                    },
                 },
             ],
         },
@@ -405,6 +531,12 @@ export default defineResource({
             push: { post: '/api/video-device/push' },
             stopPush: { post: '/api/video-device/stop-push' },
             dictionary: { get: '/api/video-device/dict', read: 'data' },
+            streamStatus: { get: '/api/video-device/stream-status', read: 'data' },
+            statistics: {
+                get: '/api/video-device/statistics',
+                read: 'data',
+                transform: (data) => ({ ...data, megabytes: (Number(data.bytesServed ?? 0) / 1048576).toFixed(1) }),
+            },
             products: { get: '/api/product/list-product', read: 'data.list' },
         },
     },

@@ -123,3 +123,37 @@ export const videoDeviceEditSchema = yup.object({
     manufacturer: manufacturerRule,
     remark: remarkRule,
 });
+
+const optionalNumber = (min: number, max: number, message: string) =>
+    yup
+        .number()
+        .transform((v, raw) => (raw === '' || raw === null || raw === undefined ? undefined : v))
+        .typeError(message)
+        .min(min, message)
+        .max(max, message);
+
+const codeRule = (pattern: RegExp, message: string) =>
+    yup.string().trim().matches(pattern, { message, excludeEmptyString: true });
+
+/**
+ * Where the camera is and what it is (sent by both add forms): the picked point, its address, the adcode slices
+ * (province, city, area: two digits each) and the dictionary codes (checked against the dictionary by the server).
+ */
+export const videoPlaceSchema = yup.object({
+    longitude: optionalNumber(-180, 180, '经度须在-180~180之间'),
+    latitude: optionalNumber(-90, 90, '纬度须在-90~90之间'),
+    address: yup.string().trim().max(200, '地址不得超过200个字符'),
+    pcode: codeRule(/^\d{2}$/, '省级编码须为2位数字'),
+    ccode: codeRule(/^\d{2}$/, '市级编码须为2位数字'),
+    acode: codeRule(/^\d{2}$/, '区县编码须为2位数字'),
+    tcode: codeRule(/^\d{3}$/, '设备类型编码须为3位数字'),
+    icode: codeRule(/^\d{2}$/, '行业编码须为2位数字'),
+    ncode: codeRule(/^\d$/, '网络标识须为1位数字'),
+});
+
+/** The server's gb28181 add: the console checks the confirmation in the form; a call that sends one must match. */
+export const gbDeviceAddSchema = gbDeviceSchema.shape({
+    confirmPassword: yup
+        .string()
+        .test('same', VIDEO_MESSAGES.passwordMismatch, (v, ctx) => v === undefined || v === ctx.parent.password),
+});

@@ -46,6 +46,9 @@ import { ms6RuleRoutes, ruleRoutes } from './routes/rule';
 import { alertLogRoutes, alertRuleRoutes } from './routes/alert';
 import { videoDeviceRoutes } from './routes/videoDevice';
 import { accessKeyRoutes, consumerGroupRoutes, subscriptionRoutes } from './routes/subscription';
+import { edgeRoutes } from './routes/edge';
+import { createVideoRelay } from './video/relay';
+import { setCameraOnline } from './domain/videoDevices';
 import { isProtectedPath, PROTECTED_PREFIXES, requireSession } from './sso/auth';
 import { ssoPages } from './sso/routes';
 import { sessionProbe } from './sso/sessionProbe';
@@ -72,6 +75,13 @@ export function createApp(deps: AppDeps) {
     services.rules =
         deps.rules ??
         createRuleEngine({ db: deps.db, access: services.access!, timeZone: deps.config.timeZone, now: services.now });
+    services.video = deps.video ?? createVideoRelay({ dir: deps.config.videoDir, ffmpegPath: deps.config.ffmpegPath });
+    services.sip = deps.sip;
+    services.video.onOnline((deviceId, online) => {
+        setCameraOnline(deps.db, deviceId, online, services.now()).catch((err) =>
+            logError('视频设备状态更新失败 / camera status update failed:', err),
+        );
+    });
     const app = new Hono<AppEnv>();
 
     app.onError((err, c) => {
@@ -125,7 +135,8 @@ export function createApp(deps: AppDeps) {
     app.route('/api/device', deviceStatsRoutes(services));
     app.route('/api/device', deviceCandidateRoutes(services));
     app.route('/api/device', deviceRoutes(services));
-    app.route('/api/video-device', videoDeviceRoutes());
+    app.route('/api/video-device', videoDeviceRoutes(services));
+    app.route('/api/edge', edgeRoutes(services));
     app.route('/api/geo', createGeoRouter(services));
     app.route('/api/simulation', simulationRoutes(services));
     app.route('/api/log', messageLogRoutes(services));

@@ -33,6 +33,12 @@ export interface ServerConfig {
     amqpBacklogHours: number;
     /** Days the message log (device_messages) and property history are kept (LOG_RETENTION_DAYS, default 30). */
     logRetentionDays: number;
+    /** Live video: where the HLS segments of pushed cameras are written (VIDEO_DIR, default dataDir/video). */
+    videoDir: string;
+    /** The ffmpeg that pulls cameras' RTSP streams (FFMPEG_PATH, default `ffmpeg` on PATH). */
+    ffmpegPath: string;
+    /** GB/T 28181 SIP over UDP for gb28181 cameras (SIP_PORT, default 5060; 0 picks a free port). */
+    sipPort: number;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -85,5 +91,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
         amqpPort: parsePort(env.AMQP_PORT, 5672, 'AMQP_PORT'),
         amqpBacklogMax: parseBound(env.AMQP_BACKLOG_MAX, 100_000, 10_000_000, 'AMQP_BACKLOG_MAX'),
         amqpBacklogHours: parseBound(env.AMQP_BACKLOG_HOURS, 24, 720, 'AMQP_BACKLOG_HOURS'),
+        videoDir: path.resolve(cwd, nonEmpty(env.VIDEO_DIR) ?? path.join(dataDir, 'video')),
+        ffmpegPath: nonEmpty(env.FFMPEG_PATH) ?? 'ffmpeg',
+        sipPort: parsePort(env.SIP_PORT, 5060, 'SIP_PORT'),
     };
 }

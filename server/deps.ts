@@ -7,6 +7,15 @@ import type { AccessHub } from './mqtt/access';
 import type { RuleEngine } from './rules/engine';
 import type { Simulator } from './simulation/simulator';
 import type { SessionUser } from './sso/sessions';
+import type { VideoRelay } from './video/relay';
+
+/** The GB/T 28181 SIP endpoint as the API shows it (server/video/sip.ts). */
+export interface SipEndpoint {
+    /** The address cameras register to (null: the request's host). */
+    address(): string | null;
+    /** The UDP port it listens on (null while not listening). */
+    port(): number | null;
+}
 import type { ThrottleOptions } from './sso/throttle';
 import type { RightTable } from './rights/table';
 
@@ -32,6 +41,10 @@ export interface AppDeps {
     amqp?: AmqpService;
     /** The rule engine (it listens to `access`'s broker); default: one made here (not attached: no broker messages). */
     rules?: RuleEngine;
+    /** Live video relays (default: one writing under config.videoDir). */
+    video?: VideoRelay;
+    /** The SIP endpoint of gb28181 cameras, when listening. */
+    sip?: SipEndpoint;
 }
 
 /** What every router receives: the deps with defaults filled in. */
@@ -49,6 +62,8 @@ export interface Services {
     amqp?: AmqpService;
     /** The rule engine: routes that change rules refresh it. */
     rules?: RuleEngine;
+    video?: VideoRelay;
+    sip?: SipEndpoint;
 }
 
 export type AppEnv = { Variables: { user: SessionUser; token: string } };

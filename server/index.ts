@@ -72,6 +72,9 @@ async function main(): Promise<void> {
         import('./amqp/service'),
         import('./rules/engine'),
         import('./rules/retention'),
+        import('./video/relay'),
+        import('./domain/videoDevices'),
+        import('./video/sip'),
     ]);
     let handle: DatabaseHandle;
     try {
@@ -98,6 +101,9 @@ async function main(): Promise<void> {
         { createAmqpService },
         { createRuleEngine },
         { startRuleLogSweeper },
+        { createVideoRelay, rtspUrl },
+        { pushingIds, streamSource },
+        { createSipServer },
     ] = await later;
     const admin = await ensureAdmin(handle.db, config.adminPassword);
     const access = createAccessHub();
@@ -113,7 +119,30 @@ async function main(): Promise<void> {
     // Rules act on every message of the broker once it attaches to `access` (below).
     const rules = createRuleEngine({ db: handle.db, access, timeZone: config.timeZone });
     void rules.attach();
-    const app = createApp({ db: handle.db, config, access, simulator, amqp, rules });
+    const video = createVideoRelay({
+        dir: config.videoDir,
+        ffmpegPath: config.ffmpegPath,
+        log: (line) => console.log(`视频: ${line}`),
+    });
+    // gb28181 cameras register over SIP/UDP; a taken port leaves everything else running and says so.
+    let sipLine: string;
+    let sip: Awaited<ReturnType<typeof createSipServer>> | undefined;
+    try {
+        sip = await createSipServer({
+            db: handle.db,
+            port: config.sipPort,
+            host: config.host,
+            // Cameras on the network need an address they can reach: the first LAN address when bound to all.
+            publicAddress: hostOf(addresses(config.host, 1).at(-1)!),
+            log: (line) => console.log(`视频: ${line}`),
+        });
+        sipLine = `GB28181 SIP: udp://${sip.address()}:${sip.port()}`;
+    } catch (err) {
+        sipLine =
+            `GB28181 SIP 端口 ${config.sipPort} 不可用（${(err as Error).message}），GB28181 设备暂不能注册；请用 SIP_PORT 指定其他端口（0 自动选择）。\n` +
+            `SIP port ${config.sipPort} unavailable; set SIP_PORT (0 picks a free one).`;
+    }
+    const app = createApp({ db: handle.db, config, access, simulator, amqp, rules, video, sip });
     // Plain HTTP/1.1 (no TLS or HTTP/2 options), so the adaptor returns a node:http Server.
     const server = createAdaptorServer({ fetch: app.fetch }) as Server;
     let port: number;
@@ -142,6 +171,16 @@ async function main(): Promise<void> {
         .resume()
         .then((n) => n && console.log(`设备模拟: 已恢复 ${n} 个运行中的模拟`))
         .catch((err) => console.error('恢复设备模拟失败 / failed to resume simulations:', err));
+    // Cameras that were pushing when the server stopped are pulled again.
+    void pushingIds(handle.db)
+        .then(async (ids) => {
+            for (const id of ids) {
+                const source = await streamSource(handle.db, id);
+                if (source?.host) video.start(id, rtspUrl({ ...source, host: source.host }));
+            }
+            if (ids.length) console.log(`视频: 已恢复 ${ids.length} 路推流`);
+        })
+        .catch((err) => console.error('恢复视频推流失败 / failed to resume video pushes:', err));
     let mqttLine: string;
     try {
         const mqttPort = await broker.listen(config.mqttPort, config.host);
@@ -159,6 +198,7 @@ async function main(): Promise<void> {
     let amqpLine: string;
     try {
         const amqpPort = await amqp.listen(config.amqpPort, config.host);
+        config.amqpPort = amqpPort; // the port taken (AMQP_PORT=0 picks one): /platform shows this one
         amqpLine = `AMQP: amqp://${hostOf(urls0(config.host, port))}:${amqpPort}（服务端订阅，AMQP 1.0）`;
     } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
@@ -182,6 +222,7 @@ async function main(): Promise<void> {
             ...urls.slice(1).map((u) => `        ${u}`),
             mqttLine,
             amqpLine,
+            sipLine,
             `登录: ${ADMIN_USERNAME} / ${password}`,
             '按 Ctrl+C 停止',
         ].join('\n'),
@@ -235,6 +276,8 @@ async function main(): Promise<void> {
                 .then(() => amqp.close())
                 .catch((err) => console.error('关闭 AMQP 失败 / failed to close AMQP:', err))
                 .then(() => rules.close())
+                .then(() => video.close())
+                .then(() => sip?.close())
                 .then(() => broker.close())
                 .catch((err) => console.error('关闭 MQTT 失败 / failed to close MQTT:', err))
                 .then(() => handle.close())

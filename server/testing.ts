@@ -13,6 +13,7 @@ import { createAccessHub, type AccessHub } from './mqtt/access';
 import { seedDatabase } from './seed';
 import { createSimulator, type Simulator } from './simulation/simulator';
 import { createRuleEngine, type RuleEngine, type RuleEngineOptions } from './rules/engine';
+import { createVideoRelay } from './video/relay';
 import { COOKIE_NAME } from './sso/auth';
 import { createSession } from './sso/sessions';
 import { ADMIN_USERNAME, ensureAdmin } from './sso/users';
@@ -103,11 +104,17 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
             options: opts.rules,
         });
         await rules.attach();
+        // Live video segments of this test server go under its own files directory (removed on close).
+        const video = createVideoRelay({
+            dir: opts.config?.videoDir ?? path.join(config.filesDir, 'video'),
+            ffmpegPath: config.ffmpegPath,
+        });
         const app = createApp({
             amqp,
             rules,
             access,
             simulator,
+            video,
             db: handle.db,
             config,
             now: opts.now,
@@ -140,6 +147,7 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
                 await simulator.close();
                 await amqp.close();
                 await rules.close();
+                await video.close();
                 await handle.close();
                 if (!opts.config?.filesDir) rmSync(config.filesDir, { recursive: true, force: true });
             },

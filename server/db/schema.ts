@@ -755,6 +755,155 @@ export const appAlarms = pgTable(
     (t) => [index('app_alarms_app_idx').on(t.appId)],
 );
 
+/**
+ * Video (camera) devices: a device of a product (devices row, same deviceName rules) plus what a camera needs
+ * (SPEC.md "Video device"). The row goes with its device. The password is kept to pull the stream (rtsp) or to check
+ * the camera's SIP digest (gb28181); it is never answered back.
+ */
+export const videoDevices = pgTable(
+    'video_devices',
+    {
+        deviceId: bigint('device_id', { mode: 'number' })
+            .primaryKey()
+            .references(() => devices.id, { onDelete: 'cascade' }),
+        protocol: text('protocol').notNull(),
+        host: text('host'),
+        port: integer('port'),
+        username: text('username'),
+        password: text('password'),
+        uri: text('uri'),
+        /** 1 pushing, 0 stopped (SPEC.md §4). */
+        pushing: smallint('pushing').notNull().default(0),
+        manufacturer: text('manufacturer'),
+        /** GB/T 28181 code parts: device type (kind 1), industry (kind 2), network (kind 3), with their names. */
+        tcode: text('tcode'),
+        tname: text('tname'),
+        icode: text('icode'),
+        iname: text('iname'),
+        ncode: text('ncode'),
+        nname: text('nname'),
+        /** Province, city, area: the picked point's adcode at character slices 0-2, 2-4, 4-6. */
+        pcode: text('pcode'),
+        ccode: text('ccode'),
+        acode: text('acode'),
+        /** gb28181: the camera's own 20-digit code (its SIP user) and what it has told the platform. */
+        gbId: text('gb_id').unique(),
+        channels: jsonb('channels').notNull().default([]),
+        registerTime: timestamp('register_time', { withTimezone: true }),
+        keepaliveTime: timestamp('keepalive_time', { withTimezone: true }),
+        /** Where the camera's SIP messages come from (ip:port), for the catalog query. */
+        sipContact: text('sip_contact'),
+    },
+    (t) => [
+        index('video_devices_pushing_idx').on(t.pushing, t.deviceId),
+        check('video_devices_protocol_check', sql`protocol IN ('rtsp', 'gb28181')`),
+        check('video_devices_pushing_check', sql`pushing IN (0, 1)`),
+    ],
+);
+
+/** Region dictionaries of the video forms by kind: 1 device type, 2 industry, 3 network (GB/T 28181 code parts). */
+export const videoDictionary = pgTable(
+    'video_dictionary',
+    {
+        kind: smallint('kind').notNull(),
+        code: text('code').notNull(),
+        name: text('name').notNull(),
+        sort: integer('sort').notNull().default(0),
+    },
+    (t) => [primaryKey({ columns: [t.kind, t.code] })],
+);
+
+/** Edge drivers (Link IoT Edge's drivers): a named, versioned package for one protocol with its config schema. */
+export const edgeDrivers = pgTable(
+    'edge_drivers',
+    {
+        id: serial('id').primaryKey(),
+        name: text('name').notNull(),
+        version: text('version').notNull(),
+        /** modbus_tcp, opc_ua, custom (schemas/edge.ts). */
+        protocol: text('protocol').notNull(),
+        description: text('description'),
+        /** A JSON Schema of the configuration each instance gives the driver. */
+        configSchema: jsonb('config_schema').notNull().default({}),
+        fileName: text('file_name'),
+        fileSize: bigint('file_size', { mode: 'number' }),
+        storedName: text('stored_name'),
+        createTime: createdAt('create_time'),
+    },
+    (t) => [uniqueIndex('edge_drivers_name_version_uq').on(t.name, t.version)],
+);
+
+/** Edge instances: each runs on one gateway device, which signs in over MQTT like any gateway. */
+export const edgeInstances = pgTable('edge_instances', {
+    id: serial('id').primaryKey(),
+    name: text('name').notNull().unique(),
+    /** Hardware spec text, e.g. "2核4G". */
+    spec: text('spec'),
+    gatewayId: bigint('gateway_id', { mode: 'number' })
+        .notNull()
+        .unique()
+        .references(() => devices.id, { onDelete: 'restrict' }),
+    remark: text('remark'),
+    /** The version of the last deployment document sent (0: never deployed). */
+    version: integer('version').notNull().default(0),
+    createTime: createdAt('create_time'),
+});
+
+/** The drivers an instance runs, each with its configuration. */
+export const edgeInstanceDrivers = pgTable(
+    'edge_instance_drivers',
+    {
+        instanceId: integer('instance_id')
+            .notNull()
+            .references(() => edgeInstances.id, { onDelete: 'cascade' }),
+        driverId: integer('driver_id')
+            .notNull()
+            .references(() => edgeDrivers.id, { onDelete: 'restrict' }),
+        config: jsonb('config').notNull().default({}),
+    },
+    (t) => [
+        primaryKey({ columns: [t.instanceId, t.driverId] }),
+        index('edge_instance_drivers_driver_idx').on(t.driverId),
+    ],
+);
+
+/** Sub-devices assigned to a driver of an instance (a device runs under one instance). */
+export const edgeInstanceDevices = pgTable(
+    'edge_instance_devices',
+    {
+        deviceId: bigint('device_id', { mode: 'number' })
+            .primaryKey()
+            .references(() => devices.id, { onDelete: 'cascade' }),
+        instanceId: integer('instance_id')
+            .notNull()
+            .references(() => edgeInstances.id, { onDelete: 'cascade' }),
+        driverId: integer('driver_id')
+            .notNull()
+            .references(() => edgeDrivers.id, { onDelete: 'restrict' }),
+        config: jsonb('config').notNull().default({}),
+    },
+    (t) => [index('edge_instance_devices_instance_idx').on(t.instanceId, t.driverId)],
+);
+
+/** Each deployment: the versioned document sent to the gateway and its answer. */
+export const edgeDeployments = pgTable(
+    'edge_deployments',
+    {
+        id: serial('id').primaryKey(),
+        instanceId: integer('instance_id')
+            .notNull()
+            .references(() => edgeInstances.id, { onDelete: 'cascade' }),
+        version: integer('version').notNull(),
+        document: jsonb('document').notNull(),
+        /** pending (sent, no answer yet), success, failed, offline (the gateway was not connected). */
+        status: text('status').notNull(),
+        message: text('message'),
+        createTime: createdAt('create_time'),
+        answerTime: timestamp('answer_time', { withTimezone: true }),
+    },
+    (t) => [uniqueIndex('edge_deployments_instance_version_uq').on(t.instanceId, t.version)],
+);
+
 export const schema = {
     roles,
     users,
@@ -792,4 +941,11 @@ export const schema = {
     ruleLogs,
     notifyChannels,
     notifications,
+    videoDevices,
+    videoDictionary,
+    edgeDrivers,
+    edgeInstances,
+    edgeInstanceDrivers,
+    edgeInstanceDevices,
+    edgeDeployments,
 };

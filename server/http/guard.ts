@@ -61,6 +61,8 @@ export const CONSOLE_CSP = [
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:",
     "font-src 'self' data:",
+    // The live video widget plays HLS through Media Source Extensions: the video element's source is a blob: URL.
+    "media-src 'self' blob:",
     "connect-src 'self' ws: wss:",
     // maplibre runs its workers from blob: URLs.
     "worker-src 'self' blob:",

@@ -98,6 +98,312 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    '/api/edge/driver/list': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Edge drivers, newest first, with the number of instances using each; name is a case-insensitive substring. */
+        get: operations['listEdgeDrivers'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/driver/options': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Every driver as an option (id, "name version", protocol) for the instance driver picker. */
+        get: operations['edgeDriverOptions'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/driver/save': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Creates (no id) or edits a driver (schemas/edge.ts): 请输入驱动名称, 请输入驱动版本, 版本号格式为x.y.z，例如1.0.0, 请选择协议类型, 配置模板必须是JSON对象; 409 该驱动的此版本已存在; 404 驱动不存在. */
+        post: operations['saveEdgeDriver'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/driver/delete': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** @description Deletes a driver; refused while instances use it (该驱动正被N个边缘实例使用，不能删除). 404 驱动不存在. */
+        delete: operations['deleteEdgeDriver'];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/list': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Edge instances, newest first, with their gateway's live status (the gateway device's MQTT presence), last heartbeat (lastTime), counts and the last deployment's status. */
+        get: operations['listEdgeInstances'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/get': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One instance. 缺少实例ID; 404 边缘实例不存在. */
+        get: operations['getEdgeInstance'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/gateways': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Gateway devices (of products with nodeType 1) not bound to an instance, as options (at most 500). */
+        get: operations['edgeGatewayOptions'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/save': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Creates (no id) or edits an instance bound to one gateway device: 请输入实例名称, 请选择网关设备, 所选设备不是网关设备; 404 网关设备不存在 / 边缘实例不存在; 409 实例名称已存在, 该网关已绑定其他边缘实例. A new gateway drops the sub-devices assigned from the old one. */
+        post: operations['saveEdgeInstance'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/delete': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** @description Deletes an instance with its driver and sub-device assignments and deployment log. 404 边缘实例不存在. */
+        delete: operations['deleteEdgeInstance'];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/drivers': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The instance's drivers with their configuration (JSON text) and how many sub-devices each serves. */
+        get: operations['edgeInstanceDrivers'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/driver/save': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Adds a driver to the instance or changes its configuration: 请选择驱动, 驱动配置必须是JSON对象; 404 边缘实例不存在 / 驱动不存在. */
+        post: operations['saveEdgeInstanceDriver'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/driver/remove': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Removes a driver from the instance with its sub-device assignments. 404 该实例未使用此驱动. */
+        post: operations['removeEdgeInstanceDriver'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/devices': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description deviceList1: the sub-devices assigned to the instance (optionally to one driver), with their driver. */
+        get: operations['edgeInstanceDevices'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/candidates': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description deviceList2: the gateway's sub-devices not assigned to any instance yet. 404 边缘实例不存在. */
+        get: operations['edgeInstanceCandidates'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/device/assign': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Assigns sub-devices (deviceId repeated) to a driver of the instance: 请选择要分配的子设备, 请先为实例添加该驱动, 只能分配该网关下的子设备; 404 设备不存在. */
+        post: operations['assignEdgeDevices'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/device/remove': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Takes one sub-device off the instance. 404 该设备未分配给此实例. */
+        post: operations['removeEdgeDevice'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/deploy': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Sends the instance's whole configuration as the next version to its gateway on /{pk}/{dn}/user/edge/deploy (Alink-style { id, version, method edge.deploy, params: document }) and waits up to 5 s for the answer on .../deploy_reply ({ id, code, message }; code 200 applied). Answers the recorded deployment: success, failed, pending (no answer yet; a later answer is still recorded) or offline (the gateway is not connected). 404 边缘实例不存在. */
+        post: operations['deployEdgeInstance'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/deployments': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The log tab: deployments newest version first, each with its document (JSON text), state and the gateway's message. */
+        get: operations['edgeDeployments'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     '/api/video-device/list': {
         parameters: {
             query?: never;
@@ -105,8 +411,242 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Video devices (rtsp / gb28181), newest first. The reference platform stores none yet: every page is empty. */
+        /**
+         * @description Video devices (rtsp / gb28181), newest first, each with its live stream's state (`stream`). pushing 1 is 已激活,
+         *     0 已停止 (the console sends it from its status filter 全部 / 已激活 / 已停止); deviceName is a case-insensitive
+         *     substring. 400 推流状态只能是0（已停止）或1（已激活）, 接入协议只能是rtsp或gb28181.
+         */
         get: operations['listVideoDevices'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/video-device/get': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One video device by its deviceId (`id`). 缺少设备ID; 404 视频设备不存在. The password is never answered (hasPassword says whether one is stored). */
+        get: operations['getVideoDevice'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/video-device/dict': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The video forms' dictionaries by kind (GB/T 28181 code parts): 1 device type (tcode), 2 industry (icode),
+         *     3 network (ncode), as name and code. 400 字典类型kind只能是1、2或3.
+         */
+        get: operations['videoDictionary'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/video-device/add-rtsp': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Adds an rtsp camera as a device of the product (schemas/videoDevice.ts): 请选择产品！, 请输入deviceName！,
+         *     deviceName长度为1~30个字符, deviceName须以英文字母开头，只能包含英文字母、数字和下划线, 请输入设备IP或域名, 请输入端口,
+         *     端口须为1~65535的整数, password 支持英文字母、数字和下划线，最多16位; an unknown dictionary code: 设备类型编码 X 不存在
+         *     (行业编码, 网络标识 alike); adcode slices pcode / ccode / acode of two digits each. uri defaults to
+         *     /h264/ch1/sub/av_stream. 404 产品不存在 / 项目不存在; 409 设备名称已存在. A refusal writes nothing.
+         */
+        post: operations['addRtspDevice'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/video-device/edit-rtsp': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Edits an rtsp camera (deviceId): the add rules, deviceName up to 100. Product and protocol are locked (sent values
+         *     are ignored). An empty password keeps the stored one. A pushing camera is pulled from its new address at once.
+         *     400 该设备不是RTSP设备，不能按RTSP编辑; 404 视频设备不存在; 409 设备名称已存在.
+         */
+        post: operations['editRtspDevice'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/video-device/add-gb28181': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Adds a gb28181 camera: the name rules, password required (请输入密码; letters, digits, underscore, at most 16) and,
+         *     when sent, confirmPassword equal to it (两次输入的密码不一致，请重新输入！). The camera gets its 20-digit GB code (gbId)
+         *     from the region and dictionary codes; it registers with that code and the password at the platform's SIP
+         *     endpoint (sipId, sipDomain, sipIp, sipPort). uri is empty. 404 产品不存在; 409 设备名称已存在.
+         */
+        post: operations['addGbDevice'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/video-device/edit-gb28181': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Edits a gb28181 camera by id, deviceName, manufacturer, remark. 400 该设备不是GB28181设备，不能按GB28181编辑; 404 视频设备不存在; 409 设备名称已存在. */
+        post: operations['editGbDevice'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/video-device/push': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Starts pushing an rtsp camera (pushing 0 → 1): the server pulls its RTSP stream with ffmpeg (H.264 copied, other
+         *     codecs transcoded to H.264) into HLS served by GET /api/video-device/stream, retrying a lost source with back-off
+         *     until stop push. 400 仅RTSP协议的设备支持推流, 该设备正在推流; 404 视频设备不存在.
+         */
+        post: operations['pushVideoDevice'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/video-device/stop-push': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Stops pushing (pushing 1 → 0); the relay ends and its segments go. 400 仅RTSP协议的设备支持推流, 该设备未在推流; 404 视频设备不存在. */
+        post: operations['stopPushVideoDevice'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/video-device/delete': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** @description Deletes the camera and its device (a pushing camera's relay stops). 缺少设备ID; 404 视频设备不存在. */
+        delete: operations['deleteVideoDevice'];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/video-device/stream-status': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The live stream's state (starting, playing, retrying with the error and the next attempt, stopped) and its viewers. 404 视频设备不存在. */
+        get: operations['videoStreamStatus'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/video-device/statistics': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description /videoData's figures. Cameras (total, by protocol, online, pushing) and the relays of this server process (relays, playing, retrying, viewers in the last 10 s, bytesServed since start). */
+        get: operations['videoStatistics'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/video-device/stream': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The live HLS of a pushing camera for the signed-in browser (hls.js): file index.m3u8 (the default; its segment
+         *     lines point back here) or seg_NNNNN.ts (MPEG-TS, H.264). 404 视频流不存在或未在推流 (in the envelope) when the camera is
+         *     not playing or the segment has rolled out of the playlist.
+         */
+        get: operations['videoStream'];
         put?: never;
         post?: never;
         delete?: never;
@@ -3667,6 +4207,229 @@ export interface components {
                 loginUrl: string;
             };
         };
+        EdgeDriver: {
+            id: number;
+            name: string;
+            version: string;
+            protocol: string;
+            description?: string | null;
+            /** @description JSON text */
+            configSchema: string;
+            instanceCount: number;
+            createTime: components['schemas']['Time'];
+        };
+        EdgeDriverForm: {
+            id?: number;
+            name: string;
+            version: string;
+            /** @enum {string} */
+            protocol: 'modbus_tcp' | 'modbus_rtu' | 'opc_ua' | 'bacnet' | 'custom';
+            description?: string;
+            /** @description a JSON object as text */
+            configSchema?: string;
+        };
+        EdgeInstance: {
+            id: number;
+            name: string;
+            spec?: string | null;
+            remark?: string | null;
+            version: number;
+            gatewayId: number;
+            gatewayName: string;
+            productKey: string;
+            productName: string;
+            /** @enum {string} */
+            status: 'INACTIVE' | 'ONLINE' | 'OFFLINE' | 'DISABLE';
+            lastTime?: components['schemas']['Time'] | null;
+            driverCount: number;
+            deviceCount: number;
+            /** @enum {string|null} */
+            deployStatus?: 'pending' | 'success' | 'failed' | 'offline' | null;
+            createTime: components['schemas']['Time'];
+        };
+        EdgeInstanceForm: {
+            id?: number;
+            name: string;
+            spec?: string;
+            gatewayId: number;
+            remark?: string;
+        };
+        EdgeInstanceDriver: {
+            driverId: number;
+            name: string;
+            version: string;
+            protocol: string;
+            /** @description JSON text */
+            config: string;
+            deviceCount: number;
+        };
+        EdgeInstanceDriverForm: {
+            instanceId: number;
+            driverId: number;
+            /** @description a JSON object as text */
+            config?: string;
+        };
+        EdgeInstanceDriverRef: {
+            instanceId: number;
+            driverId: number;
+        };
+        EdgeSubDevice: {
+            deviceId: number;
+            deviceName: string;
+            productName: string;
+            productKey: string;
+            status: string;
+            driverId?: number;
+            driverName?: string;
+        };
+        EdgeAssignForm: {
+            instanceId: number;
+            driverId: number;
+            deviceId: number[];
+        };
+        EdgeDeviceRef: {
+            instanceId: number;
+            deviceId: number;
+        };
+        EdgeDeployForm: {
+            id: number;
+        };
+        EdgeDeployment: {
+            id: number;
+            instanceId?: number;
+            version: number;
+            /** @enum {string} */
+            status: 'pending' | 'success' | 'failed' | 'offline';
+            message?: string | null;
+            /** @description JSON text */
+            document?: string;
+            createTime: components['schemas']['Time'];
+            answerTime?: components['schemas']['Time'] | null;
+        };
+        /** @description A camera (SPEC.md "Video device"); never its password. */
+        VideoDevice: {
+            deviceId: number;
+            deviceName: string;
+            productId: number;
+            productKey?: string;
+            productName: string;
+            projectId?: number | null;
+            projectName?: string | null;
+            /** @enum {string} */
+            protocol: 'rtsp' | 'gb28181';
+            /** @enum {string} */
+            status: 'INACTIVE' | 'ONLINE' | 'OFFLINE' | 'DISABLE';
+            /** @enum {integer} */
+            pushing: 0 | 1;
+            host?: string | null;
+            port?: number | null;
+            username?: string | null;
+            hasPassword: boolean;
+            uri?: string | null;
+            manufacturer?: string | null;
+            /** @description lng,lat */
+            position?: string | null;
+            longitude?: number | null;
+            latitude?: number | null;
+            address?: string | null;
+            tcode?: string | null;
+            tname?: string | null;
+            icode?: string | null;
+            iname?: string | null;
+            ncode?: string | null;
+            nname?: string | null;
+            pcode?: string | null;
+            ccode?: string | null;
+            acode?: string | null;
+            /** @description gb28181 the camera's 20-digit code (its SIP user) */
+            gbId?: string | null;
+            sipId?: string | null;
+            sipDomain?: string | null;
+            sipIp?: string | null;
+            sipPort?: number | null;
+            channels?: {
+                channelId: string;
+                name: string;
+                manufacturer?: string;
+                model?: string;
+                status?: string;
+            }[];
+            registerTime?: components['schemas']['Time'] | null;
+            keepaliveTime?: components['schemas']['Time'] | null;
+            remark?: string | null;
+            createTime: components['schemas']['Time'];
+            lastTime?: components['schemas']['Time'] | null;
+            stream?: components['schemas']['VideoStream'] | null;
+        };
+        VideoStream: {
+            /** @enum {string} */
+            state: 'starting' | 'playing' | 'retrying' | 'stopped';
+            error: string | null;
+            attempts: number;
+            /** @description epoch ms of the next attempt while retrying */
+            retryAt?: number | null;
+            /** @enum {string|null} */
+            mode?: 'copy' | 'transcode' | null;
+            codec?: string | null;
+            playingSince?: number | null;
+            viewers: number;
+            bytesServed: number;
+        };
+        VideoPlaceForm: {
+            projectId?: number;
+            longitude?: number;
+            latitude?: number;
+            address?: string;
+            pcode?: string;
+            ccode?: string;
+            acode?: string;
+            tcode?: string;
+            icode?: string;
+            ncode?: string;
+            remark?: string;
+        };
+        RtspDeviceForm: components['schemas']['VideoPlaceForm'] & {
+            productId: number;
+            /** @enum {string} */
+            protocol?: 'rtsp';
+            deviceName: string;
+            host: string;
+            port: number;
+            username?: string;
+            password?: string;
+            uri?: string;
+        };
+        RtspDeviceEditForm: {
+            deviceId: number;
+            deviceName: string;
+            host: string;
+            port: number;
+            username?: string;
+            /** @description empty keeps the stored password */
+            password?: string;
+            uri?: string;
+            remark?: string;
+        };
+        GbDeviceForm: components['schemas']['VideoPlaceForm'] & {
+            productId: number;
+            /** @enum {string} */
+            protocol?: 'gb28181';
+            deviceName: string;
+            manufacturer?: string;
+            password: string;
+            confirmPassword?: string;
+        };
+        GbDeviceEditForm: {
+            id: number;
+            deviceName: string;
+            manufacturer?: string;
+            remark?: string;
+        };
+        VideoPushForm: {
+            /** @description the camera's project (may be empty) */
+            projectId?: number | string;
+            deviceId: number;
+        };
         /** @description YYYY-MM-DD HH:mm:ss in the server's time zone */
         Time: string;
         LoginForm: {
@@ -4994,6 +5757,19 @@ export interface components {
                 };
             };
         };
+        /** @description The camera */
+        VideoDeviceAnswer: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                'application/json': {
+                    code: components['schemas']['Code200'];
+                    msg: string;
+                    data: components['schemas']['VideoDevice'];
+                };
+            };
+        };
         /** @description Project options */
         ProjectOptions: {
             headers: {
@@ -5360,6 +6136,512 @@ export interface operations {
             401: components['responses']['Unauthorized'];
         };
     };
+    listEdgeDrivers: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+                name?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['EdgeDriver'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    edgeDriverOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            id: number;
+                            label: string;
+                            protocol?: string;
+                        }[];
+                    };
+                };
+            };
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    saveEdgeDriver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['EdgeDriverForm'];
+                'multipart/form-data': components['schemas']['EdgeDriverForm'];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['EdgeDriver'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+            409: components['responses']['Conflict'];
+        };
+    };
+    deleteEdgeDriver: {
+        parameters: {
+            query: {
+                id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    listEdgeInstances: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+                name?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['EdgeInstance'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    getEdgeInstance: {
+        parameters: {
+            query: {
+                id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['EdgeInstance'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    edgeGatewayOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            deviceId: number;
+                            label: string;
+                        }[];
+                    };
+                };
+            };
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    saveEdgeInstance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['EdgeInstanceForm'];
+                'multipart/form-data': components['schemas']['EdgeInstanceForm'];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['EdgeInstance'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+            409: components['responses']['Conflict'];
+        };
+    };
+    deleteEdgeInstance: {
+        parameters: {
+            query: {
+                id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    edgeInstanceDrivers: {
+        parameters: {
+            query: {
+                instanceId: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['EdgeInstanceDriver'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    saveEdgeInstanceDriver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['EdgeInstanceDriverForm'];
+                'multipart/form-data': components['schemas']['EdgeInstanceDriverForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    removeEdgeInstanceDriver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['EdgeInstanceDriverRef'];
+                'multipart/form-data': components['schemas']['EdgeInstanceDriverRef'];
+            };
+        };
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    edgeInstanceDevices: {
+        parameters: {
+            query: {
+                instanceId: number;
+                driverId?: number;
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['EdgeSubDevice'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    edgeInstanceCandidates: {
+        parameters: {
+            query: {
+                instanceId: number;
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['EdgeSubDevice'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    assignEdgeDevices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['EdgeAssignForm'];
+                'multipart/form-data': components['schemas']['EdgeAssignForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    removeEdgeDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['EdgeDeviceRef'];
+                'multipart/form-data': components['schemas']['EdgeDeviceRef'];
+            };
+        };
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    deployEdgeInstance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['EdgeDeployForm'];
+                'multipart/form-data': components['schemas']['EdgeDeployForm'];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['EdgeDeployment'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    edgeDeployments: {
+        parameters: {
+            query: {
+                instanceId: number;
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['EdgeDeployment'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
     listVideoDevices: {
         parameters: {
             query?: {
@@ -5370,6 +6652,7 @@ export interface operations {
                 /** @description 1 pushing (已激活), 0 stopped (已停止); absent for all. */
                 pushing?: 0 | 1;
                 deviceName?: string;
+                protocol?: 'rtsp' | 'gb28181';
             };
             header?: never;
             path?: never;
@@ -5387,13 +6670,298 @@ export interface operations {
                         code: components['schemas']['Code200'];
                         msg: string;
                         data: {
-                            records: Record<string, never>[];
+                            records: components['schemas']['VideoDevice'][];
                             total: number;
                         };
                     };
                 };
             };
+            400: components['responses']['BadRequest'];
             401: components['responses']['Unauthorized'];
+        };
+    };
+    getVideoDevice: {
+        parameters: {
+            query: {
+                id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components['responses']['VideoDeviceAnswer'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    videoDictionary: {
+        parameters: {
+            query: {
+                kind: 1 | 2 | 3;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The items in order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            name: string;
+                            code: string;
+                        }[];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    addRtspDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['RtspDeviceForm'];
+                'multipart/form-data': components['schemas']['RtspDeviceForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['VideoDeviceAnswer'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+            409: components['responses']['Conflict'];
+        };
+    };
+    editRtspDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['RtspDeviceEditForm'];
+                'multipart/form-data': components['schemas']['RtspDeviceEditForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['VideoDeviceAnswer'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+            409: components['responses']['Conflict'];
+        };
+    };
+    addGbDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['GbDeviceForm'];
+                'multipart/form-data': components['schemas']['GbDeviceForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['VideoDeviceAnswer'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+            409: components['responses']['Conflict'];
+        };
+    };
+    editGbDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['GbDeviceEditForm'];
+                'multipart/form-data': components['schemas']['GbDeviceEditForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['VideoDeviceAnswer'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+            409: components['responses']['Conflict'];
+        };
+    };
+    pushVideoDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['VideoPushForm'];
+                'multipart/form-data': components['schemas']['VideoPushForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['VideoDeviceAnswer'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    stopPushVideoDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['VideoPushForm'];
+                'multipart/form-data': components['schemas']['VideoPushForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['VideoDeviceAnswer'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    deleteVideoDevice: {
+        parameters: {
+            query: {
+                id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    videoStreamStatus: {
+        parameters: {
+            query: {
+                id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The state */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['VideoStream'] & {
+                            /** @enum {integer} */
+                            pushing: 0 | 1;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    videoStatistics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            total: number;
+                            rtsp: number;
+                            gb28181: number;
+                            online: number;
+                            pushing: number;
+                            relays: number;
+                            playing: number;
+                            retrying: number;
+                            viewers: number;
+                            bytesServed: number;
+                        };
+                    };
+                };
+            };
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    videoStream: {
+        parameters: {
+            query: {
+                id: number;
+                file?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The playlist or a segment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/vnd.apple.mpegurl': string;
+                    'video/mp2t': string;
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
         };
     };
     listAllProjects: {

@@ -10,6 +10,7 @@ import HelpOutlineIcon from '@mui/icons-material/HelpOutline';
 import HubIcon from '@mui/icons-material/Hub';
 import MonitorHeartIcon from '@mui/icons-material/MonitorHeart';
 import AccountTreeIcon from '@mui/icons-material/AccountTree';
+import RouterIcon from '@mui/icons-material/Router';
 import {
     Box,
     Button,
@@ -37,6 +38,7 @@ const SECTIONS: SectionSpec[] = [
     { label: '系统管理', order: 90, icon: AdminPanelSettingsIcon },
     { label: '应用管理', order: 50, icon: AppsIcon },
     { label: '帮助中心', order: 60, icon: HelpOutlineIcon },
+    { label: '边缘计算', order: 45, icon: RouterIcon },
 ];
 
 /** The whole menu, so an entry is lit only when it is the most specific match of the path. */

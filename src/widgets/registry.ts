@@ -44,6 +44,8 @@ export const widgets: Record<string, LazyExoticComponent<ComponentType<any>>> = 
     propertyHistoryChart: lazy(() => import('./deviceDetail/PropertyHistoryChart')),
     /** Input: checkboxes in labelled rows ({ groups }), the value the ticked ids: a role's rights and menus. */
     checkGroups: lazy(() => import('./people/CheckGroups')),
+    /** A pushed camera's live picture ({ resource, deviceId }): the relay's state and, while it plays, HLS via hls.js. */
+    liveVideo: lazy(() => import('./video/LivePlayer')),
 };
 
 export function registerWidget(name: string, load: () => Promise<{ default: ComponentType<never> }>) {

@@ -8,7 +8,8 @@ import { chooseOption, currentLocation, fail, mswServer, ok, renderDefinitions, 
 /**
  * Video devices as one definition (resources/videoDevices.tsx): the list at /videoList with its status tabs, add
  * rtsp / gb28181 dialogs, edit with product and protocol locked, push / stop push, delete, and the detail page
- * /videoInfo/{deviceName}?deviceId=. The reference server does not serve /api/video-device yet: msw answers here.
+ * /videoInfo/{deviceName}?deviceId=. msw answers here in the platform's shapes (the reference server's own answers are
+ * proven in tests/server/videoDevices.test.ts and the e2e); the password is never answered, only hasPassword.
  */
 
 interface Video {
@@ -23,7 +24,7 @@ interface Video {
     host?: string;
     port?: number;
     username?: string;
-    password?: string;
+    hasPassword?: boolean;
     uri?: string;
     manufacturer?: string;
     sipId?: string;
@@ -54,7 +55,7 @@ function camera(i: number, over: Partial<Video> = {}): Video {
         host: `192.168.1.${i}`,
         port: 554,
         username: 'admin',
-        password: 'secret_1',
+        hasPassword: true,
         uri: '/h264/ch1/sub/av_stream',
         remark: '',
         createTime: '2025-03-01 10:00:00',
@@ -87,6 +88,21 @@ const handlers = () => [
         return ok(kind === '1' ? [{ code: '132', name: '网络摄像机' }] : [{ code: '0', name: '默认' }]);
     }),
     http.get('*/api/product/list-product', () => ok({ list: PRODUCTS })),
+    http.get('*/api/video-device/stream-status', ({ request }) => {
+        const id = new URL(request.url).searchParams.get('id');
+        const found = videos.find((v) => String(v.deviceId) === id);
+        return ok({
+            pushing: found?.pushing ?? 0,
+            state: found?.pushing ? 'starting' : 'stopped',
+            error: null,
+            attempts: 0,
+            retryAt: null,
+            mode: null,
+            codec: null,
+            viewers: 0,
+            bytesServed: 0,
+        });
+    }),
     ...['add-rtsp', 'add-gb28181', 'edit-rtsp', 'edit-gb28181'].map((path) =>
         http.post(`*/api/video-device/${path}`, async ({ request }) => {
             const body = await form(request);
@@ -400,7 +416,9 @@ describe('the detail page /videoInfo/{deviceName}?deviceId=', () => {
         expect(within(info).getByLabelText('添加时间')).toHaveTextContent('2025-03-01 10:00:00');
         const rtsp = screen.getByRole('region', { name: 'RTSP取流' });
         expect(within(rtsp).getByLabelText('设备IP/域名')).toHaveTextContent('192.168.1.3');
-        expect(within(rtsp).getByLabelText('密码')).toHaveTextContent('******');
+        expect(within(rtsp).getByLabelText('密码')).toHaveTextContent('已设置');
+        const live = screen.getByRole('region', { name: '实时画面' });
+        expect(await within(live).findByText('设备未推流，点击“推流”后在此观看实时画面')).toBeInTheDocument();
         expect(screen.queryByRole('region', { name: 'GB28181接入' })).not.toBeInTheDocument();
 
         fireEvent.click(within(header).getByRole('button', { name: '推流' }));

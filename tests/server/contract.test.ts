@@ -21,6 +21,8 @@ import { helpHappyCases } from './helpContract';
 import { telemetryHappyCases } from './telemetryContract';
 import { accessHappyCases } from './accessContract';
 import { peopleHappyCases } from './peopleContract';
+import { videoHappyCases } from './videoContract';
+import { edgeHappyCases } from './edgeContract';
 
 let s: TestServer;
 let product: { productId: number; productKey: string };
@@ -31,10 +33,12 @@ beforeAll(async () => {
     product = (list.body.data as { records: Array<{ productId: number; productKey: string }> }).records[0];
 });
 const access = accessHappyCases(() => s);
+const video = videoHappyCases(() => s);
 afterAll(async () => {
     // Simulated devices (the simulation cases) leave before the broker closes, as at a server's stop.
     await s?.simulator.close();
     await access.stop();
+    await video.stop();
     await s?.close();
 });
 
@@ -112,7 +116,6 @@ const happy: Record<string, () => Promise<Answer<unknown>>> = {
     },
     'GET /api/function/export': () => call(s, 'GET', `/api/function/export?productId=${product.productId}`),
     'GET /api/topic/list': () => call(s, 'GET', `/api/topic/list?productKey=${product.productKey}&deviceName=lamp01`),
-    'GET /api/video-device/list': () => call(s, 'GET', '/api/video-device/list?pageNumber=1&pageSize=10'),
     'POST /ms3/productLog/find': () => call(s, 'POST', '/ms3/productLog/find', form({ page: 1, size: 2 })),
     'POST /ms3/productLog/save': () => call(s, 'POST', '/ms3/productLog/save', form({ log: '修复了若干问题' })),
     'POST /ms3/productLog/delete': async () => {
@@ -135,6 +138,8 @@ const happy: Record<string, () => Promise<Answer<unknown>>> = {
     ...ruleHappyCases(() => s),
     ...peopleHappyCases(() => s),
     ...helpHappyCases(() => s),
+    ...video.cases,
+    ...edgeHappyCases(() => s),
 };
 
 /** The success envelope each x-success-rule names (docs/platform-api.md). */

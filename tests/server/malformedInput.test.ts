@@ -77,6 +77,12 @@ const TABLES = [
     'project_users',
     'alert_events',
     'users',
+    'video_devices',
+    'edge_drivers',
+    'edge_instances',
+    'edge_instance_drivers',
+    'edge_instance_devices',
+    'edge_deployments',
 ];
 
 let server: TestServer;

@@ -9,6 +9,7 @@ const SECTIONS = [
     { label: '监控运维', order: 40 },
     { label: '应用管理', order: 50 },
     { label: '帮助中心', order: 60 },
+    { label: '边缘计算', order: 45 },
 ];
 const menu = buildMenu(resources, allowedRoutes(MENU), SECTIONS);
 
@@ -41,6 +42,7 @@ describe('menu from the definitions', () => {
             '/bestpractice',
             '/commonproblem',
             '/customerservice',
+            '边缘计算',
         ]);
         expect(menu[4].children?.map((e) => e.label)).toEqual([
             '实时监控',
@@ -56,6 +58,11 @@ describe('menu from the definitions', () => {
             ['分组管理', '/groups'],
             ['视频设备', '/videoList'],
             ['服务端订阅', '/subscription'],
+            ['视频统计', '/videoData'],
+        ]);
+        expect(menu[5].children?.map((e) => [e.label, e.to])).toEqual([
+            ['边缘实例', '/edge/instance'],
+            ['驱动管理', '/edge/driver'],
         ]);
     });
 
@@ -80,6 +87,10 @@ describe('menu from the definitions', () => {
         expect(lit('/report')).toEqual(['统计报表']);
         expect(lit('/applymanage')).toEqual(['应用管理']);
         expect(lit('/platform')).toEqual(['接入信息']);
+        expect(lit('/videoInfo/cam01')).toEqual(['视频设备']);
+        expect(lit('/videoData')).toEqual(['视频统计']);
+        expect(lit('/edge/instance/detail/3/driver')).toEqual(['边缘实例']);
+        expect(lit('/edge/driver')).toEqual(['驱动管理']);
     });
 
     it('lights the most specific match only, and its section', () => {

@@ -1,0 +1,383 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Live video: while a camera is pushed, one ffmpeg per camera pulls its RTSP stream (over TCP) and writes HLS
+ * (a rolling index.m3u8 and 1-second MPEG-TS segments) into videoDir/{deviceId}; the server hands those files to
+ * signed-in browsers (hls.js). An H.264 source is copied as it is; anything else is transcoded to H.264, since that
+ * is what browsers decode. A dropped or unreachable source is retried with back-off (1 s doubling to 30 s) until
+ * stop push. Audio is left out (cameras' G.711 is not playable in HLS anyway).
+ */
+
+export type StreamState = 'starting' | 'playing' | 'retrying' | 'stopped';
+
+export interface StreamStatus {
+    state: StreamState;
+    /** The last failure in ffmpeg's own words (its last stderr lines), or ours. */
+    error: string | null;
+    /** Restarts since the stream last played steadily. */
+    attempts: number;
+    /** When the next attempt starts (epoch ms), while retrying. */
+    retryAt: number | null;
+    /** copy (H.264 relayed as it is) or transcode. */
+    mode: 'copy' | 'transcode' | null;
+    /** The source's video codec as ffprobe saw it. */
+    codec: string | null;
+    /** Since when the stream has played (epoch ms). */
+    playingSince: number | null;
+    /** Browsers that fetched the playlist in the last 10 s. */
+    viewers: number;
+    /** Bytes of playlist and segments answered to browsers. */
+    bytesServed: number;
+}
+
+export interface RelayEvents {
+    /** The stream started playing (true) or lost its source (false): the camera's online status follows it. */
+    onOnline?: (deviceId: number, online: boolean) => void;
+}
+
+export interface RelayOptions extends RelayEvents {
+    dir: string;
+    ffmpegPath?: string;
+    /** First retry delay and its cap (ms). */
+    backoff?: { initialMs: number; maxMs: number };
+    log?: (message: string) => void;
+}
+
+interface Stream {
+    deviceId: number;
+    url: string;
+    dir: string;
+    child: ChildProcess | null;
+    probe: ChildProcess | null;
+    status: StreamStatus;
+    stderr: string[];
+    timer: NodeJS.Timeout | null;
+    watcher: NodeJS.Timeout | null;
+    viewers: Map<string, number>;
+    stopped: boolean;
+}
+
+const VIEWER_WINDOW_MS = 10_000;
+/** A stream that played this long counts as steady: its next failure starts the back-off over. */
+const STEADY_MS = 10_000;
+/** ffmpeg's warnings about a copied stream's timestamps say nothing about why a source failed. */
+const NOISE = /Timestamps are unset|Non-monotonous DTS|deprecated/;
+const FILE_NAME = /^(index\.m3u8|seg_\d{5,9}\.ts)$/;
+
+/** The camera's RTSP URL from its stored address and account (credentials percent-encoded). */
+export function rtspUrl(cam: {
+    host: string;
+    port?: number | null;
+    username?: string | null;
+    password?: string | null;
+    uri?: string | null;
+}): string {
+    const auth = cam.username
+        ? `${encodeURIComponent(cam.username)}${cam.password ? `:${encodeURIComponent(cam.password)}` : ''}@`
+        : '';
+    const host = cam.host.includes(':') && !cam.host.startsWith('[') ? `[${cam.host}]` : cam.host;
+    const uri = cam.uri ? (cam.uri.startsWith('/') ? cam.uri : `/${cam.uri}`) : '/';
+    return `rtsp://${auth}${host}:${cam.port ?? 554}${uri}`;
+}
+
+/** ffmpeg's stderr names the URL with its password: never show that. */
+const hidePassword = (text: string) => text.replace(/(rtsp:\/\/[^:@/\s]+:)[^@\s]*@/g, '$1***@');
+
+export function createVideoRelay(opts: RelayOptions) {
+    const ffmpeg = opts.ffmpegPath ?? 'ffmpeg';
+    const ffprobe = path.join(path.dirname(ffmpeg), path.basename(ffmpeg).replace(/ffmpeg/, 'ffprobe'));
+    const backoff = opts.backoff ?? { initialMs: 1000, maxMs: 30_000 };
+    const log = opts.log ?? (() => undefined);
+    const streams = new Map<number, Stream>();
+    const onlineListeners: Array<NonNullable<RelayEvents['onOnline']>> = opts.onOnline ? [opts.onOnline] : [];
+    let bytesServedTotal = 0;
+
+    const blank = (): StreamStatus => ({
+        state: 'stopped',
+        error: null,
+        attempts: 0,
+        retryAt: null,
+        mode: null,
+        codec: null,
+        playingSince: null,
+        viewers: 0,
+        bytesServed: 0,
+    });
+
+    function setOnline(s: Stream, online: boolean) {
+        for (const listener of onlineListeners) {
+            try {
+                listener(s.deviceId, online);
+            } catch (err) {
+                log(`video ${s.deviceId}: status update failed: ${String(err)}`);
+            }
+        }
+    }
+
+    function clearTimers(s: Stream) {
+        if (s.timer) clearTimeout(s.timer);
+        if (s.watcher) clearInterval(s.watcher);
+        s.timer = null;
+        s.watcher = null;
+    }
+
+    function fail(s: Stream, error: string) {
+        if (s.stopped) return;
+        clearTimers(s);
+        const wasPlaying = s.status.state === 'playing';
+        const steady = s.status.playingSince !== null && Date.now() - s.status.playingSince >= STEADY_MS;
+        if (steady) s.status.attempts = 0;
+        const delay = Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.min(s.status.attempts, 16));
+        s.status.attempts += 1;
+        s.status.state = 'retrying';
+        s.status.error = hidePassword(error);
+        s.status.playingSince = null;
+        s.status.retryAt = Date.now() + delay;
+        if (wasPlaying) setOnline(s, false);
+        log(`video ${s.deviceId}: ${s.status.error}; retry in ${delay} ms`);
+        s.timer = setTimeout(() => run(s), delay);
+    }
+
+    /** ffprobe the source first: it says whether the source answers, and whether its video is H.264. */
+    function probe(s: Stream): Promise<string> {
+        return new Promise((resolve, reject) => {
+            const child = spawn(
+                ffprobe,
+                [
+                    '-v',
+                    'error',
+                    '-rtsp_transport',
+                    'tcp',
+                    '-timeout',
+                    '5000000',
+                    '-select_streams',
+                    'v:0',
+                    '-show_entries',
+                    'stream=codec_name',
+                    '-of',
+                    'csv=p=0',
+                    s.url,
+                ],
+                { stdio: ['ignore', 'pipe', 'pipe'] },
+            );
+            s.probe = child;
+            let out = '';
+            let err = '';
+            child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+            child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+            const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+            child.on('error', (e) => {
+                clearTimeout(timer);
+                s.probe = null;
+                reject(new Error(`无法启动 ffprobe（${e.message}）`));
+            });
+            child.on('close', (code) => {
+                clearTimeout(timer);
+                s.probe = null;
+                const codec = out.trim().split(/\s+/)[0];
+                if (code === 0 && codec) resolve(codec);
+                else reject(new Error(err.trim().split('\n').slice(-2).join(' ') || '视频源无视频流或无法连接'));
+            });
+        });
+    }
+
+    async function run(s: Stream) {
+        if (s.stopped) return;
+        s.timer = null;
+        s.status.state = 'starting';
+        s.status.retryAt = null;
+        let codec: string;
+        try {
+            codec = await probe(s);
+        } catch (err) {
+            return fail(s, `连接视频源失败：${(err as Error).message}`);
+        }
+        if (s.stopped) return;
+        s.status.codec = codec;
+        s.status.mode = codec === 'h264' ? 'copy' : 'transcode';
+        rmSync(s.dir, { recursive: true, force: true });
+        mkdirSync(s.dir, { recursive: true });
+        const video =
+            s.status.mode === 'copy'
+                ? ['-c:v', 'copy']
+                : ['-c:v', 'libx264', '-preset', 'veryfast', '-tune', 'zerolatency', '-g', '25', '-pix_fmt', 'yuv420p'];
+        const args = [
+            '-hide_banner',
+            '-nostdin',
+            '-loglevel',
+            'warning',
+            '-rtsp_transport',
+            'tcp',
+            '-timeout',
+            '5000000',
+            '-i',
+            s.url,
+            '-map',
+            '0:v:0',
+            '-an',
+            ...video,
+            '-f',
+            'hls',
+            '-hls_time',
+            '1',
+            '-hls_list_size',
+            '6',
+            '-hls_flags',
+            'delete_segments+omit_endlist+temp_file',
+            '-hls_segment_filename',
+            path.join(s.dir, 'seg_%05d.ts'),
+            path.join(s.dir, 'index.m3u8'),
+        ];
+        const child = spawn(ffmpeg, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+        s.child = child;
+        s.stderr = [];
+        child.stderr!.on('data', (d: Buffer) => {
+            for (const line of d.toString().split('\n'))
+                if (line.trim() && !NOISE.test(line)) s.stderr.push(line.trim());
+            if (s.stderr.length > 20) s.stderr.splice(0, s.stderr.length - 20);
+        });
+        child.on('error', (e) => {
+            if (s.child === child) s.child = null;
+            fail(s, `无法启动 ffmpeg（${e.message}）`);
+        });
+        child.on('exit', (code, signal) => {
+            if (s.child !== child) return;
+            s.child = null;
+            const why = s.stderr.slice(-2).join(' ') || `ffmpeg 退出（${code ?? signal}）`;
+            fail(s, `视频源中断：${why}`);
+        });
+        // Playing once the playlist names a segment.
+        const playlist = path.join(s.dir, 'index.m3u8');
+        s.watcher = setInterval(() => {
+            if (s.status.state !== 'starting' || !existsSync(playlist)) return;
+            s.status.state = 'playing';
+            s.status.error = null;
+            s.status.playingSince = Date.now();
+            if (s.watcher) clearInterval(s.watcher);
+            s.watcher = null;
+            setOnline(s, true);
+            log(`video ${s.deviceId}: playing (${s.status.mode}, ${codec})`);
+        }, 200);
+    }
+
+    function kill(s: Stream) {
+        clearTimers(s);
+        for (const child of [s.child, s.probe]) {
+            if (!child || child.exitCode !== null) continue;
+            child.kill('SIGTERM');
+            const hard = setTimeout(() => child.kill('SIGKILL'), 2000);
+            child.once('exit', () => clearTimeout(hard));
+        }
+        s.child = null;
+        s.probe = null;
+    }
+
+    return {
+        /** Also tell `listener` when a stream starts playing or loses its source. */
+        onOnline(listener: NonNullable<RelayEvents['onOnline']>) {
+            onlineListeners.push(listener);
+        },
+
+        /** Starts (or restarts with a new address) the relay of one camera. */
+        start(deviceId: number, url: string) {
+            const old = streams.get(deviceId);
+            if (old) {
+                if (old.url === url && !old.stopped) return;
+                old.stopped = true;
+                kill(old);
+            }
+            const s: Stream = {
+                deviceId,
+                url,
+                dir: path.join(opts.dir, String(deviceId)),
+                child: null,
+                probe: null,
+                status: { ...blank(), state: 'starting' },
+                stderr: [],
+                timer: null,
+                watcher: null,
+                viewers: new Map(),
+                stopped: false,
+            };
+            streams.set(deviceId, s);
+            void run(s);
+        },
+
+        /** Stops one camera's relay and removes its segments. */
+        stop(deviceId: number) {
+            const s = streams.get(deviceId);
+            if (!s) return;
+            s.stopped = true;
+            kill(s);
+            if (s.status.state === 'playing') setOnline(s, false);
+            streams.delete(deviceId);
+            rmSync(s.dir, { recursive: true, force: true });
+        },
+
+        status(deviceId: number): StreamStatus {
+            const s = streams.get(deviceId);
+            if (!s) return blank();
+            const now = Date.now();
+            for (const [k, t] of s.viewers) if (now - t > VIEWER_WINDOW_MS) s.viewers.delete(k);
+            return { ...s.status, viewers: s.viewers.size };
+        },
+
+        /**
+         * A file of a playing stream for a viewer (`viewer` identifies the browser session); undefined when the
+         * name is not one of ours or the file is gone (a segment rolled out of the playlist).
+         */
+        file(deviceId: number, name: string, viewer: string): { path: string; size: number } | undefined {
+            const s = streams.get(deviceId);
+            if (!s || !FILE_NAME.test(name)) return undefined;
+            const file = path.join(s.dir, name);
+            let size: number;
+            try {
+                size = statSync(file).size;
+            } catch {
+                return undefined;
+            }
+            if (name === 'index.m3u8') s.viewers.set(viewer, Date.now());
+            s.status.bytesServed += size;
+            bytesServedTotal += size;
+            return { path: file, size };
+        },
+
+        /** Figures for /videoData: streams pushing, playing, viewers, bytes answered. */
+        stats() {
+            let playing = 0;
+            let retrying = 0;
+            let viewers = 0;
+            const now = Date.now();
+            for (const s of streams.values()) {
+                if (s.status.state === 'playing') playing++;
+                if (s.status.state === 'retrying') retrying++;
+                for (const t of s.viewers.values()) if (now - t <= VIEWER_WINDOW_MS) viewers++;
+            }
+            return { relays: streams.size, playing, retrying, viewers, bytesServed: bytesServedTotal };
+        },
+
+        /** The camera ids being relayed. */
+        active(): number[] {
+            return [...streams.keys()];
+        },
+
+        async close() {
+            const waits: Array<Promise<void>> = [];
+            for (const s of streams.values()) {
+                s.stopped = true;
+                for (const child of [s.child, s.probe]) {
+                    if (child && child.exitCode === null)
+                        waits.push(new Promise((resolve) => child.once('exit', () => resolve())));
+                }
+                kill(s);
+                rmSync(s.dir, { recursive: true, force: true });
+            }
+            streams.clear();
+            await Promise.race([Promise.all(waits), new Promise((r) => setTimeout(r, 3000))]);
+        },
+    };
+}
+
+export type VideoRelay = ReturnType<typeof createVideoRelay>;

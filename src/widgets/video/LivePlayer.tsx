@@ -1,0 +1,145 @@
+import { Alert, Box, Chip, CircularProgress, Stack, Typography } from '@mui/material';
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
+import { useDataProvider } from 'react-admin';
+import { readAuthorization } from '../../../dataProvider';
+import type { PlatformDataProvider } from '../../engine/choices';
+import type { WidgetProps } from '../registry';
+
+interface StreamStatus {
+    pushing: number;
+    state: 'starting' | 'playing' | 'retrying' | 'stopped';
+    error: string | null;
+    attempts: number;
+    retryAt: number | null;
+    mode: 'copy' | 'transcode' | null;
+    codec: string | null;
+    viewers: number;
+}
+
+interface LivePlayerProps extends WidgetProps {
+    /** The definition's resource and its calls: streamStatus (id) and the stream path. */
+    resource: string;
+    deviceId: number | string;
+}
+
+const STATE_TEXT: Record<StreamStatus['state'], string> = {
+    starting: '正在连接视频源…',
+    playing: '直播中',
+    retrying: '视频源中断，正在重连',
+    stopped: '未推流',
+};
+
+function streamUrl(deviceId: number | string): string {
+    const prefix = ((import.meta.env?.VITE_API_PREFIX as string | undefined) ?? '').replace(/\/$/, '');
+    return `${prefix}/api/video-device/stream?id=${encodeURIComponent(String(deviceId))}&file=index.m3u8`;
+}
+
+/**
+ * The live picture of a pushed camera: the relay's state polled every 2 s, and while it plays, a muted video element
+ * fed by hls.js (loaded only here, in this widget's own chunk) from the server's HLS; Safari-style native HLS
+ * when the browser has it. The state and the relay's last error are said in words.
+ */
+export default function LivePlayer({ resource, deviceId }: LivePlayerProps) {
+    const dataProvider = useDataProvider<PlatformDataProvider>();
+    const status = useQuery({
+        queryKey: [resource, 'streamStatus', deviceId],
+        queryFn: async () =>
+            (await dataProvider.invoke(resource, 'streamStatus', { id: deviceId })).data as StreamStatus,
+        refetchInterval: 2000,
+        retry: false,
+    });
+    const playing = status.data?.state === 'playing';
+    const videoRef = useRef<HTMLVideoElement>(null);
+    const [playError, setPlayError] = useState<string>();
+
+    useEffect(() => {
+        const video = videoRef.current;
+        if (!playing || !video) return;
+        setPlayError(undefined);
+        let destroyed = false;
+        let hls: { destroy(): void } | undefined;
+        const url = streamUrl(deviceId);
+        void import('hls.js').then(({ default: Hls }) => {
+            if (destroyed) return;
+            if (Hls.isSupported()) {
+                const player = new Hls({
+                    liveSyncDurationCount: 2,
+                    manifestLoadingMaxRetry: 6,
+                    xhrSetup: (xhr) => {
+                        const token = readAuthorization();
+                        if (token) xhr.setRequestHeader('Authorization', token);
+                    },
+                });
+                hls = player;
+                player.on(Hls.Events.ERROR, (_event, data) => {
+                    if (data.fatal) setPlayError(`播放失败：${data.details}`);
+                });
+                player.loadSource(url);
+                player.attachMedia(video);
+            } else if (video.canPlayType('application/vnd.apple.mpegurl')) {
+                video.src = url;
+            } else {
+                setPlayError('当前浏览器不支持 HLS 播放');
+            }
+            void video.play().catch(() => undefined);
+        });
+        return () => {
+            destroyed = true;
+            hls?.destroy();
+            video.removeAttribute('src');
+        };
+    }, [playing, deviceId]);
+
+    if (status.isPending) return <CircularProgress size={24} aria-label="加载中" />;
+    if (status.error) return <Alert severity="error">视频状态查询失败：{(status.error as Error).message}</Alert>;
+    const s = status.data!;
+    const retryIn = s.retryAt ? Math.max(0, Math.round((s.retryAt - Date.now()) / 1000)) : null;
+    return (
+        <Stack spacing={1}>
+            <Stack direction="row" spacing={1} alignItems="center">
+                <Chip
+                    size="small"
+                    label={STATE_TEXT[s.state]}
+                    color={s.state === 'playing' ? 'success' : s.state === 'retrying' ? 'warning' : 'default'}
+                />
+                {s.mode && (
+                    <Typography variant="body2" color="text.secondary">
+                        {s.mode === 'copy' ? 'H.264 直通' : `转码（源：${s.codec ?? '未知'}）`}
+                    </Typography>
+                )}
+                {s.state === 'playing' && (
+                    <Typography variant="body2" color="text.secondary">
+                        观看 {s.viewers} 人
+                    </Typography>
+                )}
+            </Stack>
+            {s.state === 'retrying' && (
+                <Alert severity="warning">
+                    {s.error ?? '视频源中断'}（第 {s.attempts} 次重试{retryIn !== null ? `，${retryIn} 秒后` : ''}）
+                </Alert>
+            )}
+            {playError && <Alert severity="error">{playError}</Alert>}
+            {s.state === 'stopped' ? (
+                <Typography color="text.secondary">设备未推流，点击“推流”后在此观看实时画面</Typography>
+            ) : (
+                <Box sx={{ bgcolor: 'common.black', maxWidth: 640, aspectRatio: '16 / 9', position: 'relative' }}>
+                    <video
+                        ref={videoRef}
+                        data-testid="live-video"
+                        muted
+                        autoPlay
+                        playsInline
+                        controls
+                        style={{ width: '100%', height: '100%', display: playing ? 'block' : 'none' }}
+                    />
+                    {!playing && (
+                        <Stack alignItems="center" justifyContent="center" sx={{ position: 'absolute', inset: 0 }}>
+                            <CircularProgress size={32} sx={{ color: 'common.white' }} aria-label="连接中" />
+                        </Stack>
+                    )}
+                </Box>
+            )}
+        </Stack>
+    );
+}

@@ -1,0 +1,106 @@
+import type { TestServer } from '../../server/testing';
+import { createDevice, createProduct, listForm } from './devicesSupport';
+import { call, form, type Answer } from './support';
+
+type Cases = Record<string, () => Promise<Answer<unknown>>>;
+
+/** One successful call per /api/edge operation of openapi.yaml, for contract.test.ts (the gateway stays offline). */
+export function edgeHappyCases(server: () => TestServer): Cases {
+    const s = () => server();
+    let n = 0;
+    const driver = async () => {
+        const answer = await call(
+            s(),
+            'POST',
+            '/api/edge/driver/save',
+            form({ name: `contract_driver${++n}`, version: '1.0.0', protocol: 'modbus_tcp' }),
+        );
+        return (answer.body as { data: { id: number } }).data.id;
+    };
+    /** An instance on a new gateway with one sub-device, running one driver. */
+    const instance = async () => {
+        const gwProduct = await createProduct(s(), { nodeType: 1 });
+        const subProduct = await createProduct(s(), { nodeType: 0 });
+        const gw = await createDevice(s(), gwProduct.productKey);
+        const sub = await createDevice(s(), subProduct.productKey);
+        await call(s(), 'POST', '/api/device/subDevice/add', listForm({ gwId: gw.deviceId, deviceId: [sub.deviceId] }));
+        const saved = await call(
+            s(),
+            'POST',
+            '/api/edge/instance/save',
+            form({ name: `contract_edge${++n}`, gatewayId: gw.deviceId }),
+        );
+        const id = (saved.body as { data: { id: number } }).data.id;
+        const driverId = await driver();
+        await call(s(), 'POST', '/api/edge/instance/driver/save', form({ instanceId: id, driverId, config: '{}' }));
+        return { id, driverId, subId: Number(sub.deviceId), gatewayId: Number(gw.deviceId) };
+    };
+    return {
+        'GET /api/edge/driver/list': () => call(s(), 'GET', '/api/edge/driver/list?pageNumber=1&pageSize=10'),
+        'GET /api/edge/driver/options': () => call(s(), 'GET', '/api/edge/driver/options'),
+        'POST /api/edge/driver/save': () =>
+            call(
+                s(),
+                'POST',
+                '/api/edge/driver/save',
+                form({ name: 'contract_save', version: '2.0.0', protocol: 'opc_ua' }),
+            ),
+        'DELETE /api/edge/driver/delete': async () =>
+            call(s(), 'DELETE', `/api/edge/driver/delete?id=${await driver()}`),
+        'GET /api/edge/instance/list': () => call(s(), 'GET', '/api/edge/instance/list?pageNumber=1&pageSize=10'),
+        'GET /api/edge/instance/get': async () =>
+            call(s(), 'GET', `/api/edge/instance/get?id=${(await instance()).id}`),
+        'GET /api/edge/instance/gateways': () => call(s(), 'GET', '/api/edge/instance/gateways'),
+        'POST /api/edge/instance/save': async () => {
+            const gw = await createDevice(s(), (await createProduct(s(), { nodeType: 1 })).productKey);
+            return call(s(), 'POST', '/api/edge/instance/save', form({ name: 'contract_new', gatewayId: gw.deviceId }));
+        },
+        'DELETE /api/edge/instance/delete': async () =>
+            call(s(), 'DELETE', `/api/edge/instance/delete?id=${(await instance()).id}`),
+        'GET /api/edge/instance/drivers': async () =>
+            call(s(), 'GET', `/api/edge/instance/drivers?instanceId=${(await instance()).id}`),
+        'POST /api/edge/instance/driver/save': async () => {
+            const { id, driverId } = await instance();
+            return call(
+                s(),
+                'POST',
+                '/api/edge/instance/driver/save',
+                form({ instanceId: id, driverId, config: '{"a":1}' }),
+            );
+        },
+        'POST /api/edge/instance/driver/remove': async () => {
+            const { id, driverId } = await instance();
+            return call(s(), 'POST', '/api/edge/instance/driver/remove', form({ instanceId: id, driverId }));
+        },
+        'GET /api/edge/instance/devices': async () =>
+            call(s(), 'GET', `/api/edge/instance/devices?instanceId=${(await instance()).id}`),
+        'GET /api/edge/instance/candidates': async () =>
+            call(s(), 'GET', `/api/edge/instance/candidates?instanceId=${(await instance()).id}`),
+        'POST /api/edge/instance/device/assign': async () => {
+            const { id, driverId, subId } = await instance();
+            return call(
+                s(),
+                'POST',
+                '/api/edge/instance/device/assign',
+                listForm({ instanceId: id, driverId, deviceId: [subId] }),
+            );
+        },
+        'POST /api/edge/instance/device/remove': async () => {
+            const { id, driverId, subId } = await instance();
+            await call(
+                s(),
+                'POST',
+                '/api/edge/instance/device/assign',
+                listForm({ instanceId: id, driverId, deviceId: [subId] }),
+            );
+            return call(s(), 'POST', '/api/edge/instance/device/remove', form({ instanceId: id, deviceId: subId }));
+        },
+        'POST /api/edge/instance/deploy': async () =>
+            call(s(), 'POST', '/api/edge/instance/deploy', form({ id: (await instance()).id })),
+        'GET /api/edge/instance/deployments': async () => {
+            const { id } = await instance();
+            await call(s(), 'POST', '/api/edge/instance/deploy', form({ id }));
+            return call(s(), 'GET', `/api/edge/instance/deployments?instanceId=${id}`);
+        },
+    };
+}
