@@ -31,6 +31,7 @@ export const RIGHT_FAMILIES: RightFamily[] = [
     { id: 'rule', name: '规则引擎', actions: ['create', 'edit', 'delete', 'deploy'] },
     { id: 'alert', name: '告警', actions: ['create', 'edit', 'delete'] },
     { id: 'app', name: '应用', actions: ['create', 'edit', 'delete', 'deploy'] },
+    { id: 'edge', name: '边缘计算', actions: ['create', 'edit', 'delete', 'deploy'] },
     { id: 'simulation', name: '设备模拟', actions: ['create', 'edit', 'delete', 'downlink'] },
     { id: 'productLog', name: '产品更新日志', actions: ['create', 'delete'] },
 ];

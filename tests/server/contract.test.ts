@@ -21,6 +21,7 @@ import { helpHappyCases } from './helpContract';
 import { telemetryHappyCases } from './telemetryContract';
 import { accessHappyCases } from './accessContract';
 import { peopleHappyCases } from './peopleContract';
+import { subscriptionHappyCases } from './subscriptionContract';
 import { videoHappyCases } from './videoContract';
 import { edgeHappyCases } from './edgeContract';
 
@@ -136,6 +137,7 @@ const happy: Record<string, () => Promise<Answer<unknown>>> = {
     ...access.cases,
     ...simulationHappyCases(() => s),
     ...ruleHappyCases(() => s),
+    ...subscriptionHappyCases(() => s),
     ...peopleHappyCases(() => s),
     ...helpHappyCases(() => s),
     ...video.cases,
