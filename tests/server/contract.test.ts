@@ -18,6 +18,7 @@ import { projectHappyCases } from './projectsContract';
 import { simulationHappyCases } from './simulationContract';
 import { telemetryHappyCases } from './telemetryContract';
 import { accessHappyCases } from './accessContract';
+import { subscriptionHappyCases } from './subscriptionContract';
 
 let s: TestServer;
 let product: { productId: number; productKey: string };
@@ -129,6 +130,7 @@ const happy: Record<string, () => Promise<Answer<unknown>>> = {
     ...groupHappyCases(() => s),
     ...access.cases,
     ...simulationHappyCases(() => s),
+    ...subscriptionHappyCases(() => s),
 };
 
 /** The success envelope each x-success-rule names (docs/platform-api.md). */
