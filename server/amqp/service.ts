@@ -41,6 +41,8 @@ export interface ConsumerInfo {
 
 interface Consumer extends ConsumerInfo {
     groupId: number;
+    /** The AccessKey it signed in with. */
+    authId: string;
     connection: Connection;
     sender: Sender;
     unsettled: Map<Delivery, QueuedMessage>;
@@ -64,6 +66,7 @@ interface GroupState {
 
 interface SignInResult {
     groupId?: number;
+    authId: string;
     clientId: string;
     error?: { condition: string; description: string };
     at: number;
@@ -253,7 +256,7 @@ export function createAmqpService({
         if (!key) return false;
         const expected = amqpPassword(key.accessSecret, key.accessKey, parsed.timestamp, parsed.signMethod);
         if (!passwordMatches(expected, password)) return false;
-        const result: SignInResult = { clientId: parsed.clientId, at: Date.now() };
+        const result: SignInResult = { clientId: parsed.clientId, authId: key.accessKey, at: Date.now() };
         const groupId = /^\d{1,9}$/.test(parsed.consumerGroupId) ? Number(parsed.consumerGroupId) : 0;
         const [group] = groupId ? await db.select().from(consumerGroups).where(eq(consumerGroups.id, groupId)) : [];
         if (!key.enabled) {
@@ -330,6 +333,7 @@ export function createAmqpService({
             delivered: 0,
             acknowledged: 0,
             groupId: result.groupId,
+            authId: result.authId,
             connection,
             sender,
             unsettled: new Map(),
@@ -471,6 +475,19 @@ export function createAmqpService({
             for (const c of [...(g?.consumers ?? [])]) {
                 c.connection.close({ condition: 'amqp:not-found', description: '消费者组已删除' });
                 drop(c);
+            }
+        },
+        /** Disconnects the consumers signed in with this AccessKey (it was disabled or deleted). */
+        disconnectKey(accessKey: string) {
+            for (const g of groups.values()) {
+                for (const c of [...g.consumers]) {
+                    if (c.authId !== accessKey) continue;
+                    c.connection.close({
+                        condition: 'amqp:unauthorized-access',
+                        description: 'AccessKey 已禁用或已删除',
+                    });
+                    drop(c);
+                }
             }
         },
         async close() {
