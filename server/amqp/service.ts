@@ -86,7 +86,21 @@ export function createAmqpService({
     databaseUrl,
     log = (m) => console.warn(m),
 }: AmqpOptions) {
-    const queue = createQueue({ db, backlogMax, backlogHours, leaseMs, log, notify: Boolean(databaseUrl) });
+    const queue = createQueue({
+        db,
+        backlogMax,
+        backlogHours,
+        leaseMs,
+        log,
+        notify: Boolean(databaseUrl),
+        takeOnInsert: (groupId, n) => {
+            const g = groups.get(groupId);
+            if (!g?.consumers.length || closed) return 0;
+            let credit = 0;
+            for (const c of g.consumers) if (!c.gone) credit += (c.sender as unknown as { credit: number }).credit;
+            return Math.max(0, Math.min(n, credit - g.buffer.length));
+        },
+    });
     const groups = new Map<number, GroupState>();
     const consumers = new WeakMap<Sender, Consumer>();
     const signIns = new Map<string, SignInResult>();
@@ -380,7 +394,19 @@ export function createAmqpService({
             pump(g);
         }
     };
-    queue.onInserted(wake);
+    queue.onInserted((ids, taken) => {
+        for (const m of taken) {
+            const g = groupOf(m.groupId);
+            if (g.held.has(m.id)) continue;
+            g.held.add(m.id);
+            g.buffer.push(m);
+        }
+        for (const id of ids) {
+            const g = groups.get(id);
+            if (g && !g.consumers.length && g.buffer.length) void giveBack(g);
+        }
+        wake(ids);
+    });
 
     /** LISTEN for other processes' (and this one's) new messages; the poll covers the time it is not connected. */
     let listener: pg.Client | undefined;
