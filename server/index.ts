@@ -165,6 +165,8 @@ async function main(): Promise<void> {
     const broker = await createBroker({ db: handle.db, redisUrl: config.redisUrl });
     access.attach(broker);
     amqp.attach(broker);
+    // The subscriptions are known before the first device can post.
+    await amqp.start().catch((err) => console.error('读取服务端订阅失败 / failed to load subscriptions:', err));
     broker.attachWebSocket(server);
     // Simulations that were running when the server stopped run again (their devices sign in through the broker).
     void simulator

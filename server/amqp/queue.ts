@@ -30,6 +30,11 @@ export interface QueueOptions {
     leaseMs?: number;
     /** Tell every server process on the database about new messages (PostgreSQL NOTIFY on NOTIFY_CHANNEL). */
     notify?: boolean;
+    /**
+     * Without `notify` (one process): how many of a group's `n` new messages this process claims as it inserts them
+     * (its consumers' spare credit), saving the claim query on the way to a waiting consumer.
+     */
+    takeOnInsert?: (groupId: number, n: number) => number;
     log?: (message: string) => void;
 }
 
@@ -56,6 +61,7 @@ export function createQueue({
     backlogHours,
     leaseMs = 60_000,
     notify = false,
+    takeOnInsert,
     log = console.warn,
 }: QueueOptions) {
     /** This process's name on its claims. */
@@ -70,7 +76,7 @@ export function createQueue({
     let acks: number[] = [];
     let ackTimer: NodeJS.Timeout | undefined;
     let acking: Promise<void> = Promise.resolve();
-    const insertedListeners: Array<(groupIds: Set<number>) => void> = [];
+    const insertedListeners: Array<(groupIds: Set<number>, taken: QueuedMessage[]) => void> = [];
     let closed = false;
     const counters = { enqueued: 0, acked: 0, dropped: 0 };
 
@@ -109,27 +115,62 @@ export function createQueue({
             const batch = pending.slice(0, MAX_BATCH);
             pending = pending.slice(batch.length);
             try {
-                await db.execute(sql`
-                    INSERT INTO amqp_queue (group_id, device_id, message_id, topic, generate_time, payload)
-                    SELECT x.g, x.d, x.m, x.t, x.ts, x.p FROM json_to_recordset(${JSON.stringify(
-                        batch.map((r) => ({
-                            g: r.groupId,
-                            d: r.deviceId,
-                            m: r.messageId,
-                            t: r.topic,
-                            ts: r.generateTime,
-                            p: r.payload,
-                        })),
-                    )}::json) AS x(g integer, d bigint, m text, t text, ts bigint, p text)
-                    WHERE EXISTS (SELECT 1 FROM consumer_groups c WHERE c.id = x.g)`);
+                // Rows this process takes at once for its waiting consumers (one process only): claimed as inserted.
+                const take = new Map<number, number>();
+                if (!notify && takeOnInsert) {
+                    const perGroup = new Map<number, number>();
+                    for (const r of batch) perGroup.set(r.groupId, (perGroup.get(r.groupId) ?? 0) + 1);
+                    for (const [g, n] of perGroup) take.set(g, takeOnInsert(g, n));
+                }
+                const result = await db.execute(sql`
+                    INSERT INTO amqp_queue (group_id, device_id, message_id, topic, generate_time, payload, owner, lease_until)
+                    SELECT x.g, x.d, x.m, x.t, x.ts, x.p,
+                        CASE WHEN x.o THEN ${owner} END,
+                        CASE WHEN x.o THEN now() + ${`${leaseMs} milliseconds`}::interval END
+                    FROM json_to_recordset(${JSON.stringify(
+                        batch.map((r) => {
+                            const left = take.get(r.groupId) ?? 0;
+                            if (left > 0) take.set(r.groupId, left - 1);
+                            return {
+                                g: r.groupId,
+                                d: r.deviceId,
+                                m: r.messageId,
+                                t: r.topic,
+                                ts: r.generateTime,
+                                p: r.payload,
+                                o: left > 0,
+                            };
+                        }),
+                    )}::json) AS x(g integer, d bigint, m text, t text, ts bigint, p text, o boolean)
+                    WHERE EXISTS (SELECT 1 FROM consumer_groups c WHERE c.id = x.g)
+                    RETURNING id, group_id, message_id, topic, generate_time, payload, owner`);
                 counters.enqueued += batch.length;
+                const taken = rowsOf<{
+                    id: string | number;
+                    group_id: number;
+                    message_id: string;
+                    topic: string;
+                    generate_time: string | number;
+                    payload: string;
+                    owner: string | null;
+                }>(result)
+                    .filter((r) => r.owner === owner)
+                    .map((r) => ({
+                        id: Number(r.id),
+                        groupId: Number(r.group_id),
+                        messageId: r.message_id,
+                        topic: r.topic,
+                        generateTime: Number(r.generate_time),
+                        payload: r.payload,
+                    }))
+                    .sort((a, b) => a.id - b.id);
                 const groups = new Set(batch.map((r) => r.groupId));
                 if (notify) {
                     // Every process (this one too) hears it at about the same time, so they share the group's messages.
                     await db
                         .execute(sql`SELECT pg_notify(${NOTIFY_CHANNEL}, ${[...groups].join(',')})`)
-                        .catch(() => insertedListeners.forEach((l) => l(groups)));
-                } else for (const l of insertedListeners) l(groups);
+                        .catch(() => insertedListeners.forEach((l) => l(groups, [])));
+                } else for (const l of insertedListeners) l(groups, taken);
             } catch (err) {
                 log(`订阅消息入队失败（${batch.length} 条） / enqueue failed: ${String(err)}`);
             }
@@ -198,7 +239,7 @@ export function createQueue({
             } else schedule();
         },
         /** After each batch insert: the groups that got messages. */
-        onInserted(fn: (groupIds: Set<number>) => void) {
+        onInserted(fn: (groupIds: Set<number>, taken: QueuedMessage[]) => void) {
             insertedListeners.push(fn);
         },
         /** Claims up to `limit` of a group's oldest unclaimed (or expired) messages for this process. */

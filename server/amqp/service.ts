@@ -41,6 +41,8 @@ export interface ConsumerInfo {
 
 interface Consumer extends ConsumerInfo {
     groupId: number;
+    /** The AccessKey it signed in with. */
+    authId: string;
     connection: Connection;
     sender: Sender;
     unsettled: Map<Delivery, QueuedMessage>;
@@ -64,6 +66,7 @@ interface GroupState {
 
 interface SignInResult {
     groupId?: number;
+    authId: string;
     clientId: string;
     error?: { condition: string; description: string };
     at: number;
@@ -83,7 +86,21 @@ export function createAmqpService({
     databaseUrl,
     log = (m) => console.warn(m),
 }: AmqpOptions) {
-    const queue = createQueue({ db, backlogMax, backlogHours, leaseMs, log, notify: Boolean(databaseUrl) });
+    const queue = createQueue({
+        db,
+        backlogMax,
+        backlogHours,
+        leaseMs,
+        log,
+        notify: Boolean(databaseUrl),
+        takeOnInsert: (groupId, n) => {
+            const g = groups.get(groupId);
+            if (!g?.consumers.length || closed) return 0;
+            let credit = 0;
+            for (const c of g.consumers) if (!c.gone) credit += (c.sender as unknown as { credit: number }).credit;
+            return Math.max(0, Math.min(n, credit - g.buffer.length));
+        },
+    });
     const groups = new Map<number, GroupState>();
     const consumers = new WeakMap<Sender, Consumer>();
     const signIns = new Map<string, SignInResult>();
@@ -253,7 +270,7 @@ export function createAmqpService({
         if (!key) return false;
         const expected = amqpPassword(key.accessSecret, key.accessKey, parsed.timestamp, parsed.signMethod);
         if (!passwordMatches(expected, password)) return false;
-        const result: SignInResult = { clientId: parsed.clientId, at: Date.now() };
+        const result: SignInResult = { clientId: parsed.clientId, authId: key.accessKey, at: Date.now() };
         const groupId = /^\d{1,9}$/.test(parsed.consumerGroupId) ? Number(parsed.consumerGroupId) : 0;
         const [group] = groupId ? await db.select().from(consumerGroups).where(eq(consumerGroups.id, groupId)) : [];
         if (!key.enabled) {
@@ -330,6 +347,7 @@ export function createAmqpService({
             delivered: 0,
             acknowledged: 0,
             groupId: result.groupId,
+            authId: result.authId,
             connection,
             sender,
             unsettled: new Map(),
@@ -376,7 +394,19 @@ export function createAmqpService({
             pump(g);
         }
     };
-    queue.onInserted(wake);
+    queue.onInserted((ids, taken) => {
+        for (const m of taken) {
+            const g = groupOf(m.groupId);
+            if (g.held.has(m.id)) continue;
+            g.held.add(m.id);
+            g.buffer.push(m);
+        }
+        for (const id of ids) {
+            const g = groups.get(id);
+            if (g && !g.consumers.length && g.buffer.length) void giveBack(g);
+        }
+        wake(ids);
+    });
 
     /** LISTEN for other processes' (and this one's) new messages; the poll covers the time it is not connected. */
     let listener: pg.Client | undefined;
@@ -471,6 +501,19 @@ export function createAmqpService({
             for (const c of [...(g?.consumers ?? [])]) {
                 c.connection.close({ condition: 'amqp:not-found', description: '消费者组已删除' });
                 drop(c);
+            }
+        },
+        /** Disconnects the consumers signed in with this AccessKey (it was disabled or deleted). */
+        disconnectKey(accessKey: string) {
+            for (const g of groups.values()) {
+                for (const c of [...g.consumers]) {
+                    if (c.authId !== accessKey) continue;
+                    c.connection.close({
+                        condition: 'amqp:unauthorized-access',
+                        description: 'AccessKey 已禁用或已删除',
+                    });
+                    drop(c);
+                }
             }
         },
         async close() {

@@ -200,7 +200,7 @@ export function consumerGroupRoutes({ db, config, amqp }: Services) {
 export const ACCESS_KEY_LIMIT = 5;
 
 /** /api/accessKey: the signed-in user's AccessKey pairs (AMQP consumers sign in with them). */
-export function accessKeyRoutes({ db, config }: Services) {
+export function accessKeyRoutes({ db, config, amqp }: Services) {
     const app = new Hono<AppEnv>();
     const tz = config.timeZone;
     const present = (k: typeof accessKeys.$inferSelect) => ({
@@ -253,14 +253,17 @@ export function accessKeyRoutes({ db, config }: Services) {
             .set({ enabled: raw === 'true' || raw === '1' })
             .where(eq(accessKeys.id, id))
             .returning();
+        // Consumers signed in with a key now disabled are disconnected (on this process; others refuse their next sign-in).
+        if (!row.enabled) amqp?.disconnectKey(row.accessKey);
         return c.json({ code: 200, msg: '操作成功', data: present(row) });
     });
 
     app.post('/delete', async (c) => {
         const body = await readBody(c);
         const id = positiveInt(body.id, '缺少 AccessKey ID');
-        await mine(c.get('user').id, id);
+        const key = await mine(c.get('user').id, id);
         await db.delete(accessKeys).where(eq(accessKeys.id, id));
+        amqp?.disconnectKey(key.accessKey);
         return c.json({ code: 200, msg: '删除成功', data: null });
     });
 

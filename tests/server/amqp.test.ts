@@ -95,6 +95,12 @@ describe('sign-in', () => {
         });
         ok200(await call(s, 'POST', '/api/accessKey/enable', form({ id: other.id, enabled: 'true' })));
         expect(await refusal(port, { ...other, groupId })).toBeUndefined();
+        // Disabling a key disconnects the consumers signed in with it.
+        const signedIn = await consume(port, { ...other, groupId });
+        const closed = new Promise<unknown>((r) => signedIn.connection.once('connection_close', (c) => r(c.error)));
+        ok200(await call(s, 'POST', '/api/accessKey/enable', form({ id: other.id, enabled: 'false' })));
+        expect(await closed).toMatchObject({ condition: 'amqp:unauthorized-access' });
+        ok200(await call(s, 'POST', '/api/accessKey/enable', form({ id: other.id, enabled: 'true' })));
         ok200(await call(s, 'POST', '/api/accessKey/delete', form({ id: other.id })));
         expect(await refusal(port, { ...other, groupId })).toMatchObject({ condition: 'amqp:unauthorized-access' });
     });
