@@ -162,7 +162,8 @@ export function ruleRoutes(services: Services) {
     app.get('/model', async (c) => {
         const productKey = c.req.query('productKey')?.trim() ?? '';
         refuseNul('productKey', productKey);
-        if (!productKey) throw badRequest('请选择产品');
+        // No product chosen yet (the editor asks before one is): nothing to choose from.
+        if (!productKey) return ok(c, { productKey, properties: [], events: [], services: [], eventFields: [] });
         const product = await productByKey(db, productKey);
         if (!product) throw notFound('产品不存在');
         const rows = await db

@@ -2511,7 +2511,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The rule editor's choices: the product's properties (data type, access mode), events (output fields) and services (inputs). */
+        /**
+         * @description The rule editor's choices: the product's properties (data type, access mode), events (output fields) and services (inputs).
+         *     No productKey: empty lists (the editor asks before a product is chosen).
+         */
         get: operations['ruleThingModel'];
         put?: never;
         post?: never;
@@ -3909,6 +3912,7 @@ export interface components {
             properties: Record<string, never>[];
             events: Record<string, never>[];
             services: Record<string, never>[];
+            eventFields?: Record<string, never>[];
         };
         RuleLog: {
             id: number;
@@ -8122,8 +8126,8 @@ export interface operations {
     };
     ruleThingModel: {
         parameters: {
-            query: {
-                productKey: string;
+            query?: {
+                productKey?: string;
             };
             header?: never;
             path?: never;

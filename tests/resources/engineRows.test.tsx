@@ -2,7 +2,7 @@ import { fireEvent, render, screen, waitFor, within } from '@testing-library/rea
 import { http, HttpResponse } from 'msw';
 import { MemoryRouter } from 'react-router-dom';
 import { AdminContext, Form, memoryStore } from 'react-admin';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDataProvider } from '../../dataProvider';
 import { apiResources, defineResource, type FieldDefinition, type FormValues, type Row } from '../../src/engine';
 import { FormInput } from '../../src/engine/inputs';
@@ -64,7 +64,7 @@ const steps: FieldDefinition = {
 
 const asked: string[] = [];
 
-beforeAll(() => {
+beforeEach(() => {
     mswServer.use(
         http.get('*/api/test/tools', ({ request }) => {
             const url = new URL(request.url);
