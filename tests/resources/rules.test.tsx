@@ -35,11 +35,17 @@ describe('rule engine screens against the platform', () => {
         await chooseOption(await waitFor(() => combo(dialog(), /^产品/), { timeout: 5_000 }), '智能路灯_L1');
 
         const trigger = within(dialog()).getByRole('group', { name: '触发条件第1行' });
-        await chooseOption(await waitFor(() => combo(trigger, /^属性（/), { timeout: 5_000 }), /有功功率（ActivePower）/);
+        await chooseOption(
+            await waitFor(() => combo(trigger, /^属性（/), { timeout: 5_000 }),
+            /有功功率（ActivePower）/,
+        );
 
         fireEvent.click(within(dialog()).getByRole('button', { name: '添加过滤条件' }));
         const condition = within(dialog()).getByRole('group', { name: '过滤条件第1行' });
-        await chooseOption(await waitFor(() => combo(condition, /^属性/), { timeout: 5_000 }), /有功功率（ActivePower）/);
+        await chooseOption(
+            await waitFor(() => combo(condition, /^属性/), { timeout: 5_000 }),
+            /有功功率（ActivePower）/,
+        );
         fireEvent.change(within(condition).getByRole('textbox', { name: '值' }), { target: { value: '5000' } });
 
         fireEvent.click(within(dialog()).getByRole('button', { name: '添加执行动作' }));
@@ -110,7 +116,12 @@ describe('rule engine screens against the platform', () => {
             await platform.db
                 .select()
                 .from(alertEvents)
-                .where(inArray(alertEvents.id, handled.map((h) => h.id))),
+                .where(
+                    inArray(
+                        alertEvents.id,
+                        handled.map((h) => h.id),
+                    ),
+                ),
         ).toHaveLength(2);
     });
 });
