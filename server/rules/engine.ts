@@ -383,21 +383,35 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
             });
     }
 
+    /**
+     * A rule's firings and recoveries for one device run one after the other, in the order they happened: a recovery
+     * never overtakes the firing that opened the alert (PostgreSQL's pool would run them side by side).
+     */
+    const chains = new Map<string, Promise<unknown>>();
+    function inOrder(rt: Runtime, deviceId: number | undefined, work: () => Promise<unknown>, what: string) {
+        const key = `${rt.rule.id}:${deviceId ?? ''}`;
+        const next = (chains.get(key) ?? Promise.resolve()).then(work).catch((err) => {
+            if (!closed) report(what, err);
+        });
+        chains.set(key, next);
+        void next.then(() => {
+            if (chains.get(key) === next) chains.delete(key);
+        });
+        void track(next);
+    }
+
     function recover(rt: Runtime, deviceId: number) {
         if (!rt.hasAlert) return;
-        void track(
-            recoverAlert(db, rt.rule.id, deviceId, rt.rule.autoClear, now()).catch((err) => {
-                if (!closed) report('告警恢复失败 / alert recovery failed:', err);
-            }),
+        inOrder(
+            rt,
+            deviceId,
+            () => recoverAlert(db, rt.rule.id, deviceId, rt.rule.autoClear, now()),
+            '告警恢复失败 / alert recovery failed:',
         );
     }
 
     function start(f: Firing) {
-        void track(
-            fire(f).catch((err) => {
-                if (!closed) report('规则执行失败 / rule firing failed:', err);
-            }),
-        );
+        inOrder(f.rt, f.device?.deviceId, () => fire(f), '规则执行失败 / rule firing failed:');
     }
 
     function evaluate(f: Omit<Firing, 'discrete'>, triggerIsLevel: boolean) {
