@@ -144,7 +144,15 @@ const alertRuleEditor = (mode: 'create' | 'edit'): Action => ({
     defaults: ({ record }) =>
         mode === 'edit'
             ? alertRuleToForm(record)
-            : { enabled: true, match: 'all', level: 2, durationSeconds: 0, autoClear: true, conditions: [], channelIds: [] },
+            : {
+                  enabled: true,
+                  match: 'all',
+                  level: 2,
+                  durationSeconds: 0,
+                  autoClear: true,
+                  conditions: [],
+                  channelIds: [],
+              },
     submit: {
         call: 'saveAlertRule',
         params: ({ values }) => {
@@ -161,7 +169,10 @@ const toggleRule: Action = {
     kind: 'call',
     label: ({ record }) => (record.enabled ? '停用' : '启用'),
     ariaLabel: ({ record }) => `${record.enabled ? '停用' : '启用'} ${String(record.name)}`,
-    call: { call: 'enableAlertRule', params: ({ record }) => ({ id: record.id, enabled: record.enabled ? 'false' : 'true' }) },
+    call: {
+        call: 'enableAlertRule',
+        params: ({ record }) => ({ id: record.id, enabled: record.enabled ? 'false' : 'true' }),
+    },
     success: (_answer, { record }) => (record.enabled ? '已停用' : '已启用'),
     refresh: ['alerts'],
 };
@@ -177,7 +188,19 @@ const removeRule: Action = {
     refresh: ['alerts'],
 };
 
-const CHANNEL_FIELDS = ['name', 'channelType', 'url', 'bodyTemplate', 'host', 'port', 'secure', 'user', 'pass', 'from', 'to'];
+const CHANNEL_FIELDS = [
+    'name',
+    'channelType',
+    'url',
+    'bodyTemplate',
+    'host',
+    'port',
+    'secure',
+    'user',
+    'pass',
+    'from',
+    'to',
+];
 
 const channelEditor = (mode: 'create' | 'edit'): Action => ({
     kind: 'form',
@@ -201,7 +224,15 @@ const channelEditor = (mode: 'create' | 'edit'): Action => ({
                 name: v.name,
                 type: v.channelType,
                 ...(v.channelType === 'email'
-                    ? { host: v.host, port: v.port, secure: v.secure ? 'true' : 'false', user: v.user ?? '', pass: v.pass ?? '', from: v.from ?? '', to: v.to }
+                    ? {
+                          host: v.host,
+                          port: v.port,
+                          secure: v.secure ? 'true' : 'false',
+                          user: v.user ?? '',
+                          pass: v.pass ?? '',
+                          from: v.from ?? '',
+                          to: v.to,
+                      }
                     : { url: v.url, bodyTemplate: v.channelType === 'webhook' ? (v.bodyTemplate ?? '') : '' }),
             };
         },
@@ -229,7 +260,13 @@ export default defineResource({
     label: '设备告警',
     path: 'monitor/deviceAlarm',
     icon: NotificationsActiveIcon,
-    menu: { label: '设备告警', to: '/monitor/deviceAlarm', section: '监控运维', order: 4.5, icon: NotificationsActiveIcon },
+    menu: {
+        label: '设备告警',
+        to: '/monitor/deviceAlarm',
+        section: '监控运维',
+        order: 4.5,
+        icon: NotificationsActiveIcon,
+    },
     views: { list: false, show: false, edit: false, create: false },
     fields: {
         timestamp: { label: '告警时间', render: (r) => String(r.timestamp ?? '').slice(0, -4) },
@@ -262,9 +299,18 @@ export default defineResource({
         conditions: {
             label: '告警条件',
             input: 'rows',
-            rows: { fields: conditionRow, addLabel: '添加条件', newRow: { source: 'property', operator: '>' }, max: 20 },
+            rows: {
+                fields: conditionRow,
+                addLabel: '添加条件',
+                newRow: { source: 'property', operator: '>' },
+                max: 20,
+            },
         },
-        durationSeconds: { label: '持续时长（秒）', type: 'number', helperText: '如“高于 80 持续 300 秒”，0 为立即告警' },
+        durationSeconds: {
+            label: '持续时长（秒）',
+            type: 'number',
+            helperText: '如“高于 80 持续 300 秒”，0 为立即告警',
+        },
         windowStart: { label: '生效时段开始（HH:mm）', helperText: '留空为全天生效' },
         windowEnd: { label: '生效时段结束（HH:mm）' },
         autoClear: { label: '条件恢复后自动清除告警', type: 'boolean' },
@@ -275,7 +321,10 @@ export default defineResource({
             picker: {
                 source: { call: 'channels' },
                 rowId: 'id',
-                columns: [['name', { label: '名称' }], ['typeName', { label: '类型' }]],
+                columns: [
+                    ['name', { label: '名称' }],
+                    ['typeName', { label: '类型' }],
+                ],
                 perPage: 5,
                 empty: '暂无通知方式，可在“通知方式”页签中添加',
             },
@@ -314,7 +363,16 @@ export default defineResource({
                             kind: 'list',
                             list: {
                                 source: { call: 'alerts', every: 5 },
-                                columns: ['timestamp', 'level', 'params', 'deviceName', 'projectName', 'ruleName', 'status', 'remark'],
+                                columns: [
+                                    'timestamp',
+                                    'level',
+                                    'params',
+                                    'deviceName',
+                                    'projectName',
+                                    'ruleName',
+                                    'status',
+                                    'remark',
+                                ],
                                 urlPrefix: 'alert',
                                 perPage: 10,
                                 perPageOptions: [10, 20, 30, 40],
@@ -334,7 +392,17 @@ export default defineResource({
                             kind: 'list',
                             list: {
                                 source: { call: 'alertRules' },
-                                columns: ['name', 'productName', ['deviceName', { label: '设备', render: (r) => String(r.deviceName ?? '全部设备') }], 'level', 'ruleStatus', 'updateTime'],
+                                columns: [
+                                    'name',
+                                    'productName',
+                                    [
+                                        'deviceName',
+                                        { label: '设备', render: (r) => String(r.deviceName ?? '全部设备') },
+                                    ],
+                                    'level',
+                                    'ruleStatus',
+                                    'updateTime',
+                                ],
                                 urlPrefix: 'rule',
                                 perPage: 10,
                                 toolbar: [alertRuleEditor('create')],
@@ -357,7 +425,10 @@ export default defineResource({
                                 perPage: 10,
                                 toolbar: [channelEditor('create')],
                                 rowActions: [channelEditor('edit'), removeChannel],
-                                empty: { text: '暂无通知方式：添加 Webhook、钉钉、企业微信机器人或邮件', action: channelEditor('create') },
+                                empty: {
+                                    text: '暂无通知方式：添加 Webhook、钉钉、企业微信机器人或邮件',
+                                    action: channelEditor('create'),
+                                },
                             },
                         },
                     ],
@@ -368,7 +439,12 @@ export default defineResource({
     api: {
         success: 'code200',
         custom: {
-            alerts: { get: '/api/alert-log/list', paging: ['pageNumber', 'pageSize'], read: 'data.records', total: 'data.total' },
+            alerts: {
+                get: '/api/alert-log/list',
+                paging: ['pageNumber', 'pageSize'],
+                read: 'data.records',
+                total: 'data.total',
+            },
             handle: { post: '/api/alert-log/handle', body: 'json', read: 'data' },
             alertRules: {
                 get: '/api/alert-rule/list',

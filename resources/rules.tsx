@@ -38,14 +38,40 @@ const model = (call: string, extra: Partial<NonNullable<FieldDefinition['choices
     optionLabel: (r: Row) => `${String(r.name ?? r.identifier)}（${String(r.identifier)}）`,
     ...extra,
 });
-const rowIs = (key: string, ...kinds: string[]) => (v: FormValues) => kinds.includes(String((v.$row as Row)?.[key]));
+const rowIs =
+    (key: string, ...kinds: string[]) =>
+    (v: FormValues) =>
+        kinds.includes(String((v.$row as Row)?.[key]));
 
 const triggerRow: Array<[string, FieldDefinition]> = [
-    ['type', { label: '触发类型', input: 'select', choices: TRIGGER_TYPES, required: true, resets: { property: '', event: '' } }],
-    ['property', { label: '属性（不选为任意属性）', input: 'select', visibleWhen: rowIs('type', 'property'), choicesFrom: model('modelProperties') }],
-    ['event', { label: '事件', input: 'select', visibleWhen: rowIs('type', 'event'), choicesFrom: model('modelEvents') }],
+    [
+        'type',
+        {
+            label: '触发类型',
+            input: 'select',
+            choices: TRIGGER_TYPES,
+            required: true,
+            resets: { property: '', event: '' },
+        },
+    ],
+    [
+        'property',
+        {
+            label: '属性（不选为任意属性）',
+            input: 'select',
+            visibleWhen: rowIs('type', 'property'),
+            choicesFrom: model('modelProperties'),
+        },
+    ],
+    [
+        'event',
+        { label: '事件', input: 'select', visibleWhen: rowIs('type', 'event'), choicesFrom: model('modelEvents') },
+    ],
     ['status', { label: '上下线', input: 'select', visibleWhen: rowIs('type', 'status'), choices: STATUS_CHOICES }],
-    ['cron', { label: 'cron 表达式', visibleWhen: rowIs('type', 'schedule'), helperText: '如 0 8 * * * 表示每天 8 点' }],
+    [
+        'cron',
+        { label: 'cron 表达式', visibleWhen: rowIs('type', 'schedule'), helperText: '如 0 8 * * * 表示每天 8 点' },
+    ],
 ];
 
 export const conditionRow: Array<[string, FieldDefinition]> = [
@@ -61,8 +87,25 @@ export const conditionRow: Array<[string, FieldDefinition]> = [
             resets: { property: '', event: '', field: '' },
         },
     ],
-    ['property', { label: '属性', input: 'select', visibleWhen: rowIs('source', 'property'), choicesFrom: model('modelProperties') }],
-    ['event', { label: '事件', input: 'select', visibleWhen: rowIs('source', 'event'), choicesFrom: model('modelEvents'), resets: { field: '' } }],
+    [
+        'property',
+        {
+            label: '属性',
+            input: 'select',
+            visibleWhen: rowIs('source', 'property'),
+            choicesFrom: model('modelProperties'),
+        },
+    ],
+    [
+        'event',
+        {
+            label: '事件',
+            input: 'select',
+            visibleWhen: rowIs('source', 'event'),
+            choicesFrom: model('modelEvents'),
+            resets: { field: '' },
+        },
+    ],
     [
         'field',
         {
@@ -79,9 +122,25 @@ export const conditionRow: Array<[string, FieldDefinition]> = [
 
 const actionRow: Array<[string, FieldDefinition]> = [
     ['type', { label: '动作类型', input: 'select', choices: ACTION_TYPES, required: true }],
-    ['property', { label: '属性', input: 'select', visibleWhen: rowIs('type', 'setProperty'), choicesFrom: model('modelProperties') }],
+    [
+        'property',
+        {
+            label: '属性',
+            input: 'select',
+            visibleWhen: rowIs('type', 'setProperty'),
+            choicesFrom: model('modelProperties'),
+        },
+    ],
     ['value', { label: '设置为', visibleWhen: rowIs('type', 'setProperty') }],
-    ['service', { label: '服务', input: 'select', visibleWhen: rowIs('type', 'invokeService'), choicesFrom: model('modelServices') }],
+    [
+        'service',
+        {
+            label: '服务',
+            input: 'select',
+            visibleWhen: rowIs('type', 'invokeService'),
+            choicesFrom: model('modelServices'),
+        },
+    ],
     ['params', { label: '服务参数（JSON）', visibleWhen: rowIs('type', 'invokeService') }],
     ['deviceName', { label: '目标设备（空为触发设备）', visibleWhen: rowIs('type', 'setProperty', 'invokeService') }],
     ['level', { label: '告警级别', input: 'select', choices: ALERT_LEVELS, visibleWhen: rowIs('type', 'alert') }],
@@ -160,7 +219,8 @@ export function formToRule(v: FormValues): Record<string, unknown> {
         enabled: v.enabled !== false,
         match: v.match ?? 'all',
         durationSeconds: Number(v.durationSeconds || 0),
-        timeWindow: text(v.windowStart) || text(v.windowEnd) ? { start: text(v.windowStart), end: text(v.windowEnd) } : null,
+        timeWindow:
+            text(v.windowStart) || text(v.windowEnd) ? { start: text(v.windowStart), end: text(v.windowEnd) } : null,
         autoClear: v.autoClear !== false,
         triggers: rows('triggers').map((t) => ({
             id: t.id,
@@ -180,8 +240,10 @@ export function formToRule(v: FormValues): Record<string, unknown> {
         })),
         actions: rows('actions').map((a) => {
             const base = { id: a.id, type: a.type };
-            if (a.type === 'setProperty') return { ...base, identifier: a.property, value: text(a.value), deviceName: text(a.deviceName) };
-            if (a.type === 'invokeService') return { ...base, identifier: a.service, params: text(a.params), deviceName: text(a.deviceName) };
+            if (a.type === 'setProperty')
+                return { ...base, identifier: a.property, value: text(a.value), deviceName: text(a.deviceName) };
+            if (a.type === 'invokeService')
+                return { ...base, identifier: a.service, params: text(a.params), deviceName: text(a.deviceName) };
             if (a.type === 'alert') return { ...base, level: a.level, content: text(a.content) };
             return { ...base, channelId: a.channelId, content: text(a.content) };
         }),
@@ -258,7 +320,15 @@ const remove: Action = {
     refresh: REFRESH,
 };
 
-const columns: ListSpec['columns'] = ['name', 'productName', 'deviceName', 'projectName', 'status', 'description', 'updateTime'];
+const columns: ListSpec['columns'] = [
+    'name',
+    'productName',
+    'deviceName',
+    'projectName',
+    'status',
+    'description',
+    'updateTime',
+];
 
 const linkedge: ListSpec = {
     source: { call: 'getList', params: () => ({ type: 1 }) },
@@ -363,7 +433,11 @@ export default defineResource({
         },
         enabled: { label: '保存后启用', type: 'boolean' },
         match: { label: '条件关系', type: 'select', input: 'radio', choices: MATCH_CHOICES },
-        durationSeconds: { label: '持续时长（秒）', type: 'number', helperText: '条件持续满足这么久才执行，0 为立即执行' },
+        durationSeconds: {
+            label: '持续时长（秒）',
+            type: 'number',
+            helperText: '条件持续满足这么久才执行，0 为立即执行',
+        },
         windowStart: { label: '生效时段开始（HH:mm）', helperText: '留空为全天生效' },
         windowEnd: { label: '生效时段结束（HH:mm）', helperText: '结束早于开始表示跨零点' },
         autoClear: { label: '条件恢复后自动清除告警', type: 'boolean' },
@@ -371,7 +445,12 @@ export default defineResource({
             label: '触发条件',
             input: 'rows',
             required: true,
-            rows: { fields: triggerRow, addLabel: '添加触发条件', newRow: { type: 'property', status: 'any' }, max: 20 },
+            rows: {
+                fields: triggerRow,
+                addLabel: '添加触发条件',
+                newRow: { type: 'property', status: 'any' },
+                max: 20,
+            },
         },
         conditions: {
             label: '过滤条件',
@@ -424,7 +503,12 @@ export default defineResource({
     ],
     api: {
         success: 'code200',
-        getList: { get: '/api/rule/list', paging: ['pageNumber', 'pageSize'], read: 'data.records', total: 'data.total' },
+        getList: {
+            get: '/api/rule/list',
+            paging: ['pageNumber', 'pageSize'],
+            read: 'data.records',
+            total: 'data.total',
+        },
         custom: {
             save: { post: '/api/rule/save', body: 'json', read: 'data' },
             remove: { post: '/api/rule/delete' },

@@ -30,7 +30,10 @@ function channelIdsOf(raw: unknown): number[] {
 }
 
 /** An alert rule as answered: the rule's alert action and notify actions folded back into fields. */
-function alertRuleAnswer(r: StoredRule & { createTime: Date; updateTime: Date; projectName: string | null }, timeZone: string) {
+function alertRuleAnswer(
+    r: StoredRule & { createTime: Date; updateTime: Date; projectName: string | null },
+    timeZone: string,
+) {
     const alert = r.actions.find((a) => a.type === 'alert');
     return {
         ...ruleAnswer(r, timeZone),
@@ -114,7 +117,12 @@ export function alertRuleRoutes(services: Services) {
                 const cfg = r.config as Record<string, unknown>;
                 // The SMTP password is never answered.
                 const { pass: _pass, ...safe } = cfg;
-                return { ...r, config: { ...safe, ...(cfg.pass ? { pass: '' } : {}) }, ...safe, createTime: formatTime(r.createTime, config.timeZone) };
+                return {
+                    ...r,
+                    config: { ...safe, ...(cfg.pass ? { pass: '' } : {}) },
+                    ...safe,
+                    createTime: formatTime(r.createTime, config.timeZone),
+                };
             }),
             total: Number(n),
         });
@@ -122,7 +130,12 @@ export function alertRuleRoutes(services: Services) {
 
     app.post('/channel/save', async (c) => {
         const body = await input(c);
-        const text = (k: string) => (typeof body[k] === 'string' ? (body[k] as string).trim() : typeof body[k] === 'number' ? String(body[k]) : '');
+        const text = (k: string) =>
+            typeof body[k] === 'string'
+                ? (body[k] as string).trim()
+                : typeof body[k] === 'number'
+                  ? String(body[k])
+                  : '';
         const name = text('name');
         if (!name) throw badRequest(RULE_MESSAGES.channelName);
         if (name.length > RULE_LIMITS.nameMax) throw badRequest(`名称不能超过${RULE_LIMITS.nameMax}个字符`);
@@ -138,7 +151,15 @@ export function alertRuleRoutes(services: Services) {
             if (!/^[^\s@]+@[^\s@]+(,\s*[^\s@]+@[^\s@]+)*$/.test(to)) throw badRequest(RULE_MESSAGES.mailTo);
             const from = text('from') || text('user');
             if (!/^[^\s@]+@[^\s@]+$/.test(from)) throw badRequest('请输入发件人邮箱');
-            cfg = { host, port, secure: body.secure === true || body.secure === 'true', user: text('user'), pass: text('pass'), from, to };
+            cfg = {
+                host,
+                port,
+                secure: body.secure === true || body.secure === 'true',
+                user: text('user'),
+                pass: text('pass'),
+                from,
+                to,
+            };
         } else {
             const url = text('url');
             if (!/^https?:\/\/[^\s]+$/.test(url)) throw badRequest(RULE_MESSAGES.url);
@@ -147,7 +168,10 @@ export function alertRuleRoutes(services: Services) {
             } catch {
                 throw badRequest(RULE_MESSAGES.url);
             }
-            cfg = { url, ...(type === 'webhook' && text('bodyTemplate') ? { bodyTemplate: text('bodyTemplate') } : {}) };
+            cfg = {
+                url,
+                ...(type === 'webhook' && text('bodyTemplate') ? { bodyTemplate: text('bodyTemplate') } : {}),
+            };
         }
         if (body.id !== undefined && body.id !== '' && body.id !== null) {
             const id = positiveInt(body.id, '通知方式ID必须是正整数');
@@ -158,13 +182,19 @@ export function alertRuleRoutes(services: Services) {
             await db.update(notifyChannels).set({ name, type, config: cfg }).where(eq(notifyChannels.id, id));
             return ok(c, { id });
         }
-        const [row] = await db.insert(notifyChannels).values({ name, type, config: cfg }).returning({ id: notifyChannels.id });
+        const [row] = await db
+            .insert(notifyChannels)
+            .values({ name, type, config: cfg })
+            .returning({ id: notifyChannels.id });
         return ok(c, { id: row.id });
     });
 
     app.post('/channel/delete', async (c) => {
         const id = positiveInt((await input(c)).id, '通知方式ID必须是正整数');
-        const rows = await db.delete(notifyChannels).where(eq(notifyChannels.id, id)).returning({ id: notifyChannels.id });
+        const rows = await db
+            .delete(notifyChannels)
+            .where(eq(notifyChannels.id, id))
+            .returning({ id: notifyChannels.id });
         if (!rows.length) throw notFound('通知方式不存在');
         return ok(c, null);
     });
@@ -219,7 +249,8 @@ export function alertLogRoutes(services: Services) {
             return n;
         };
         if (q.level) parts.push(eq(alertEvents.type, num(q.level, [1, 2, 3], '告警级别应为 1、2 或 3')));
-        if (q.status) parts.push(eq(alertEvents.status, num(q.status, [0, 1], '处理状态应为 0（待处理）或 1（已处理）')));
+        if (q.status)
+            parts.push(eq(alertEvents.status, num(q.status, [0, 1], '处理状态应为 0（待处理）或 1（已处理）')));
         if (q.open === '1') parts.push(isNull(alertEvents.clearTime));
         if (q.projectId) parts.push(eq(alertEvents.projectId, positiveInt(q.projectId, '项目ID必须是正整数')));
         if (q.ruleId) parts.push(eq(alertEvents.ruleId, positiveInt(q.ruleId, '规则ID必须是正整数')));
@@ -265,8 +296,7 @@ export function alertLogRoutes(services: Services) {
         const raw = body.ids ?? body.id;
         const ids = idList(
             (Array.isArray(raw) ? raw.map(String) : raw === undefined || raw === null ? undefined : String(raw)) as
-                | FormValue
-                | undefined,
+                FormValue | undefined,
             '告警ID必须是正整数',
         );
         if (!ids.length) throw badRequest('请选择要处理的告警');

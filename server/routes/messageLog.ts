@@ -76,10 +76,7 @@ export function messageLogRoutes({ db, config }: Services) {
         for (const [key, value] of Object.entries(q)) refuseNul(key, value);
         const { size, offset } = paging(q.pageNumber, q.pageSize);
         const productKey = q.productKey?.trim() || undefined;
-        return ok(
-            c,
-            await listNotifications(db, { productKey }, size, offset, (d) => formatTime(d, config.timeZone)),
-        );
+        return ok(c, await listNotifications(db, { productKey }, size, offset, (d) => formatTime(d, config.timeZone)));
     });
 
     return app;

@@ -63,7 +63,13 @@ async function journal(services: Services, c: Context) {
     if (q.end) parts.push(lte(ruleLogs.ts, ms(q.end, '结束时间')));
     const where = parts.length ? and(...parts) : undefined;
     const [rows, [{ n }]] = await Promise.all([
-        db.select().from(ruleLogs).where(where).orderBy(desc(ruleLogs.ts), desc(ruleLogs.id)).limit(size).offset(offset),
+        db
+            .select()
+            .from(ruleLogs)
+            .where(where)
+            .orderBy(desc(ruleLogs.ts), desc(ruleLogs.id))
+            .limit(size)
+            .offset(offset),
         db.select({ n: count() }).from(ruleLogs).where(where),
     ]);
     return {
@@ -94,7 +100,8 @@ export function ruleRoutes(services: Services) {
         for (const [k, v] of Object.entries(q)) refuseNul(k, v);
         const { size, offset } = paging(q.pageNumber, q.pageSize);
         const type = q.type ? Number(q.type) : undefined;
-        if (type !== undefined && type !== 1 && type !== 2) throw badRequest('规则类型应为 1（场景联动）或 2（告警规则）');
+        if (type !== undefined && type !== 1 && type !== 2)
+            throw badRequest('规则类型应为 1（场景联动）或 2（告警规则）');
         const projectId = q.projectId ? positiveInt(q.projectId, '项目ID必须是正整数') : undefined;
         const { rows, total } = await listRules(
             db,
@@ -162,7 +169,8 @@ export function ruleRoutes(services: Services) {
     app.get('/model', async (c) => {
         const productKey = c.req.query('productKey')?.trim() ?? '';
         refuseNul('productKey', productKey);
-        if (!productKey) throw badRequest('请选择产品');
+        // No product chosen yet (the editor asks before one is): nothing to choose from.
+        if (!productKey) return ok(c, { productKey, properties: [], events: [], services: [], eventFields: [] });
         const product = await productByKey(db, productKey);
         if (!product) throw notFound('产品不存在');
         const rows = await db
@@ -187,8 +195,16 @@ export function ruleRoutes(services: Services) {
                 dataType: r.dataType,
                 accessMode: r.accessMode,
             })),
-            events: of('event').map((r) => ({ identifier: r.identifier, name: r.name, outputData: r.outputData ?? [] })),
-            services: of('service').map((r) => ({ identifier: r.identifier, name: r.name, inputData: r.inputData ?? [] })),
+            events: of('event').map((r) => ({
+                identifier: r.identifier,
+                name: r.name,
+                outputData: r.outputData ?? [],
+            })),
+            services: of('service').map((r) => ({
+                identifier: r.identifier,
+                name: r.name,
+                inputData: r.inputData ?? [],
+            })),
             // Every event's output fields in one list, for a select that keeps those of the chosen event.
             eventFields: of('event').flatMap((r) =>
                 ((r.outputData ?? []) as Array<{ identifier: string; name?: string; dataType?: unknown }>).map((o) => ({
@@ -223,7 +239,13 @@ export function ms6RuleRoutes(services: Services) {
                 enabled: r.enabled,
                 chain: [
                     { node: 'trigger', rows: r.triggers },
-                    { node: 'condition', match: r.match, durationSeconds: r.durationSeconds, timeWindow: r.timeWindow, rows: r.conditions },
+                    {
+                        node: 'condition',
+                        match: r.match,
+                        durationSeconds: r.durationSeconds,
+                        timeWindow: r.timeWindow,
+                        rows: r.conditions,
+                    },
                     { node: 'action', rows: r.actions },
                 ],
                 updateTime: formatTime(r.updateTime, config.timeZone),

@@ -34,7 +34,9 @@ export async function openAlert(db: Db, a: OpenAlert): Promise<number | undefine
     const [open] = await db
         .select({ id: alertEvents.id, recoverTime: alertEvents.recoverTime })
         .from(alertEvents)
-        .where(and(eq(alertEvents.ruleId, a.ruleId), eq(alertEvents.deviceId, a.deviceId), isNull(alertEvents.clearTime)));
+        .where(
+            and(eq(alertEvents.ruleId, a.ruleId), eq(alertEvents.deviceId, a.deviceId), isNull(alertEvents.clearTime)),
+        );
     if (open) {
         // Held again before anyone handled it: it is the same alert, not a new one.
         if (open.recoverTime && !a.discrete)
@@ -82,8 +84,14 @@ export async function recoverAlert(db: Db, ruleId: number, deviceId: number, aut
         return;
     }
     // Already handled: closes now. Pending: stays, marked recovered.
-    await db.update(alertEvents).set({ clearTime: now, recoverTime: now }).where(and(open, eq(alertEvents.status, 1)));
-    await db.update(alertEvents).set({ recoverTime: now }).where(and(open, eq(alertEvents.status, 0)));
+    await db
+        .update(alertEvents)
+        .set({ clearTime: now, recoverTime: now })
+        .where(and(open, eq(alertEvents.status, 1)));
+    await db
+        .update(alertEvents)
+        .set({ recoverTime: now })
+        .where(and(open, eq(alertEvents.status, 0)));
 }
 
 /** Handles pending alerts with a remark; answers how many were handled (already handled ones are left as they are). */

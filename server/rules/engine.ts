@@ -281,7 +281,8 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
             case 'setProperty':
             case 'invokeService': {
                 const deviceId = await targetOf(f, a);
-                if (!deviceId) return { ok: false, message: a.deviceName ? `设备 ${a.deviceName} 不存在` : '没有触发设备' };
+                if (!deviceId)
+                    return { ok: false, message: a.deviceName ? `设备 ${a.deviceName} 不存在` : '没有触发设备' };
                 const downlink = access.downlink;
                 if (!downlink) return { ok: false, message: '设备接入服务未运行' };
                 const r =
@@ -289,15 +290,24 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
                         ? await downlink.setProperties(deviceId, { [a.identifier]: a.value })
                         : await downlink.invokeService(deviceId, a.identifier, a.params);
                 const ok = r.state === 'sent' || (r.state === 'replied' && (r.code === undefined || r.code === 200));
-                const what = a.type === 'setProperty' ? `设置 ${a.identifier}=${JSON.stringify(a.value)}` : `调用服务 ${a.identifier}`;
-                return { ok, message: ok ? `${what}：已下发（消息ID ${r.messageId}）` : `${what}失败：${r.message ?? r.state}` };
+                const what =
+                    a.type === 'setProperty'
+                        ? `设置 ${a.identifier}=${JSON.stringify(a.value)}`
+                        : `调用服务 ${a.identifier}`;
+                return {
+                    ok,
+                    message: ok ? `${what}：已下发（消息ID ${r.messageId}）` : `${what}失败：${r.message ?? r.state}`,
+                };
             }
             case 'alert': {
                 if (!f.device) return { ok: false, message: '没有触发设备，不能产生告警' };
                 const content = fillTemplate(a.content, vars(f, a.level));
                 ctx.alertContent = content;
                 ctx.level = a.level;
-                const [d] = await db.select({ projectId: devices.projectId }).from(devices).where(eq(devices.id, f.device.deviceId));
+                const [d] = await db
+                    .select({ projectId: devices.projectId })
+                    .from(devices)
+                    .where(eq(devices.id, f.device.deviceId));
                 const id = await openAlert(db, {
                     ruleId: rule.id,
                     deviceId: f.device.deviceId,
@@ -311,7 +321,10 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
                     now: now(),
                 });
                 if (id) ctx.alertId = id;
-                return { ok: true, message: id ? `已产生告警（#${id}）：${content}` : '该设备已有未关闭的同一规则告警，未重复产生' };
+                return {
+                    ok: true,
+                    message: id ? `已产生告警（#${id}）：${content}` : '该设备已有未关闭的同一规则告警，未重复产生',
+                };
             }
             case 'notify': {
                 const channel = await notifier.channel(a.channelId);
@@ -319,7 +332,8 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
                 const v = vars(f, ctx.level);
                 const content = a.content
                     ? fillTemplate(a.content, v)
-                    : (ctx.alertContent ?? `规则「${rule.name}」已触发${f.device ? `（设备 ${f.device.deviceName}）` : ''}`);
+                    : (ctx.alertContent ??
+                      `规则「${rule.name}」已触发${f.device ? `（设备 ${f.device.deviceName}）` : ''}`);
                 const id = await notifier.send({
                     channel,
                     ruleId: rule.id,
@@ -369,21 +383,35 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
             });
     }
 
+    /**
+     * A rule's firings and recoveries for one device run one after the other, in the order they happened: a recovery
+     * never overtakes the firing that opened the alert (PostgreSQL's pool would run them side by side).
+     */
+    const chains = new Map<string, Promise<unknown>>();
+    function inOrder(rt: Runtime, deviceId: number | undefined, work: () => Promise<unknown>, what: string) {
+        const key = `${rt.rule.id}:${deviceId ?? ''}`;
+        const next = (chains.get(key) ?? Promise.resolve()).then(work).catch((err) => {
+            if (!closed) report(what, err);
+        });
+        chains.set(key, next);
+        void next.then(() => {
+            if (chains.get(key) === next) chains.delete(key);
+        });
+        void track(next);
+    }
+
     function recover(rt: Runtime, deviceId: number) {
         if (!rt.hasAlert) return;
-        void track(
-            recoverAlert(db, rt.rule.id, deviceId, rt.rule.autoClear, now()).catch((err) => {
-                if (!closed) report('告警恢复失败 / alert recovery failed:', err);
-            }),
+        inOrder(
+            rt,
+            deviceId,
+            () => recoverAlert(db, rt.rule.id, deviceId, rt.rule.autoClear, now()),
+            '告警恢复失败 / alert recovery failed:',
         );
     }
 
     function start(f: Firing) {
-        void track(
-            fire(f).catch((err) => {
-                if (!closed) report('规则执行失败 / rule firing failed:', err);
-            }),
-        );
+        inOrder(f.rt, f.device?.deviceId, () => fire(f), '规则执行失败 / rule firing failed:');
     }
 
     function evaluate(f: Omit<Firing, 'discrete'>, triggerIsLevel: boolean) {
@@ -442,7 +470,9 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
         if (m.kind === 'property') Object.assign(properties, m.values);
         const device: DeviceRef = { deviceId, deviceName: m.device.deviceName, productKey: m.device.productKey };
         const ev: EvalInput =
-            m.kind === 'event' ? { properties, event: { identifier: m.identifier ?? '', values: m.values } } : { properties };
+            m.kind === 'event'
+                ? { properties, event: { identifier: m.identifier ?? '', values: m.values } }
+                : { properties };
         const input =
             m.kind === 'event'
                 ? { kind: 'event', identifier: m.identifier, values: m.values }
@@ -491,10 +521,15 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
         const device: DeviceRef = { deviceId: e.deviceId, deviceName: e.deviceName, productKey: e.productKey };
         for (const rt of list) {
             if (rt.rule.deviceId !== null && rt.rule.deviceId !== e.deviceId) continue;
-            const hit = rt.rule.triggers.find((t) => t.type === 'status' && (t.status === 'any' || t.status === status));
+            const hit = rt.rule.triggers.find(
+                (t) => t.type === 'status' && (t.status === 'any' || t.status === status),
+            );
             if (!hit) continue;
             const properties = lastValues.get(e.deviceId) ?? {};
-            evaluate({ rt, device, triggerType: 'status', input: { kind: 'status', status }, eval: { properties } }, false);
+            evaluate(
+                { rt, device, triggerType: 'status', input: { kind: 'status', status }, eval: { properties } },
+                false,
+            );
         }
     }
 

@@ -180,7 +180,14 @@ export function createNotifier(db: Db, options: NotifyOptions = {}) {
         },
         async channel(id: number): Promise<Channel | undefined> {
             const [c] = await db.select().from(notifyChannels).where(eq(notifyChannels.id, id));
-            return c ? { id: c.id, name: c.name, type: c.type as Channel['type'], config: c.config as Record<string, unknown> } : undefined;
+            return c
+                ? {
+                      id: c.id,
+                      name: c.name,
+                      type: c.type as Channel['type'],
+                      config: c.config as Record<string, unknown>,
+                  }
+                : undefined;
         },
         /** Deliveries still under way (tests wait for them). */
         async drain() {
@@ -211,7 +218,10 @@ export async function listNotifications(
             .orderBy(sql`${notifications.ts} DESC, ${notifications.id} DESC`)
             .limit(limit)
             .offset(offset),
-        db.select({ n: sql<number>`count(*)::int` }).from(notifications).where(where),
+        db
+            .select({ n: sql<number>`count(*)::int` })
+            .from(notifications)
+            .where(where),
     ]);
     return {
         records: rows.map((r) => ({

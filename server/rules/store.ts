@@ -94,11 +94,7 @@ export async function listRules(db: Db, filter: RuleFilter, limit: number, offse
     const where = parts.length ? and(...parts) : undefined;
     const [rows, [{ n }]] = await Promise.all([
         base(db).where(where).orderBy(desc(rules.id)).limit(limit).offset(offset),
-        db
-            .select({ n: count() })
-            .from(rules)
-            .innerJoin(products, eq(products.id, rules.productId))
-            .where(where),
+        db.select({ n: count() }).from(rules).innerJoin(products, eq(products.id, rules.productId)).where(where),
     ]);
     return { rows: rows.map(toRule), total: Number(n) };
 }
@@ -141,7 +137,15 @@ export async function deleteRow(db: Db, id: number, kind: 'triggers' | 'conditio
     const rows = rule.rows as Array<{ id: string }>;
     const kept = rows.filter((r) => r.id !== rowId);
     if (kept.length === rows.length) return { found: false as const };
-    return { found: true as const, kept: kept.length, apply: () => db.update(rules).set({ [kind]: kept, updateTime: new Date() }).where(eq(rules.id, id)) };
+    return {
+        found: true as const,
+        kept: kept.length,
+        apply: () =>
+            db
+                .update(rules)
+                .set({ [kind]: kept, updateTime: new Date() })
+                .where(eq(rules.id, id)),
+    };
 }
 
 /** The answer shape of a rule: its rows, names for the lists and times as text. */

@@ -112,7 +112,8 @@ function triggerOf(row: Body, i: number, model: ThingModelIndex): Trigger {
         }
         case 'status': {
             const status = text(row.status) || 'any';
-            if (!['online', 'offline', 'any'].includes(status)) throw badRequest(`${where}：上下线状态应为 online、offline 或 any`);
+            if (!['online', 'offline', 'any'].includes(status))
+                throw badRequest(`${where}：上下线状态应为 online、offline 或 any`);
             return { id, type, status: status as Trigger['status'] };
         }
         default: {
@@ -151,7 +152,9 @@ function conditionOf(row: Body, i: number, model: ThingModelIndex): Condition {
     } else throw badRequest(`${where}：条件来源应为 property 或 event`);
     const type = fn.dataType?.type ?? '';
     if (NUMERIC_OPERATORS.includes(operator) && !NUMERIC_TYPES.includes(type))
-        throw badRequest(`${where}：${identifier}${field ? `.${field}` : ''} 的数据类型为 ${type || '未知'}，只能比较等于或不等于`);
+        throw badRequest(
+            `${where}：${identifier}${field ? `.${field}` : ''} 的数据类型为 ${type || '未知'}，只能比较等于或不等于`,
+        );
     const value = checkOperand(fn, row.value, where);
     const out: Condition = { id: keepId(row), source, identifier, operator, value };
     if (field) out.field = field;
@@ -326,7 +329,8 @@ export async function validateRule(deps: ValidateDeps, body: Body, type: 1 | 2):
         throw badRequest('持续时长只适用于属性条件，请添加属性条件或将持续时长设为 0');
     const ruleRef = { productId: product.id, productKey };
     const actions: Action[] = [];
-    for (const [i, row] of list(body.actions, '执行动作').entries()) actions.push(await actionOf(deps, row, i, ruleRef));
+    for (const [i, row] of list(body.actions, '执行动作').entries())
+        actions.push(await actionOf(deps, row, i, ruleRef));
     if (!actions.length) throw badRequest(RULE_MESSAGES.actions);
     return {
         name,
@@ -340,7 +344,10 @@ export async function validateRule(deps: ValidateDeps, body: Body, type: 1 | 2):
         match,
         conditions,
         durationSeconds,
-        timeWindow: timeWindowOf(body.timeWindow ?? (body.windowStart || body.windowEnd ? { start: body.windowStart, end: body.windowEnd } : null)),
+        timeWindow: timeWindowOf(
+            body.timeWindow ??
+                (body.windowStart || body.windowEnd ? { start: body.windowStart, end: body.windowEnd } : null),
+        ),
         actions,
         autoClear: bool(body.autoClear, true),
     };

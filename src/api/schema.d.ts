@@ -3824,7 +3824,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The rule editor's choices: the product's properties (data type, access mode), events (output fields) and services (inputs). */
+        /**
+         * @description The rule editor's choices: the product's properties (data type, access mode), events (output fields) and services (inputs).
+         *     No productKey: empty lists (the editor asks before a product is chosen).
+         */
         get: operations['ruleThingModel'];
         put?: never;
         post?: never;
@@ -12079,8 +12082,8 @@ export interface operations {
     };
     ruleThingModel: {
         parameters: {
-            query: {
-                productKey: string;
+            query?: {
+                productKey?: string;
             };
             header?: never;
             path?: never;

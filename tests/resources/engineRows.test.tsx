@@ -2,7 +2,7 @@ import { fireEvent, render, screen, waitFor, within } from '@testing-library/rea
 import { http, HttpResponse } from 'msw';
 import { MemoryRouter } from 'react-router-dom';
 import { AdminContext, Form, memoryStore } from 'react-admin';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDataProvider } from '../../dataProvider';
 import { apiResources, defineResource, type FieldDefinition, type FormValues, type Row } from '../../src/engine';
 import { FormInput } from '../../src/engine/inputs';
@@ -64,7 +64,7 @@ const steps: FieldDefinition = {
 
 const asked: string[] = [];
 
-beforeAll(() => {
+beforeEach(() => {
     mswServer.use(
         http.get('*/api/test/tools', ({ request }) => {
             const url = new URL(request.url);
@@ -120,15 +120,14 @@ describe("input 'rows'", () => {
         await chooseOption(tool, '扳手（A区）');
         expect(asked).toEqual(['?site=A%E5%8C%BA&kind=tool']);
         // The second row is its own: still a check step.
-        expect(within(screen.getByRole('group', { name: '步骤第2行' })).queryByRole('combobox', { name: /工具/ })).toBeNull();
+        expect(
+            within(screen.getByRole('group', { name: '步骤第2行' })).queryByRole('combobox', { name: /工具/ }),
+        ).toBeNull();
 
         fireEvent.change(within(first).getByRole('textbox', { name: '说明' }), { target: { value: '拧紧螺栓' } });
         fireEvent.click(screen.getByRole('button', { name: '提交' }));
         await waitFor(() => expect(submitted).toHaveLength(1));
-        expect(submitted[0].steps).toEqual([
-            { kind: 'tool', tool: 'wrench', note: '拧紧螺栓' },
-            { kind: 'check' },
-        ]);
+        expect(submitted[0].steps).toEqual([{ kind: 'tool', tool: 'wrench', note: '拧紧螺栓' }, { kind: 'check' }]);
     });
 
     it('resets fields of the same row only, and deletes a row', async () => {

@@ -217,7 +217,7 @@ describe('GET /api/log/messages', () => {
 });
 
 describe('GET /api/log/alerts', () => {
-    it('answers an empty page until the rule engine sends notifications, and refuses bad paging', async () => {
+    it('answers an empty page while no notification was sent, and refuses bad paging', async () => {
         expect(okData(await call(s, 'GET', '/api/log/alerts?pageNumber=1&pageSize=10'))).toEqual({
             records: [],
             total: 0,

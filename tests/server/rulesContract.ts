@@ -16,7 +16,13 @@ export function ruleHappyCases(server: () => TestServer): Record<string, () => P
             conditions: [{ source: 'property', identifier: 'ActivePower', operator: '>', value: 1500 }],
         };
         return type === 'rule'
-            ? { ...base, actions: [{ type: 'alert', level: 2, content: '${deviceName} 功率 ${value}' }, { type: 'setProperty', identifier: 'LightSwitch', value: 0 }] }
+            ? {
+                  ...base,
+                  actions: [
+                      { type: 'alert', level: 2, content: '${deviceName} 功率 ${value}' },
+                      { type: 'setProperty', identifier: 'LightSwitch', value: 0 },
+                  ],
+              }
             : { ...base, level: 2, content: '${deviceName} 功率 ${value}' };
     };
     const rule = async () => Number(data(await call(s(), 'POST', '/api/rule/save', json(await body('rule')))).id);
@@ -52,19 +58,37 @@ export function ruleHappyCases(server: () => TestServer): Record<string, () => P
                         s(),
                         'POST',
                         '/api/rule/save',
-                        json({ ...(await body('rule')), triggers: [{ type: 'property' }, { type: 'status', status: 'online' }] }),
+                        json({
+                            ...(await body('rule')),
+                            triggers: [{ type: 'property' }, { type: 'status', status: 'online' }],
+                        }),
                     ),
                 ).id,
             );
-            return call(s(), 'POST', '/api/rule/trigger/delete', json({ ruleId: id, id: (await rows(id)).triggers[1].id }));
+            return call(
+                s(),
+                'POST',
+                '/api/rule/trigger/delete',
+                json({ ruleId: id, id: (await rows(id)).triggers[1].id }),
+            );
         },
         'POST /api/rule/condition/delete': async () => {
             const id = await rule();
-            return call(s(), 'POST', '/api/rule/condition/delete', json({ ruleId: id, id: (await rows(id)).conditions[0].id }));
+            return call(
+                s(),
+                'POST',
+                '/api/rule/condition/delete',
+                json({ ruleId: id, id: (await rows(id)).conditions[0].id }),
+            );
         },
         'POST /api/rule/action/delete': async () => {
             const id = await rule();
-            return call(s(), 'POST', '/api/rule/action/delete', json({ ruleId: id, id: (await rows(id)).actions[1].id }));
+            return call(
+                s(),
+                'POST',
+                '/api/rule/action/delete',
+                json({ ruleId: id, id: (await rows(id)).actions[1].id }),
+            );
         },
         'GET /api/rule/model': async () =>
             call(s(), 'GET', `/api/rule/model?productKey=${(await lampProduct(s())).productKey}`),
@@ -80,7 +104,12 @@ export function ruleHappyCases(server: () => TestServer): Record<string, () => P
         },
         'GET /api/alert-rule/detail': async () => call(s(), 'GET', `/api/alert-rule/detail?id=${await alertRule()}`),
         'POST /api/alert-rule/save': async () =>
-            call(s(), 'POST', '/api/alert-rule/save', json({ ...(await body('alert')), channelIds: [await channel()] })),
+            call(
+                s(),
+                'POST',
+                '/api/alert-rule/save',
+                json({ ...(await body('alert')), channelIds: [await channel()] }),
+            ),
         'POST /api/alert-rule/delete': async () =>
             call(s(), 'POST', '/api/alert-rule/delete', form({ id: await alertRule() })),
         'POST /api/alert-rule/enable': async () =>
@@ -94,20 +123,34 @@ export function ruleHappyCases(server: () => TestServer): Record<string, () => P
                 s(),
                 'POST',
                 '/api/alert-rule/channel/save',
-                form({ name: '值班邮箱', type: 'email', host: 'smtp.example.com', port: 25, from: 'iot@example.com', to: 'duty@example.com' }),
+                form({
+                    name: '值班邮箱',
+                    type: 'email',
+                    host: 'smtp.example.com',
+                    port: 25,
+                    from: 'iot@example.com',
+                    to: 'duty@example.com',
+                }),
             ),
         'POST /api/alert-rule/channel/delete': async () =>
             call(s(), 'POST', '/api/alert-rule/channel/delete', form({ id: await channel() })),
         'GET /api/alert-log/list': () => call(s(), 'GET', '/api/alert-log/list?pageNumber=1&pageSize=10&status=0'),
         'GET /api/alert-log/detail': async () => {
-            const list = data(await call(s(), 'GET', '/api/alert-log/list?pageSize=1')) as { records: Array<{ id: number }> };
+            const list = data(await call(s(), 'GET', '/api/alert-log/list?pageSize=1')) as {
+                records: Array<{ id: number }>;
+            };
             return call(s(), 'GET', `/api/alert-log/detail?id=${list.records[0].id}`);
         },
         'POST /api/alert-log/handle': async () => {
             const list = data(await call(s(), 'GET', '/api/alert-log/list?pageSize=2&status=0')) as {
                 records: Array<{ id: number }>;
             };
-            return call(s(), 'POST', '/api/alert-log/handle', json({ ids: list.records.map((r) => r.id), remark: '已处理' }));
+            return call(
+                s(),
+                'POST',
+                '/api/alert-log/handle',
+                json({ ids: list.records.map((r) => r.id), remark: '已处理' }),
+            );
         },
     };
 }

@@ -16,7 +16,7 @@ let http: Server;
 let hookUrl: string;
 const received: Array<{ path: string; body: string }> = [];
 let failuresLeft = 0;
-let answer = '{"errcode":0,"errmsg":"ok"}';
+const answer = '{"errcode":0,"errmsg":"ok"}';
 
 let smtp: SMTPServer;
 let smtpPort: number;
@@ -83,7 +83,12 @@ async function channel(body: Record<string, unknown>) {
     return (await ok<{ id: number }>(s, 'POST', '/api/alert-rule/channel/save', body)).id;
 }
 
-async function alertRule(productKey: string, deviceName: string, channelIds: number[], extra: Record<string, unknown> = {}) {
+async function alertRule(
+    productKey: string,
+    deviceName: string,
+    channelIds: number[],
+    extra: Record<string, unknown> = {},
+) {
     return (
         await ok<{ id: number }>(s, 'POST', '/api/alert-rule/save', {
             name: `告警${Math.random().toString(36).slice(2, 7)}`,
@@ -100,18 +105,35 @@ async function alertRule(productKey: string, deviceName: string, channelIds: num
 
 describe('alert rules and notifications', () => {
     it('refuses a channel without a proper URL or mail settings', async () => {
-        const bad = await api(s, 'POST', '/api/alert-rule/channel/save', { name: '钉钉', type: 'dingtalk', url: 'ftp://x' });
+        const bad = await api(s, 'POST', '/api/alert-rule/channel/save', {
+            name: '钉钉',
+            type: 'dingtalk',
+            url: 'ftp://x',
+        });
         expect([bad.status, bad.body.msg]).toEqual([400, '请输入以 http:// 或 https:// 开头的 Webhook 地址']);
-        const mail = await api(s, 'POST', '/api/alert-rule/channel/save', { name: '邮件', type: 'email', host: 'h', to: 'nobody' });
+        const mail = await api(s, 'POST', '/api/alert-rule/channel/save', {
+            name: '邮件',
+            type: 'email',
+            host: 'h',
+            to: 'nobody',
+        });
         expect([mail.status, mail.body.msg]).toEqual([400, '请输入收件人邮箱']);
     });
 
     it('a webhook that fails twice is retried with back-off and succeeds; every attempt is recorded', async () => {
-        const ding = await channel({ name: '运维钉钉群', type: 'dingtalk', url: `${hookUrl}/robot/send?access_token=abc` });
+        const ding = await channel({
+            name: '运维钉钉群',
+            type: 'dingtalk',
+            url: `${hookUrl}/robot/send?access_token=abc`,
+        });
         const d = await online(url, await lamp(s));
         devices.push(d);
         const id = await alertRule(d.productKey, d.deviceName, [ding]);
-        const detail = await ok<{ level: number; channelIds: number[]; content: string }>(s, 'GET', `/api/alert-rule/detail?id=${id}`);
+        const detail = await ok<{ level: number; channelIds: number[]; content: string }>(
+            s,
+            'GET',
+            `/api/alert-rule/detail?id=${id}`,
+        );
         expect(detail).toMatchObject({ level: 2, channelIds: [ding] });
         failuresLeft = 2;
         received.length = 0;
@@ -127,7 +149,10 @@ describe('alert rules and notifications', () => {
         expect(n.attempts.map((a) => a.ok)).toEqual([false, false, true]);
         expect(n.attempts[0].status).toBe(500);
         expect(received).toHaveLength(3);
-        expect(JSON.parse(received[2].body)).toEqual({ msgtype: 'text', text: { content: `${d.deviceName} 功率 1200 W 超限` } });
+        expect(JSON.parse(received[2].body)).toEqual({
+            msgtype: 'text',
+            text: { content: `${d.deviceName} 功率 1200 W 超限` },
+        });
         expect((await alertsOf(s, id))[0]).toMatchObject({ level: 2, status: 0 });
     });
 
@@ -148,7 +173,10 @@ describe('alert rules and notifications', () => {
         const failed = (await notifications()).find((n) => n.status === 'failed')!;
         expect(failed.attempts).toHaveLength(3);
         expect(failed.attempts.every((a) => !a.ok)).toBe(true);
-        expect(JSON.parse(received[0].body)).toMatchObject({ text: `${d.deviceName} 功率 1500 W 超限`, device: d.deviceName });
+        expect(JSON.parse(received[0].body)).toMatchObject({
+            text: `${d.deviceName} 功率 1500 W 超限`,
+            device: d.deviceName,
+        });
     });
 
     it('sends e-mail over SMTP', async () => {
@@ -160,7 +188,11 @@ describe('alert rules and notifications', () => {
             from: 'iot@example.com',
             to: 'duty@example.com',
         });
-        const list = await ok<{ records: Array<{ id: number; pass?: string }> }>(s, 'GET', '/api/alert-rule/channel/list');
+        const list = await ok<{ records: Array<{ id: number; pass?: string }> }>(
+            s,
+            'GET',
+            '/api/alert-rule/channel/list',
+        );
         expect(list.records.find((c) => c.id === mail)).toBeTruthy();
         const d = await online(url, await lamp(s));
         devices.push(d);

@@ -44,8 +44,7 @@ export function rowField(field: FieldDefinition, source: string, index: number):
     }
     if (field.resets) {
         const resets = field.resets;
-        out.resets = (value, values) =>
-            prefix(typeof resets === 'function' ? resets(value, withRow(values)) : resets);
+        out.resets = (value, values) => prefix(typeof resets === 'function' ? resets(value, withRow(values)) : resets);
     }
     return out;
 }
@@ -67,8 +66,7 @@ export function RowsInput({ source, label, field, isRequired, helperText, disabl
     const { fields: rows, append, remove } = useFieldArray({ control, name: source });
     const full = spec.max !== undefined && rows.length >= spec.max;
     const node = source.split('.').reduce<unknown>((at, part) => (at as Record<string, unknown>)?.[part], errors) as
-        | ErrorNode
-        | undefined;
+        ErrorNode | undefined;
     const message = node?.message ?? node?.root?.message;
     // Hidden fields take no room: a row shows only what applies to its kind.
     const values = useWatch() as FormValues;

@@ -73,6 +73,42 @@ process.stdout.write(
             .map((r) => [lamp.productKey, r.deviceName, r.secret]),
     }) + '\n',
 );
+/**
+ * The engine alone: `messages` synthetic property posts of the bench devices handed to it as the broker would, timed
+ * (microseconds per message). Firings start their database work in the background; only evaluation is timed.
+ */
+function micro(messages: number) {
+    const entries = rows
+        .filter((r) => r.deviceName.startsWith('bench'))
+        .slice(0, 1000)
+        .map((r, i) => ({
+            deviceId: 1_000_000 + i,
+            productId: lamp.id,
+            productKey: lamp.productKey,
+            deviceName: r.deviceName,
+            secret: r.secret,
+            enabled: true,
+            nodeType: 0,
+            passthrough: false,
+            gwId: null,
+            status: 'ONLINE',
+        }));
+    const t0 = performance.now();
+    for (let n = 0; n < messages; n++) {
+        const i = n % entries.length;
+        engine.onMessage({
+            device: entries[i],
+            topic: '',
+            kind: 'property',
+            values: { Brightness: n % 101, ActivePower: (((n + i * 37) * 7919) % 2000) / 10, LightSwitch: n % 2 },
+            ts: new Date(),
+            requestId: String(n),
+            payload: Buffer.alloc(0),
+        });
+    }
+    return ((performance.now() - t0) * 1000) / messages;
+}
+
 createInterface({ input: process.stdin }).on('line', (line) => {
     const [cmd, arg] = line.trim().split(/\s+/);
     if (cmd === 'stats') {
@@ -84,6 +120,7 @@ createInterface({ input: process.stdin }).on('line', (line) => {
             }) + '\n',
         );
     }
+    if (cmd === 'micro') process.stdout.write(JSON.stringify({ usPerMessage: micro(Number(arg)) }) + '\n');
     if (cmd === 'rules')
         void setRules(Number(arg.replace('any', '')), arg.endsWith('any')).then((n) =>
             process.stdout.write(JSON.stringify({ rules: n }) + '\n'),
