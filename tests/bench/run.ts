@@ -28,6 +28,7 @@ const groups: Array<() => Promise<{ default: BenchGroup }>> = [
     () => import('./coldStart'),
     () => import('./api'),
     () => import('./mqtt'),
+    () => import('./video'),
 ];
 
 interface Results {
