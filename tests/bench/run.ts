@@ -30,6 +30,7 @@ const groups: Array<() => Promise<{ default: BenchGroup }>> = [
     () => import('./mqtt'),
     () => import('./amqp'),
     () => import('./rules'),
+    () => import('./video'),
 ];
 
 interface Results {
