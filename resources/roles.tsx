@@ -1,5 +1,6 @@
 import AdminPanelSettingsIcon from '@mui/icons-material/AdminPanelSettings';
 import * as yup from 'yup';
+import { MENU, SYSTEM_SECTION } from '../schemas/menu';
 import { defineResource, type Row } from '../src/engine/types';
 import { RIGHT_ACTIONS, RIGHT_FAMILIES, rightLabel } from '../schemas/rights';
 import { roleSaveSchema } from '../schemas/user';
@@ -15,36 +16,18 @@ const RIGHT_GROUPS = RIGHT_FAMILIES.map((f) => ({
     options: f.actions.map((a) => ({ id: `${f.id}.${a}`, name: RIGHT_ACTIONS[a] })),
 }));
 
-/** The menu entries a role may be granted (GET /api/menu ids, 系统管理 aside: administrators only). */
+/** The menu entries a role may be granted: the menu's own entries (schemas/menu.ts), 系统管理 aside (administrators only). */
 const MENU_GROUPS = [
     {
         label: '常用',
-        options: [
-            { id: 'introduce', name: '概览' },
-            { id: 'programList', name: '项目管理' },
-            { id: 'productLog', name: '产品更新日志' },
-        ],
+        options: (MENU.children ?? []).filter((n) => !n.children).map(({ id, name }) => ({ id, name })),
     },
-    {
-        label: '设备接入',
-        options: [
-            { id: 'product', name: '产品管理' },
-            { id: 'deviceInstance', name: '设备管理' },
-            { id: 'devices', name: '设备与视频流' },
-            { id: 'groups', name: '分组管理' },
-            { id: 'videoList', name: '视频设备' },
-        ],
-    },
-    {
-        label: '监控运维',
-        options: [
-            { id: 'real', name: '实时监控' },
-            { id: 'debug', name: '在线调试' },
-            { id: 'deviceLog', name: '设备日志' },
-            { id: 'imitate', name: '设备模拟' },
-            { id: 'log', name: '日志查询' },
-        ],
-    },
+    ...(MENU.children ?? [])
+        .filter((n) => n.children && n.id !== SYSTEM_SECTION)
+        .map((section) => ({
+            label: section.name,
+            options: (section.children ?? []).map(({ id, name }) => ({ id, name })),
+        })),
 ];
 
 const ALL_MENUS = [
