@@ -53,6 +53,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
             SEED_DEMO: '1',
             MQTT_PORT: '0',
             AMQP_PORT: '0',
+            SIP_PORT: '0',
             DATABASE_URL: '',
             ...env,
         },

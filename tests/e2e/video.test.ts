@@ -108,6 +108,8 @@ describe.skipIf(!haveChromium)('video devices in Chromium', () => {
         expect(size).toEqual([320, 240]);
         await byText(page, '直播中').waitFor();
         await byText(page, 'H.264 直通').waitFor();
+        // The camera is online while its stream plays (the page refreshes its record when playing starts).
+        await byText(page.locator('section').first(), '在线').waitFor();
         await screenshot(page, 'video-playing');
 
         await page.getByRole('button', { name: '停止推流' }).click();

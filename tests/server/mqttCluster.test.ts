@@ -68,6 +68,7 @@ async function start(waitForSeed: boolean): Promise<Proc> {
             PORT: '0',
             HOST: '127.0.0.1',
             MQTT_PORT: '0',
+            SIP_PORT: '0',
             DATA_DIR: dataDir,
             DATABASE_URL: databaseUrl(database),
             REDIS_URL,

@@ -27,7 +27,13 @@ function startServer(env: Record<string, string>): Run {
     const { DATABASE_URL: _db, ADMIN_PASSWORD: _pw, ...parent } = process.env;
     const child = spawn(process.execPath, ['--import', 'tsx', 'server/index.ts'], {
         cwd: ROOT,
-        env: { ...parent, HOST: '127.0.0.1', PUBLIC_DIR: path.join(os.tmpdir(), 'no-console-build'), ...env },
+        env: {
+            ...parent,
+            HOST: '127.0.0.1',
+            SIP_PORT: '0',
+            PUBLIC_DIR: path.join(os.tmpdir(), 'no-console-build'),
+            ...env,
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
     });
     started.push(child);

@@ -1,7 +1,7 @@
 import { Alert, Box, Chip, CircularProgress, Stack, Typography } from '@mui/material';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
-import { useDataProvider } from 'react-admin';
+import { useDataProvider, useRefresh } from 'react-admin';
 import { readAuthorization } from '../../../dataProvider';
 import type { PlatformDataProvider } from '../../engine/choices';
 import type { WidgetProps } from '../registry';
@@ -50,6 +50,15 @@ export default function LivePlayer({ resource, deviceId }: LivePlayerProps) {
         retry: false,
     });
     const playing = status.data?.state === 'playing';
+    // The camera's own status (online while its stream plays) shows elsewhere on the page: refresh it when the
+    // stream starts playing or stops.
+    const refresh = useRefresh();
+    const wasPlaying = useRef<boolean | undefined>(undefined);
+    useEffect(() => {
+        if (status.data === undefined) return;
+        if (wasPlaying.current !== undefined && wasPlaying.current !== playing) refresh();
+        wasPlaying.current = playing;
+    }, [playing, status.data, refresh]);
     const videoRef = useRef<HTMLVideoElement>(null);
     const [playError, setPlayError] = useState<string>();
 
