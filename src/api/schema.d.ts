@@ -4045,7 +4045,7 @@ export interface paths {
          * @description Alert events (/monitor/deviceAlarm) newest first: rule-raised and seeded alike (the dashboard's table). Filters: level
          *     1-3, status 0 pending / 1 handled, open=1 (not cleared), project, product, device, rule, time (epoch ms).
          */
-        get: operations['listAlertEvents'];
+        get: operations['listAlertLog'];
         put?: never;
         post?: never;
         delete?: never;
@@ -12488,7 +12488,7 @@ export interface operations {
             404: components['responses']['NotFound'];
         };
     };
-    listAlertEvents: {
+    listAlertLog: {
         parameters: {
             query?: {
                 /** @description 1-based page number (default 1). */

@@ -263,7 +263,8 @@ describe('delete', () => {
         expect(await s.db.select().from(t.projects).where(eq(t.projects.id, f.p.id))).toEqual([]);
         expect(await s.db.select().from(t.users).where(eq(t.users.id, f.user.id))).toHaveLength(1);
 
-        // Exactly those rows changed: the project, its 1 staff row, 3 groups, 2 group links, and nothing else.
+        // Exactly those rows changed: the project, its 1 staff row, 3 groups, 2 group links, its consumer group
+        // ('default', made with every project), and nothing else.
         const after = await snapshot(s);
         expect(after.counts).toEqual({
             ...before.counts,
@@ -271,6 +272,7 @@ describe('delete', () => {
             projectUsers: before.counts.projectUsers - 1,
             deviceGroups: before.counts.deviceGroups - 3,
             groupDevices: before.counts.groupDevices - 2,
+            consumerGroups: before.counts.consumerGroups - 1,
         });
         const bystanderDevices = await s.db
             .select({ projectId: t.devices.projectId })

@@ -6,10 +6,12 @@ import { allowedRoutes, buildMenu, entryActive, type MenuEntry } from '../../src
 /** The side menu comes from the definitions' `menu`; the platform's GET /api/menu says which entries show. */
 const SECTIONS = [
     { label: '设备接入', order: 30 },
+    { label: '规则引擎', order: 35 },
     { label: '监控运维', order: 40 },
     { label: '应用管理', order: 50 },
     { label: '帮助中心', order: 60 },
     { label: '边缘计算', order: 45 },
+    { label: '系统管理', order: 90 },
 ];
 const menu = buildMenu(resources, allowedRoutes(MENU), SECTIONS);
 
@@ -25,33 +27,18 @@ describe('menu from the definitions', () => {
             '概览',
             '项目管理',
             '设备接入',
+            '规则引擎',
             '产品更新日志',
             '监控运维',
             '统计报表',
+            '边缘计算',
             '应用管理',
             '帮助中心',
             '接入信息',
+            '系统管理',
         ]);
-        expect(menu[6].children?.map((e) => [e.label, e.to])).toEqual([
-            ['应用上架', '/appconfig'],
-            ['应用管理', '/applymanage'],
-        ]);
-        expect(menu[7].children?.map((e) => e.to)).toEqual([
-            '/usermanual',
-            '/datacollection',
-            '/bestpractice',
-            '/commonproblem',
-            '/customerservice',
-            '边缘计算',
-        ]);
-        expect(menu[4].children?.map((e) => e.label)).toEqual([
-            '实时监控',
-            '在线调试',
-            '设备日志',
-            '设备模拟',
-            '日志查询',
-        ]);
-        expect(menu[2].children?.map((e) => [e.label, e.to])).toEqual([
+        const section = (label: string) => menu.find((e) => e.label === label)?.children?.map((e) => [e.label, e.to]);
+        expect(section('设备接入')).toEqual([
             ['产品管理', '/product'],
             ['设备管理', '/deviceInstance'],
             ['设备与视频流', '/devices'],
@@ -60,10 +47,35 @@ describe('menu from the definitions', () => {
             ['服务端订阅', '/subscription'],
             ['视频统计', '/videoData'],
         ]);
-        expect(menu[5].children?.map((e) => [e.label, e.to])).toEqual([
+        expect(section('规则引擎')).toEqual([
+            ['场景联动', '/ruleEngine/Linkedge'],
+            ['规则日志', '/ruleEngine/RuleJournal'],
+            ['规则列表', '/rule/list'],
+        ]);
+        expect(section('监控运维')?.map(([label]) => label)).toEqual([
+            '实时监控',
+            '在线调试',
+            '设备日志',
+            '设备模拟',
+            '设备告警',
+            '日志查询',
+        ]);
+        expect(section('边缘计算')).toEqual([
             ['边缘实例', '/edge/instance'],
             ['驱动管理', '/edge/driver'],
         ]);
+        expect(section('应用管理')).toEqual([
+            ['应用上架', '/appconfig'],
+            ['应用管理', '/applymanage'],
+        ]);
+        expect(section('帮助中心')?.map(([, to]) => to)).toEqual([
+            '/usermanual',
+            '/datacollection',
+            '/bestpractice',
+            '/commonproblem',
+            '/customerservice',
+        ]);
+        expect(section('系统管理')?.map(([label]) => label)).toEqual(['人员管理', '角色管理', '安全管家']);
     });
 
     it('lights exactly one entry on every screen, detail pages included', () => {
