@@ -107,7 +107,7 @@ export function createApp(deps: AppDeps) {
     app.use('/api/*', compress());
 
     // Rights (openapi.yaml x-right, docs/roles.md) and the project scope of the signed-in user, after the session.
-    const rights = requireRights(deps.rightTable ?? loadRightTable());
+    const rights = requireRights(deps.rightTable ?? loadRightTable(), services.db);
     for (const prefix of PROTECTED_PREFIXES) {
         app.use(prefix, requireSession(services), rights);
         app.use(`${prefix}/*`, requireSession(services), rights);

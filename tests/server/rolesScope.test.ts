@@ -1,9 +1,9 @@
 // @vitest-environment node
 import { parse } from 'csv-parse/sync';
-import { eq, ne } from 'drizzle-orm';
+import { and, eq, ne, notExists } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READONLY_ROLE_ID } from '../../schemas/rights';
-import { devices, projects } from '../../server/db/schema';
+import { deviceGroups, devices, products, projects } from '../../server/db/schema';
 import { createTestServer, type TestServer } from '../../server/testing';
 import { as, json, makeUser } from './rolesSupport';
 
@@ -134,6 +134,62 @@ describe('a user who is not an administrator sees only the projects they are sta
         expect(own.data.device.projectId).toBe(project.id);
         expect((await get(`/api/project/get?id=${outside.projectId}`)).status).toBe(404);
         expect((await get(`/api/project/get?id=${project.id}`)).status).toBe(200);
+    });
+
+    it('is answered "not found" by every call whose query names a record of another project, and served its own', async () => {
+        const [outside] = await s.db
+            .select({ id: devices.id, projectId: devices.projectId, productId: devices.productId })
+            .from(devices)
+            .where(ne(devices.projectId, project.id))
+            .limit(1);
+        const [mine] = await s.db
+            .select({ id: devices.id, productId: devices.productId })
+            .from(devices)
+            .where(eq(devices.projectId, project.id))
+            .limit(1);
+        const [foreignProduct] = await s.db
+            .select({ id: products.id, productKey: products.productKey })
+            .from(products)
+            .where(
+                and(
+                    ne(products.projectCode, project.code),
+                    notExists(
+                        s.db
+                            .select({ id: devices.id })
+                            .from(devices)
+                            .where(and(eq(devices.productId, products.id), eq(devices.projectId, project.id))),
+                    ),
+                ),
+            )
+            .limit(1);
+        const [foreignGroup] = await s.db
+            .select({ id: deviceGroups.id })
+            .from(deviceGroups)
+            .where(ne(deviceGroups.projectCode, project.code))
+            .limit(1);
+        // Answered as if the record did not exist, so the scope does not tell what lies outside it.
+        const refused = [
+            [`/api/device/properties?deviceId=${outside.id}`, '设备不存在'],
+            [`/api/overview/deviceStatus?projectId=${outside.projectId}`, '项目不存在'],
+            [`/api/product/detail?productId=${foreignProduct.id}`, '产品不存在'],
+            [`/api/product/detail?productKey=${foreignProduct.productKey}`, '产品不存在'],
+            [`/api/group/detail?groupId=${foreignGroup.id}`, '分组不存在'],
+        ];
+        for (const [path, msg] of refused) {
+            const answer = await get(path);
+            expect(answer.status, path).toBe(404);
+            // In the family's own envelope (msg, or returnMessage for groups).
+            expect(Object.values(await answer.json()), path).toContain(msg);
+        }
+        // Their own records, and the product of a device of theirs (whatever project the product is in), are served.
+        for (const path of [
+            `/api/device/properties?deviceId=${mine.id}`,
+            `/api/overview/deviceStatus?projectId=${project.id}`,
+            `/api/product/detail?productId=${mine.productId}`,
+        ])
+            expect((await get(path)).status, path).toBe(200);
+        // The administrator is not scoped.
+        expect((await s.fetch(`/api/product/detail?productId=${foreignProduct.id}`)).status).toBe(200);
     });
 
     it('sees a project as soon as the administrator adds them to its staff', async () => {
