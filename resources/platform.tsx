@@ -21,6 +21,7 @@ export default defineResource({
             render: (r) => (r.amqpUrl ? String(r.amqpUrl) : '本平台未开启 AMQP 服务端订阅'),
         }),
         amqpSignIn: f('应用登录方式', { type: 'longText', render: (r) => String(r.amqpSignIn ?? '—') }),
+        sipUrl: f('GB28181 SIP（UDP）', { copy: true }),
         store: f('数据库', {
             render: (r) => (r.store === 'postgres' ? 'PostgreSQL（DATABASE_URL）' : 'PGlite（内嵌数据库）'),
         }),
@@ -52,6 +53,7 @@ export default defineResource({
                     fields: ['mqttUrl', 'mqttWsUrl', 'deviceSignIn'],
                 },
                 { kind: 'fields', title: '应用接入（AMQP 1.0）', columns: 1, fields: ['amqpUrl', 'amqpSignIn'] },
+                { kind: 'fields', title: '视频接入（GB28181）', columns: 1, fields: ['sipUrl'] },
                 {
                     kind: 'fields',
                     title: '数据存储',

@@ -86,6 +86,7 @@ export const MENU: MenuNode = {
             ],
         },
         { id: 'platform', name: '接入信息', url: '/platform', icon: 'SettingsEthernet' },
+        { id: 'vaServices', name: '增值服务', url: '/vaServices', icon: 'Extension' },
         {
             id: 'help',
             name: '帮助中心',

@@ -136,6 +136,7 @@ async function main(): Promise<void> {
             publicAddress: hostOf(addresses(config.host, 1).at(-1)!),
             log: (line) => console.log(`视频: ${line}`),
         });
+        config.sipPort = sip.port(); // the port taken (SIP_PORT=0 picks one): /platform shows this one
         sipLine = `GB28181 SIP: udp://${sip.address()}:${sip.port()}`;
     } catch (err) {
         sipLine =

@@ -41,11 +41,13 @@ export function createPlatformDataProvider(
     return createDataProvider(Array.isArray(resources) ? all(resources) : resources.then(all));
 }
 
-/** Routes outside the definitions: the shell's redirects and placeholders. */
+/** Routes outside the definitions: the shell's redirects and the sign-out page. */
 function shellRoutes(): ReactNode[] {
     return [
         <CustomRoutes key="shell">
             <Route path="/accessplatform" element={<Navigate to="/introduce" replace />} />
+            {/* SPEC.md: the dashboard's product links go to /device, the products' route under an older name. */}
+            <Route path="/device" element={<Navigate to="/product" replace />} />
         </CustomRoutes>,
         <CustomRoutes key="shell-nolayout" noLayout>
             <Route path="/logout" element={<Logout />} />

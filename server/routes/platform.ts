@@ -46,8 +46,7 @@ export function platformRoutes({ config }: Services) {
         const host = url.hostname;
         const httpPort = url.port || (url.protocol === 'https:' ? '443' : '80');
         const wsScheme = url.protocol === 'https:' ? 'wss' : 'ws';
-        // The AMQP endpoint's port, when this server has one (config.amqpPort, AMQP_PORT).
-        const amqpPort = (config as unknown as { amqpPort?: number }).amqpPort;
+        const amqpPort = config.amqpPort;
         return ok(c, {
             version: VERSION,
             host,
@@ -63,6 +62,7 @@ export function platformRoutes({ config }: Services) {
             filesDir: config.filesDir,
             logRetentionDays: config.logRetentionDays,
             cluster: Boolean(config.redisUrl),
+            sipUrl: `udp://${host}:${config.sipPort}`,
             timeZone: config.timeZone,
         });
     });

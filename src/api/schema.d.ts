@@ -9948,6 +9948,8 @@ export interface operations {
                             filesDir: string;
                             logRetentionDays: number;
                             cluster: boolean;
+                            /** @description GB28181 cameras register here (SIP over UDP, SIP_PORT) */
+                            sipUrl: string;
                             timeZone: string;
                         };
                     };

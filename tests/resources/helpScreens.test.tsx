@@ -36,6 +36,16 @@ describe('help, platform, report and apps screens', () => {
         expect(within(amqp).getByText(/^(amqp:\/\/localhost:\d+|本平台未开启 AMQP 服务端订阅)$/)).toBeInTheDocument();
     });
 
+    it('/vaServices says which added services run here and leads to each', async () => {
+        renderApp('/vaServices');
+        const amqp = await screen.findByRole('region', { name: '服务端订阅（AMQP 1.0）' });
+        expect(within(amqp).getByText(/^(运行中：amqp:\/\/localhost:\d+|未运行.*)$/)).toBeInTheDocument();
+        const video = screen.getByRole('region', { name: '视频接入' });
+        expect(within(video).getByText(/GB28181 摄像头注册地址 udp:\/\/localhost:\d+/)).toBeInTheDocument();
+        expect(screen.getByRole('region', { name: '多实例集群' })).toHaveTextContent('未开启：单实例运行');
+        expect(within(amqp).getByRole('link', { name: '管理订阅' })).toHaveAttribute('href', '/subscription');
+    });
+
     it('/report shows the figures and the rows per day and product, and offers the CSV', async () => {
         renderApp('/report');
         expect(await screen.findByText('设备总数')).toBeInTheDocument();

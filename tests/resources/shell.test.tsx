@@ -101,6 +101,12 @@ describe('routes', () => {
         await waitFor(() => expect(currentLocation.pathname).toBe('/introduce'));
     });
 
+    it("/device (the dashboard's product links, SPEC.md) opens the products", async () => {
+        mswServer.use(...shellHandlers());
+        renderApp('/device');
+        await waitFor(() => expect(currentLocation.pathname).toBe('/product'));
+    });
+
     it('answers an unknown path with the Chinese 404 and a way home', async () => {
         mswServer.use(...shellHandlers());
         renderApp('/no/such/page');

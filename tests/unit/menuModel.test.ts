@@ -35,6 +35,7 @@ describe('menu from the definitions', () => {
             '应用管理',
             '帮助中心',
             '接入信息',
+            '增值服务',
             '系统管理',
         ]);
         const section = (label: string) => menu.find((e) => e.label === label)?.children?.map((e) => [e.label, e.to]);
