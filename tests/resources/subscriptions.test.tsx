@@ -3,7 +3,7 @@ import { http } from 'msw';
 import { beforeEach, describe, expect, it } from 'vitest';
 import subscriptions from '../../resources/subscriptions';
 import userCenter from '../../resources/userCenter';
-import { chooseOption, mswServer, ok, renderDefinitions, searchParam } from './helpers';
+import { chooseOption, mswServer, ok, renderDefinitions, searchParam, shellHandlers } from './helpers';
 
 /**
  * Server-side subscription as definitions (resources/subscriptions.tsx, resources/userCenter.tsx) against msw:
@@ -230,7 +230,9 @@ describe('/consumerGroup/detail', () => {
 
 describe('/usercenter AccessKey', () => {
     it('shows a new AccessKey secret once in a dialog; the list never carries it', async () => {
-        renderDefinitions([userCenter], '/usercenter');
+        // The AccessKey tab of 个人中心, whose page record is the signed-in user.
+        mswServer.use(...shellHandlers());
+        renderDefinitions([userCenter], '/usercenter/accessKey');
         await screen.findByText('LTAIkey1');
         expect(screen.queryByText(/S3cret/)).not.toBeInTheDocument();
         fireEvent.click(screen.getAllByRole('button', { name: '创建访问密钥' })[0]);
