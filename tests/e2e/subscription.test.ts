@@ -23,7 +23,7 @@ describe.skipIf(!haveChromium)('server-side subscription in Chromium', () => {
         browser = await launchBrowser();
         page = await browser.newPage({ viewport: { width: 1440, height: 900 }, locale: 'zh-CN' });
         page.on('pageerror', (e) => errors.push(String(e)));
-        await signIn(page, server.url, '/usercenter');
+        await signIn(page, server.url, '/usercenter/accessKey');
     }, 300_000);
 
     afterEach(async ({ task }) => {
