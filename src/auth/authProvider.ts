@@ -201,10 +201,19 @@ export function createAuthProvider(options: AuthProviderOptions = {}): AuthProvi
 
         getIdentity,
 
-        /** The user's rights (`family.action`), or undefined when the server names none (engine/rights.ts). */
+        /**
+         * The user's rights (`family.action`), or undefined when the server names none (engine/rights.ts) or the user
+         * cannot be read: rights only shape the console (the server enforces them), and react-admin waits for them
+         * before it mounts the routes, so a failure here must not hold the screens; an expired session is then told
+         * by the screen's own calls (checkError), as before rights existed.
+         */
         async getPermissions() {
-            const user = await getIdentity();
-            return (user as { rights?: string[] }).rights;
+            try {
+                const user = await getIdentity();
+                return (user as { rights?: string[] }).rights;
+            } catch {
+                return undefined;
+            }
         },
     };
 }

@@ -115,6 +115,16 @@ describe('identity', () => {
         await expect(old.getPermissions!({})).resolves.toBeUndefined();
     });
 
+    it('answers no permissions when the user cannot be read, so the screens still mount and tell an expired session', async () => {
+        const expired = {
+            status: 401,
+            body: { code: 401, msg: '登录已过期，请重新登录', data: { loginUrl: '/sso/login' } },
+        };
+        const auth = createAuthProvider({ prefix: '', fetch: fakeFetch(() => expired).fetch });
+        await expect(auth.getPermissions!({})).resolves.toBeUndefined();
+        await expect(auth.getIdentity!()).rejects.toMatchObject({ status: 401 });
+    });
+
     it('does not cache a failure', async () => {
         let n = 0;
         const f = fakeFetch(() => (n++ === 0 ? { body: { code: 500, msg: '系统错误' } } : { body: userInfo }));
