@@ -75,7 +75,8 @@ describe('rule engine screens against the platform', () => {
 
         const row = (await screen.findByText('功率过高开灯')).closest('tr')!;
         expect(within(row).getByText('已启用')).toBeInTheDocument();
-        fireEvent.click(within(row).getByRole('button', { name: '停用 功率过高开灯' }));
+        // The row's buttons are reachable once the closing dialog no longer hides the page (aria-hidden).
+        fireEvent.click(await within(row).findByRole('button', { name: '停用 功率过高开灯' }));
         expect(await screen.findByText('已停用')).toBeInTheDocument();
         await waitFor(async () => {
             const [after] = await platform.db.select().from(rules).where(eq(rules.id, saved.id));
