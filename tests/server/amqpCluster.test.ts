@@ -67,6 +67,7 @@ async function start(waitForSeed: boolean): Promise<Proc> {
             HOST: '127.0.0.1',
             MQTT_PORT: '0',
             AMQP_PORT: '0',
+            SIP_PORT: '0',
             DATA_DIR: dataDir,
             DATABASE_URL: databaseUrl(database),
             REDIS_URL: '',
