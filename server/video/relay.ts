@@ -322,7 +322,7 @@ export function createVideoRelay(opts: RelayOptions) {
             kill(s);
             if (s.status.state === 'playing') setOnline(s, false);
             streams.delete(deviceId);
-            rmSync(s.dir, { recursive: true, force: true });
+            removeDir(s.dir);
         },
 
         status(deviceId: number): StreamStatus {
@@ -381,12 +381,23 @@ export function createVideoRelay(opts: RelayOptions) {
                         waits.push(new Promise((resolve) => child.once('exit', () => resolve())));
                 }
                 kill(s);
-                rmSync(s.dir, { recursive: true, force: true });
             }
+            const dirs = [...streams.values()].map((s) => s.dir);
             streams.clear();
             await Promise.race([Promise.all(waits), new Promise((r) => setTimeout(r, 3000))]);
+            // After ffmpeg has exited: removing while it still writes a segment fails with ENOTEMPTY.
+            for (const dir of dirs) removeDir(dir);
         },
     };
+}
+
+/** A stream's segment directory, removed even while ffmpeg's last write lands (retried); never throws. */
+function removeDir(dir: string) {
+    try {
+        rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+    } catch {
+        // What is left is replaced by the next push of this camera, or goes with the data directory.
+    }
 }
 
 export type VideoRelay = ReturnType<typeof createVideoRelay>;

@@ -110,6 +110,13 @@ export function createAuthProvider(options: AuthProviderOptions = {}): AuthProvi
         return { state: 'unknown' };
     }
 
+    /** One probe at a time: checkAuth and getPermissions, asked together by react-admin, share it. */
+    let probing: ReturnType<typeof probe> | undefined;
+    const probeOnce = () =>
+        (probing ??= probe().finally(() => {
+            probing = undefined;
+        }));
+
     const get = async (path: string) => {
         const answer = await send(`${prefix}${path}`, { method: 'GET' }, http);
         return parseEnvelope(answer, 'code200');
@@ -168,7 +175,7 @@ export function createAuthProvider(options: AuthProviderOptions = {}): AuthProvi
             // Asked before the layout and its calls: a visitor without a session leaves for the sign-on page
             // without a failed request. A good answer holds for a minute; a later 401 still goes through checkError.
             if (Date.now() - confirmedAt < SESSION_CONFIRMED_MS) return;
-            const { state, loginUrl } = await probe();
+            const { state, loginUrl } = await probeOnce();
             if (state === 'in') {
                 confirmedAt = Date.now();
                 signedOutTo = undefined;
@@ -208,6 +215,11 @@ export function createAuthProvider(options: AuthProviderOptions = {}): AuthProvi
          * by the screen's own calls (checkError), as before rights existed.
          */
         async getPermissions() {
+            // A visitor without a session has no rights to read (and must see no failed request before sign-in).
+            if (Date.now() - confirmedAt >= SESSION_CONFIRMED_MS) {
+                const { state } = await probeOnce();
+                if (state === 'out') return undefined;
+            }
             try {
                 const user = await getIdentity();
                 return (user as { rights?: string[] }).rights;

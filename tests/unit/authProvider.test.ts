@@ -125,6 +125,15 @@ describe('identity', () => {
         await expect(auth.getIdentity!()).rejects.toMatchObject({ status: 401 });
     });
 
+    it('asks a visitor without a session for no rights: one /sso/session, no failing getUserInfo', async () => {
+        const f = fakeFetch(() => ({
+            body: { code: 200, msg: 'success', data: { signedIn: false, loginUrl: '/sso/login' } },
+        }));
+        const auth = createAuthProvider({ prefix: '', fetch: f.fetch, redirect: () => undefined });
+        await expect(auth.getPermissions!({})).resolves.toBeUndefined();
+        expect(f.calls.map((c) => new URL(c.url, 'http://x').pathname)).toEqual(['/sso/session']);
+    });
+
     it('does not cache a failure', async () => {
         let n = 0;
         const f = fakeFetch(() => (n++ === 0 ? { body: { code: 500, msg: '系统错误' } } : { body: userInfo }));
