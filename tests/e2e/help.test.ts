@@ -40,7 +40,8 @@ describe.skipIf(!haveChromium)('help pages and report in Chromium', () => {
         await toc.getByRole('button', { name: '连接被拒绝时' }).click();
         await page.waitForURL(/#h-\d+$/);
         const heading = page.getByRole('heading', { name: '连接被拒绝时' });
-        await expect.poll(async () => (await heading.boundingBox())?.y ?? -1).toBeLessThan(300);
+        // A smooth scroll of some 8,000 px: it takes more than expect.poll's default second on a busy machine.
+        await expect.poll(async () => (await heading.boundingBox())?.y ?? -1, { timeout: 10_000 }).toBeLessThan(300);
         await screenshot(page, 'help-toc');
         await page.getByRole('textbox', { name: '搜索文档' }).fill('AccessSecret');
         await page.waitForURL(/q=AccessSecret/);
@@ -50,6 +51,7 @@ describe.skipIf(!haveChromium)('help pages and report in Chromium', () => {
             .poll(
                 async () =>
                     (await page.getByRole('heading', { name: '用 AMQP 1.0 接收设备消息' }).boundingBox())?.y ?? -1,
+                { timeout: 10_000 },
             )
             .toBeLessThan(300);
         await screenshot(page, 'help-search');
