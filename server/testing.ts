@@ -7,6 +7,7 @@ import { createAmqpService, type AmqpService } from './amqp/service';
 import { createApp, type App } from './app';
 import { loadConfig, type ServerConfig } from './config';
 import { openDatabase, type Db } from './db/client';
+import { migratedTemplate } from './db/template';
 import { users } from './db/schema';
 import type { AppDeps } from './deps';
 import { createAccessHub, type AccessHub } from './mqtt/access';
@@ -69,7 +70,9 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
     const handle = await openDatabase(
         databaseUrl
             ? { databaseUrl, pgSchema: `t_${randomBytes(6).toString('hex')}`, dropSchemaOnClose: true }
-            : { pgliteDir: opts.pgliteDir },
+            : opts.pgliteDir
+              ? { pgliteDir: opts.pgliteDir }
+              : { loadDataDir: await migratedTemplate() },
     );
     try {
         const config: ServerConfig = {

@@ -29,6 +29,8 @@ export interface OpenDatabaseOptions {
     dropSchemaOnClose?: boolean;
     /** Apply the committed migrations (default true). */
     migrate?: boolean;
+    /** In-memory PGlite only: start from this data directory tarball (a migrated template) instead of initdb. */
+    loadDataDir?: Blob;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
@@ -42,7 +44,9 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
  * `db`, or it waits on itself forever.
  */
 export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<DatabaseHandle> {
-    const handle = opts.databaseUrl ? await openPostgres(opts.databaseUrl, opts) : await openPglite(opts.pgliteDir);
+    const handle = opts.databaseUrl
+        ? await openPostgres(opts.databaseUrl, opts)
+        : await openPglite(opts.pgliteDir, opts.loadDataDir);
     if (opts.migrate !== false) {
         try {
             await migrateDatabase(handle.db, opts.databaseUrl ? opts.pgSchema : undefined);
@@ -59,11 +63,11 @@ export function pgliteDirOf(dataDir: string): string {
     return path.join(dataDir, 'pgdata');
 }
 
-async function openPglite(dir: string | undefined): Promise<DatabaseHandle> {
+async function openPglite(dir: string | undefined, loadDataDir: Blob | undefined): Promise<DatabaseHandle> {
     const release = dir ? await lockDataDir(dir) : undefined;
     let client: PGlite;
     try {
-        client = dir ? new PGlite(dir) : new PGlite();
+        client = dir ? new PGlite(dir) : new PGlite({ loadDataDir });
         await client.waitReady;
     } catch (err) {
         await release?.();
