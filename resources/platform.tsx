@@ -14,14 +14,22 @@ export default defineResource({
     menu: { label: '接入信息', to: '/platform', order: 70, icon: SettingsEthernetIcon },
     icon: SettingsEthernetIcon,
     fields: {
-        mqttUrl: f('MQTT（TCP）', { copy: true }),
+        mqttUrl: f('MQTT（TCP）', {
+            copy: true,
+            render: (r) =>
+                String(r.mqttUrl ?? 'MQTT 端口被其他程序占用，设备暂不能通过 TCP 接入（设置 MQTT_PORT 后重启）'),
+        }),
         mqttWsUrl: f('MQTT over WebSocket', { copy: true }),
         deviceSignIn: f('设备登录方式', { type: 'longText' }),
         amqpUrl: f('AMQP 1.0', {
-            render: (r) => (r.amqpUrl ? String(r.amqpUrl) : '本平台未开启 AMQP 服务端订阅'),
+            render: (r) =>
+                String(r.amqpUrl ?? 'AMQP 端口被其他程序占用，服务端订阅暂不能消费（设置 AMQP_PORT 后重启）'),
         }),
         amqpSignIn: f('应用登录方式', { type: 'longText', render: (r) => String(r.amqpSignIn ?? '—') }),
-        sipUrl: f('GB28181 SIP（UDP）', { copy: true }),
+        sipUrl: f('GB28181 SIP（UDP）', {
+            copy: true,
+            render: (r) => String(r.sipUrl ?? 'SIP 端口不可用，GB28181 摄像头暂不能注册（设置 SIP_PORT 后重启）'),
+        }),
         store: f('数据库', {
             render: (r) => (r.store === 'postgres' ? 'PostgreSQL（DATABASE_URL）' : 'PGlite（内嵌数据库）'),
         }),

@@ -37,6 +37,12 @@ export interface ServerConfig {
     videoDir: string;
     /** The ffmpeg that pulls cameras' RTSP streams (FFMPEG_PATH, default `ffmpeg` on PATH). */
     ffmpegPath: string;
+    /**
+     * Device, consumer and camera listeners whose port could not be taken at start (another program holds it): the
+     * console still starts, and GET /api/platform/info answers null for them instead of a port that is not this
+     * platform's (on a machine with Mosquitto on 1883, mqtt://host:1883 would send devices to Mosquitto).
+     */
+    unboundListeners: Array<'mqtt' | 'amqp' | 'sip'>;
     /** GB/T 28181 SIP over UDP for gb28181 cameras (SIP_PORT, default 5060; 0 picks a free port). */
     sipPort: number;
 }
@@ -94,5 +100,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
         videoDir: path.resolve(cwd, nonEmpty(env.VIDEO_DIR) ?? path.join(dataDir, 'video')),
         ffmpegPath: nonEmpty(env.FFMPEG_PATH) ?? 'ffmpeg',
         sipPort: parsePort(env.SIP_PORT, 5060, 'SIP_PORT'),
+        unboundListeners: [],
     };
 }

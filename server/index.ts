@@ -139,6 +139,7 @@ async function main(): Promise<void> {
         config.sipPort = sip.port(); // the port taken (SIP_PORT=0 picks one): /platform shows this one
         sipLine = `GB28181 SIP: udp://${sip.address()}:${sip.port()}`;
     } catch (err) {
+        config.unboundListeners.push('sip');
         sipLine =
             `GB28181 SIP 端口 ${config.sipPort} 不可用（${(err as Error).message}），GB28181 设备暂不能注册；请用 SIP_PORT 指定其他端口（0 自动选择）。\n` +
             `SIP port ${config.sipPort} unavailable; set SIP_PORT (0 picks a free one).`;
@@ -192,6 +193,7 @@ async function main(): Promise<void> {
         mqttLine = `MQTT: mqtt://${hostOf(urls0(config.host, port))}:${mqttPort}（设备接入），WebSocket: ws://${hostOf(urls0(config.host, port))}:${port}/mqtt`;
     } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+        config.unboundListeners.push('mqtt');
         mqttLine =
             `MQTT 端口 ${config.mqttPort} 已被占用（例如本机已运行 Mosquitto），设备暂不能通过 TCP 接入；` +
             `请用 MQTT_PORT 指定其他端口（MQTT_PORT=0 自动选择空闲端口）后重启。WebSocket 接入照常: ws://${hostOf(urls0(config.host, port))}:${port}/mqtt\n` +
@@ -205,6 +207,7 @@ async function main(): Promise<void> {
         amqpLine = `AMQP: amqp://${hostOf(urls0(config.host, port))}:${amqpPort}（服务端订阅，AMQP 1.0）`;
     } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+        config.unboundListeners.push('amqp');
         amqpLine =
             `AMQP 端口 ${config.amqpPort} 已被占用（例如本机已运行 RabbitMQ），服务端订阅的消费端暂不能连接，消息在消费者组中堆积；` +
             `请用 AMQP_PORT 指定其他端口（AMQP_PORT=0 自动选择空闲端口）后重启。\n` +

@@ -46,23 +46,23 @@ export function platformRoutes({ config }: Services) {
         const host = url.hostname;
         const httpPort = url.port || (url.protocol === 'https:' ? '443' : '80');
         const wsScheme = url.protocol === 'https:' ? 'wss' : 'ws';
-        const amqpPort = config.amqpPort;
+        const bound = (listener: 'mqtt' | 'amqp' | 'sip') => !config.unboundListeners.includes(listener);
         return ok(c, {
             version: VERSION,
             host,
-            mqttPort: config.mqttPort,
-            mqttUrl: `mqtt://${host}:${config.mqttPort}`,
+            mqttPort: bound('mqtt') ? config.mqttPort : null,
+            mqttUrl: bound('mqtt') ? `mqtt://${host}:${config.mqttPort}` : null,
             mqttWsUrl: `${wsScheme}://${host}:${httpPort}/mqtt`,
-            amqpPort: typeof amqpPort === 'number' ? amqpPort : null,
-            amqpUrl: typeof amqpPort === 'number' ? `amqp://${host}:${amqpPort}` : null,
+            amqpPort: bound('amqp') ? config.amqpPort : null,
+            amqpUrl: bound('amqp') ? `amqp://${host}:${config.amqpPort}` : null,
             deviceSignIn: DEVICE_SIGN_IN,
-            amqpSignIn: typeof amqpPort === 'number' ? AMQP_SIGN_IN : null,
+            amqpSignIn: AMQP_SIGN_IN,
             store: config.databaseUrl ? 'postgres' : 'pglite',
             storeLocation: config.databaseUrl ? safeUrl(config.databaseUrl) : pgliteDirOf(config.dataDir),
             filesDir: config.filesDir,
             logRetentionDays: config.logRetentionDays,
             cluster: Boolean(config.redisUrl),
-            sipUrl: `udp://${host}:${config.sipPort}`,
+            sipUrl: bound('sip') ? `udp://${host}:${config.sipPort}` : null,
             timeZone: config.timeZone,
         });
     });

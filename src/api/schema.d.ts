@@ -9935,8 +9935,8 @@ export interface operations {
                         data: {
                             version: string;
                             host: string;
-                            mqttPort: number;
-                            mqttUrl: string;
+                            mqttPort: number | null;
+                            mqttUrl: string | null;
                             mqttWsUrl: string;
                             amqpPort: number | null;
                             amqpUrl: string | null;
@@ -9949,7 +9949,7 @@ export interface operations {
                             logRetentionDays: number;
                             cluster: boolean;
                             /** @description GB28181 cameras register here (SIP over UDP, SIP_PORT) */
-                            sipUrl: string;
+                            sipUrl: string | null;
                             timeZone: string;
                         };
                     };

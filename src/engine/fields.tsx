@@ -220,7 +220,8 @@ const CopyDisplay = ({ source, field }: DisplayProps) => {
     const value = useRecordContext<Row>()?.[source];
     const notify = useNotify();
     const Display = displayOf({ ...field, copy: false });
-    if (isBlank(value)) return <Blank />;
+    // Nothing to copy: what the field's render says about the missing value (or —), without a copy button.
+    if (isBlank(value)) return field.render ? <Display source={source} field={field} /> : <Blank />;
     const copy = async (e: MouseEvent) => {
         e.stopPropagation();
         const done = await copyText(String(value));

@@ -31,15 +31,32 @@ describe('help, platform, report and apps screens', () => {
         expect(await screen.findByText(/^mqtt:\/\/localhost:1883$/)).toBeInTheDocument();
         expect(screen.getByText('PGlite（内嵌数据库）')).toBeInTheDocument();
         expect(screen.getByText('30 天（LOG_RETENTION_DAYS）')).toBeInTheDocument();
-        // With the AMQP endpoint its address, else 本平台未开启 AMQP 服务端订阅.
         const amqp = screen.getByRole('region', { name: '应用接入（AMQP 1.0）' });
-        expect(within(amqp).getByText(/^(amqp:\/\/localhost:\d+|本平台未开启 AMQP 服务端订阅)$/)).toBeInTheDocument();
+        expect(within(amqp).getByText(`amqp://localhost:${platform.config.amqpPort}`)).toBeInTheDocument();
+    });
+
+    it('/platform names no address for a listener whose port another program holds, and says what to set', async () => {
+        // As on this machine with Mosquitto on 1883 and RabbitMQ on 5672 and the defaults kept.
+        platform.config.unboundListeners.push('mqtt', 'amqp');
+        try {
+            renderApp('/platform');
+            expect(
+                await screen.findByText('MQTT 端口被其他程序占用，设备暂不能通过 TCP 接入（设置 MQTT_PORT 后重启）'),
+            ).toBeInTheDocument();
+            expect(
+                screen.getByText('AMQP 端口被其他程序占用，服务端订阅暂不能消费（设置 AMQP_PORT 后重启）'),
+            ).toBeInTheDocument();
+            expect(screen.queryByText(/^mqtt:\/\/localhost:/)).toBeNull();
+            expect(screen.queryByRole('button', { name: '复制 MQTT（TCP）' })).toBeNull();
+        } finally {
+            platform.config.unboundListeners.length = 0;
+        }
     });
 
     it('/vaServices says which added services run here and leads to each', async () => {
         renderApp('/vaServices');
         const amqp = await screen.findByRole('region', { name: '服务端订阅（AMQP 1.0）' });
-        expect(within(amqp).getByText(/^(运行中：amqp:\/\/localhost:\d+|未运行.*)$/)).toBeInTheDocument();
+        expect(within(amqp).getByText(`运行中：amqp://localhost:${platform.config.amqpPort}`)).toBeInTheDocument();
         const video = screen.getByRole('region', { name: '视频接入' });
         expect(within(video).getByText(/GB28181 摄像头注册地址 udp:\/\/localhost:\d+/)).toBeInTheDocument();
         expect(screen.getByRole('region', { name: '多实例集群' })).toHaveTextContent('未开启：单实例运行');

@@ -31,7 +31,7 @@ if (!('ResizeObserver' in window)) {
 }
 
 // The machines are shared and jsdom renders react-admin slowly: give findBy / waitFor room before they fail.
-configure({ asyncUtilTimeout: 5000 });
+configure({ asyncUtilTimeout: 10_000 });
 
 // react-admin scrolls to the top on navigation; jsdom only logs "not implemented".
 window.scrollTo = vi.fn() as unknown as typeof window.scrollTo;
