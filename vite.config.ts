@@ -48,6 +48,7 @@ export default defineConfig({
                     name: 'e2e',
                     environment: 'node',
                     include: ['tests/e2e/**/*.test.ts'],
+                    globalSetup: ['tests/e2e/globalSetup.ts'],
                     testTimeout: 120_000,
                     hookTimeout: 240_000,
                     fileParallelism: false,

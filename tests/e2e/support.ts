@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { inject } from 'vitest';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const OUTPUT_DIR = path.resolve('tests/e2e/output');
@@ -38,8 +39,20 @@ export interface RunningServer {
     stop: () => Promise<void>;
 }
 
-/** Starts the real `npm start` (scripts/start.mjs: builds the console when stale, then the server) on free ports. */
+/**
+ * The server of the e2e files: the one started by globalSetup.ts for the whole run (its stop() leaves it running),
+ * so the files share one start, one console build and one seeded database. Files work on it as a person would on a
+ * shared console: they create what they need under names of their own and read counts from the API, never assume
+ * an untouched demo. `startServer(env)` with settings of its own starts a private server instead.
+ */
 export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
+    const shared = Object.keys(env).length === 0 ? inject('e2eServer') : undefined;
+    if (shared) return { ...shared, output: () => shared.output, stop: async () => undefined };
+    return startPrivateServer(env);
+}
+
+/** Starts the real `npm start` (scripts/start.mjs: builds the console when stale, then the server) on free ports. */
+export async function startPrivateServer(env: Record<string, string> = {}): Promise<RunningServer> {
     const port = await freePort();
     const dataDir = mkdtempSync(path.join(tmpdir(), 'iot-e2e-'));
     let out = '';
@@ -67,8 +80,9 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
     for (;;) {
         if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}):\n${out}`);
         try {
+            // Answering, and the start-up lines (the MQTT / AMQP ports tests read from output()) printed.
             const res = await fetch(`${url}/sso/login`);
-            if (res.ok) break;
+            if (res.ok && out.includes('Ctrl+C')) break;
         } catch {
             // not listening yet
         }
@@ -131,4 +145,11 @@ export function byText(scope: Page | ReturnType<Page['locator']>, text: string) 
     return scope
         .locator('p, span, div, td, th, li, a, button, label, h1, h2, h3, h4, h5, h6', { hasText: text })
         .last();
+}
+
+declare module 'vitest' {
+    export interface ProvidedContext {
+        /** The shared e2e server (globalSetup.ts); output is what it printed by the time it was ready. */
+        e2eServer: { url: string; dataDir: string; output: string } | undefined;
+    }
 }
