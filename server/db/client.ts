@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
@@ -6,6 +7,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import { lockDataDir } from './lock';
 import { migrateDatabase } from './migrate';
+import { existingTemplate } from './template';
 import { schema } from './schema';
 
 /** The one database type route code sees, whichever driver is underneath. */
@@ -67,7 +69,11 @@ async function openPglite(dir: string | undefined, loadDataDir: Blob | undefined
     const release = dir ? await lockDataDir(dir) : undefined;
     let client: PGlite;
     try {
-        client = dir ? new PGlite(dir) : new PGlite({ loadDataDir });
+        // A data directory without a database yet starts from the migrated template when this install has one.
+        const fresh = dir && !existsSync(path.join(dir, 'PG_VERSION'));
+        client = dir
+            ? new PGlite(dir, { loadDataDir: fresh ? existingTemplate() : undefined })
+            : new PGlite({ loadDataDir });
         await client.waitReady;
     } catch (err) {
         await release?.();

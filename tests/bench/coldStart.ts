@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { buildTemplate } from '../../server/db/template';
 import type { BenchGroup, Figure } from './run';
 
 const RUNS = 3;
@@ -20,12 +21,22 @@ interface Start {
  * directory: when it first answers, when it prints its banner, and when the demo seed is in (the admin signs in
  * and lists products until there are some).
  */
-async function coldStart(): Promise<Start> {
+async function coldStart(env: Record<string, string> = {}): Promise<Start> {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'iot-bench-cold-'));
     const port = 20000 + Math.floor(Math.random() * 20000);
     const started = performance.now();
     const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('server/index.ts')], {
-        env: { ...process.env, DATA_DIR: dir, PORT: String(port), HOST: '127.0.0.1', ADMIN_PASSWORD: 'Bench_123456' },
+        env: {
+            ...process.env,
+            DATA_DIR: dir,
+            PORT: String(port),
+            HOST: '127.0.0.1',
+            ADMIN_PASSWORD: 'Bench_123456',
+            MQTT_PORT: '0',
+            AMQP_PORT: '0',
+            SIP_PORT: '0',
+            ...env,
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
     });
     let banner = 0;
@@ -70,18 +81,37 @@ async function coldStart(): Promise<Start> {
     }
 }
 
-/** `npm run bench -- coldStart`: the median of three starts on an empty data directory. */
+/**
+ * `npm run bench -- coldStart`: the median of three starts on an empty data directory, from the migrated template
+ * `npm install` builds (server/db/template.ts), beside the anchor in the same run: the same start without a template
+ * (initdb and every migration), the starts interleaved.
+ */
 const group: BenchGroup = {
     name: 'coldStart',
     async run() {
+        await buildTemplate();
         const runs: Start[] = [];
-        for (let i = 0; i < RUNS; i++) runs.push(await coldStart());
-        const median = (pick: (s: Start) => number) => Math.round(runs.map(pick).sort((a, b) => a - b)[1]);
-        const figures: Figure[] = [
-            { name: 'empty_data_dir_to_first_answer', value: median((s) => s.firstAnswer), unit: 'ms' },
-            { name: 'empty_data_dir_to_banner', value: median((s) => s.banner), unit: 'ms' },
-            { name: 'empty_data_dir_to_demo_data', value: median((s) => s.seeded), unit: 'ms' },
-        ];
+        const anchor: Start[] = [];
+        for (let i = 0; i < RUNS; i++) {
+            runs.push(await coldStart());
+            anchor.push(await coldStart({ PGLITE_TEMPLATE_DIR: path.join(os.tmpdir(), 'iot-bench-no-template') }));
+        }
+        const median = (of: Start[], pick: (s: Start) => number) => Math.round(of.map(pick).sort((a, b) => a - b)[1]);
+        const figures: Figure[] = [];
+        for (const [suffix, of] of [
+            ['', runs],
+            ['_without_template', anchor],
+        ] as const) {
+            figures.push(
+                {
+                    name: `empty_data_dir_to_first_answer${suffix}`,
+                    value: median(of, (s) => s.firstAnswer),
+                    unit: 'ms',
+                },
+                { name: `empty_data_dir_to_banner${suffix}`, value: median(of, (s) => s.banner), unit: 'ms' },
+                { name: `empty_data_dir_to_demo_data${suffix}`, value: median(of, (s) => s.seeded), unit: 'ms' },
+            );
+        }
         return figures;
     },
 };

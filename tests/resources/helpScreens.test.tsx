@@ -80,7 +80,9 @@ describe('help, platform, report and apps screens', () => {
 
     it('/appconfig publishes an app through 上架应用 and finds it by name', async () => {
         renderApp('/appconfig');
-        fireEvent.click(await screen.findByRole('button', { name: '上架应用' }));
+        // By text within buttons: a role query over the whole console (menu included) takes seconds per try in jsdom
+        // on a loaded machine, longer than findBy waits.
+        fireEvent.click(await screen.findByText('上架应用', { selector: 'button' }));
         const dialog = await screen.findByRole('dialog', { name: '上架应用' });
         fireEvent.click(within(dialog).getByRole('button', { name: '确定' }));
         expect(await within(dialog).findByText('请输入应用名称')).toBeInTheDocument();
