@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NO_SMTP } from '../../server/rules/appAlarms';
 import { createTestServer, type TestServer } from '../../server/testing';
@@ -132,5 +133,46 @@ describe('app alarms are sent when an alert of their level is raised while the a
         const [n] = await notificationsOf('邮件应用');
         expect(n).toMatchObject({ noticeType: '邮件', recipient: 'duty@example.com', status: 'failed' });
         expect(n.attempts[0]).toMatchObject({ ok: false, error: NO_SMTP });
+    });
+
+    it("sends an e-mail alarm to its own address through the alert rules' SMTP server", async () => {
+        const mails: string[] = [];
+        const smtp = new SMTPServer({
+            authOptional: true,
+            disabledCommands: ['STARTTLS'],
+            onData(stream, session, cb) {
+                let text = '';
+                stream.on('data', (c: Buffer) => (text += c.toString()));
+                stream.on('end', () => {
+                    mails.push(`${session.envelope.rcptTo.map((r) => r.address).join(',')}\n${text}`);
+                    cb();
+                });
+            },
+        });
+        await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', r));
+        try {
+            await ok(s, 'POST', '/api/alert-rule/channel/save', {
+                name: '值班邮箱',
+                type: 'email',
+                host: '127.0.0.1',
+                port: (smtp.server.address() as AddressInfo).port,
+                from: 'iot@example.com',
+                to: 'rules@example.com',
+            });
+            await appWithAlarm('邮件应用二', { level: 3, notifyType: 'email', receiver: 'app-duty@example.com' });
+            const d = await online(url, await lamp(s));
+            devices.push(d);
+            await alertRule(d, 3);
+            await d.post({ ActivePower: 1700 });
+            await until(async () => (await notificationsOf('邮件应用二')).some((n) => n.status === 'sent'), 10_000);
+            // Each in-use app with a level-3 e-mail alarm is told (邮件应用 above too, now that SMTP exists).
+            const mine = mails.filter((m) => m.split('\n')[0] === 'app-duty@example.com');
+            expect(mine).toHaveLength(1);
+            const [n] = await notificationsOf('邮件应用二');
+            expect(n).toMatchObject({ noticeType: '邮件', recipient: 'app-duty@example.com' });
+            expect(n.content).toBe(`【邮件应用二】${d.deviceName} 功率 1700 W 超限`);
+        } finally {
+            await new Promise<void>((r) => smtp.close(() => r()));
+        }
     });
 });
