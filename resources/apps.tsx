@@ -103,7 +103,7 @@ const addAlarm: Action = {
                 label: '接收人',
                 required: true,
                 formLabel: (v) => (v.notifyType === 'email' ? '接收邮箱' : 'Webhook 地址'),
-                helperText: '邮件经告警规则中第一个邮件通知方式的 SMTP 服务器发送',
+                helperText: '机器人或 Webhook 的地址；邮件方式经告警规则中第一个邮件通知方式的 SMTP 服务器发送',
             },
         ],
         ['content', { label: '告警内容', input: 'textarea', maxLength: 200 }],
