@@ -85,21 +85,31 @@ const addAlarm: Action = {
     title: ({ record }) => `添加告警：${String(record.name)}`,
     fields: [
         ['name', { label: '告警名称', required: true, maxLength: 30 }],
-        ['level', { label: '告警级别', input: 'radio', choices: ALARM_LEVELS, required: true }],
+        [
+            'level',
+            {
+                label: '告警级别',
+                input: 'radio',
+                choices: ALARM_LEVELS,
+                required: true,
+                helperText:
+                    '告警规则产生该级别的告警、且本应用处于使用中时发送；发送记录见 日志查询 → 告警消息（失败自动重试）',
+            },
+        ],
         ['notifyType', { label: '通知方式', input: 'radio', choices: NOTIFY_TYPES, required: true }],
         [
             'receiver',
             {
                 label: '接收人',
                 required: true,
-                formLabel: (v) =>
-                    v.notifyType === 'email' ? '接收邮箱' : v.notifyType === 'webhook' ? 'Webhook 地址' : '接收手机号',
+                formLabel: (v) => (v.notifyType === 'email' ? '接收邮箱' : 'Webhook 地址'),
+                helperText: '机器人或 Webhook 的地址；邮件方式经告警规则中第一个邮件通知方式的 SMTP 服务器发送',
             },
         ],
         ['content', { label: '告警内容', input: 'textarea', maxLength: 200 }],
     ],
     schema: appAlarmSchema,
-    defaults: () => ({ level: 1, notifyType: 'sms' }),
+    defaults: () => ({ level: 1, notifyType: 'webhook' }),
     submit: { call: 'addAlarm', params: ({ record, values }) => ({ appId: record.id, ...values }) },
     success: '添加成功',
 };

@@ -5,7 +5,7 @@ import type { Row, Scope } from '../src/engine/vocabulary';
 
 /**
  * /report (SPEC.md names the route without its content): the platform's statistics over a chosen range, from
- * GET /api/report/daily (device_messages, alert_events, device_counts), as charts, with the CSV export.
+ * GET /api/report/daily (device_messages, alert_events, device_counts, device_presence), as charts, with the CSV export.
  */
 const range = ({ query }: Scope) => ({
     ...(query.startTime ? { startTime: query.startTime } : {}),
@@ -31,7 +31,7 @@ export default defineResource({
                 {
                     kind: 'actions',
                     title: '报表',
-                    text: '默认统计最近 7 天，最长 92 天；消息和活跃设备来自消息日志（保留 LOG_RETENTION_DAYS 天）。活跃率：当天上线或上报过的设备占当前设备总数的比例。',
+                    text: '默认统计最近 7 天，最长 92 天；消息和活跃设备来自消息日志（保留 LOG_RETENTION_DAYS 天）。在线率：当天各设备在线的时长之和占其当天存在时长之和的比例（按设备上下线记录计算，今天算到此刻）。',
                     actions: [
                         {
                             kind: 'download',
@@ -58,13 +58,13 @@ export default defineResource({
                     sections: [
                         {
                             kind: 'chart',
-                            title: '每日活跃率（%）',
+                            title: '每日在线率（%）',
                             chart: {
                                 kind: 'line',
                                 call: daily,
                                 rows: 'days',
                                 x: 'day',
-                                series: [{ field: 'onlineRate', label: '活跃率' }],
+                                series: [{ field: 'onlineRate', label: '在线率' }],
                                 yRange: [0, 100],
                                 empty: '该时间范围内没有设备活动',
                                 height: 260,

@@ -19,13 +19,18 @@ export const ALARM_LEVELS = [
     { id: 3, name: '一般' },
 ];
 
+/** How an app alarm is sent: the rules' notifier's kinds (server/rules/notify.ts). */
 export const NOTIFY_TYPES = [
-    { id: 'sms', name: '短信' },
-    { id: 'email', name: '邮件' },
     { id: 'webhook', name: 'Webhook' },
+    { id: 'dingtalk', name: '钉钉机器人' },
+    { id: 'wecom', name: '企业微信机器人' },
+    { id: 'email', name: '邮件' },
 ];
 
-/** 添加告警 (/applymanage): which level is notified, how and to whom. */
+/**
+ * 添加告警 (/applymanage): which level is notified, how and to whom. Sent when an alert rule raises an alert of that
+ * level while the app is in use (server/rules/appAlarms.ts).
+ */
 export const appAlarmSchema = yup.object({
     name: yup.string().trim().required('请输入告警名称').max(30, '告警名称不得超过30个字符'),
     level: yup.number().typeError('请选择告警级别').required('请选择告警级别').oneOf([1, 2, 3], '请选择告警级别'),
@@ -42,11 +47,9 @@ export const appAlarmSchema = yup.object({
         .required('请输入接收人')
         .max(200, '接收人不得超过200个字符')
         .when('notifyType', ([type], s) =>
-            type === 'sms'
-                ? s.matches(/^1[3-9]\d{9}$/, '请输入正确的手机号码')
-                : type === 'email'
-                  ? s.email('请输入正确的邮箱地址')
-                  : s.matches(/^https?:\/\/\S+$/, '请输入以 http:// 或 https:// 开头的地址'),
+            type === 'email'
+                ? s.email('请输入正确的邮箱地址')
+                : s.matches(/^https?:\/\/\S+$/, '请输入以 http:// 或 https:// 开头的地址'),
         ),
     content: yup.string().trim().max(200, '告警内容不得超过200个字符'),
 });

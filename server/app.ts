@@ -6,6 +6,7 @@ import { createAccessHub } from './mqtt/access';
 import { deviceAccessRoutes } from './routes/deviceAccess';
 import type { AppDeps, AppEnv, Services } from './deps';
 import { fail } from './http/envelope';
+import { OWN_LIMIT_PATHS } from './http/input';
 import { ApiError } from './http/errors';
 import { isDataException, refuseForeignWrites, refuseNulInQuery, securityHeaders } from './http/guard';
 import { deviceRoutes } from './routes/device';
@@ -53,9 +54,6 @@ import { isProtectedPath, PROTECTED_PREFIXES, requireSession } from './sso/auth'
 import { ssoPages } from './sso/routes';
 import { sessionProbe } from './sso/sessionProbe';
 import { consoleFiles } from './static';
-
-/** Uploads that set their own body limit (larger than the general 10 MB). */
-const OWN_LIMIT_PATHS = new Set(['/api/device/import', '/api/device/file/upload']);
 
 /**
  * The reference platform: one router per API family under its prefix, the sign-on pages, and the built

@@ -251,6 +251,20 @@ export const devices = pgTable(
 );
 
 /**
+ * Presence history: a row each time a device turns ONLINE or stops being ONLINE, written by a statement trigger on
+ * devices (migration 0021_presence_history.sql) whoever changed the status; the report's daily online rate.
+ */
+export const devicePresence = pgTable(
+    'device_presence',
+    {
+        deviceId: bigint('device_id', { mode: 'number' }).notNull(),
+        ts: timestamp('ts', { withTimezone: true }).notNull(),
+        online: boolean('online').notNull(),
+    },
+    (t) => [index('device_presence_device_ts_idx').on(t.deviceId, t.ts), index('device_presence_ts_idx').on(t.ts)],
+);
+
+/**
  * Devices per product and status, kept by statement triggers on devices (migration 0003_device_counts.sql):
  * totals, online and inactive counts are a few rows read, never a count over the devices table.
  */

@@ -105,6 +105,18 @@ export function expandRights(patterns: string[]): string[] {
     return ALL_RIGHTS.filter((right) => patterns.some((p) => grants(p, right)));
 }
 
+/**
+ * The rights to store when a role's form sends the ticked (concrete) rights: a stored pattern (`*.create`,
+ * `device.*`, the built-in roles') stays while every right it covers is still ticked, so saving unchanged keeps the
+ * exact rights, and a family or action added later is still granted; the ticked rights no kept pattern covers are
+ * added as they are. A pattern is dropped, its other rights kept one by one, when one of them is unticked.
+ */
+export function keepPatterns(stored: string[], ticked: string[]): string[] {
+    const want = new Set(ticked);
+    const kept = stored.filter((p) => expandRights([p]).every((r) => want.has(r)));
+    return [...kept, ...ticked.filter((r) => !kept.some((p) => grants(p, r)))];
+}
+
 /** Rights from a form: a JSON array or a comma list of known `family.action` names. */
 export function parseRights(raw: unknown): string[] {
     let list: unknown = raw ?? [];

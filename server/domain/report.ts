@@ -106,3 +106,71 @@ export async function reportTotals(db: Db, { start, end }: ReportRange) {
         alerts: { urgent: level(1), severe: level(2), general: level(3) },
     };
 }
+
+/**
+ * The online rate of each day of the range (in the platform's time zone), from the presence history
+ * (device_presence, written by a trigger on devices whenever a status turns ONLINE or stops being ONLINE): the time
+ * the devices were online that day over the time they existed that day, as a percentage with one decimal. Today
+ * counts up to `now`. Before its first recorded change a device was in the opposite state; a device with no change
+ * recorded has kept its status now throughout. Devices deleted since are not counted. A day no device existed in
+ * (or still to come) is 0.
+ */
+export async function dailyOnlineRates(
+    db: Db,
+    { start, end, timeZone }: ReportRange,
+    now: Date,
+): Promise<Map<string, number>> {
+    const rows = rowsOf<{ day: string; whole: string | number | null; online: string | number | null }>(
+        await db.execute(sql`
+            WITH days AS (
+                SELECT to_char(d, 'YYYY-MM-DD') AS day, d AT TIME ZONE ${timeZone} AS ds,
+                       least((d + interval '1 day') AT TIME ZONE ${timeZone}, ${now.toISOString()}::timestamptz) AS de
+                FROM generate_series(date_trunc('day', ${start.toISOString()}::timestamptz AT TIME ZONE ${timeZone}),
+                                     date_trunc('day', ${end.toISOString()}::timestamptz AT TIME ZONE ${timeZone}),
+                                     interval '1 day') AS d
+            ),
+            bounds AS (SELECT min(ds) AS first_ds, max(de) AS last_de FROM days),
+            changed AS (SELECT DISTINCT device_id FROM device_presence),
+            dev AS (
+                SELECT d.id, d.create_time AS ct, (d.status = 'ONLINE' AND c.device_id IS NULL) AS always_online
+                FROM devices d CROSS JOIN bounds LEFT JOIN changed c ON c.device_id = d.id
+                WHERE d.create_time < bounds.last_de
+            ),
+            early AS (
+                SELECT count(*) AS n, count(*) FILTER (WHERE always_online) AS n_online
+                FROM dev, bounds WHERE dev.ct <= bounds.first_ds
+            ),
+            late AS (SELECT dev.ct, dev.always_online FROM dev, bounds WHERE dev.ct > bounds.first_ds),
+            iv AS (
+                SELECT device_id, ts AS s,
+                       coalesce(lead(ts) OVER (PARTITION BY device_id ORDER BY ts), 'infinity'::timestamptz) AS e, online
+                FROM device_presence
+                UNION ALL
+                SELECT device_id, '-infinity'::timestamptz, min(ts), NOT (array_agg(online ORDER BY ts))[1]
+                FROM device_presence GROUP BY device_id
+            ),
+            online_iv AS (
+                SELECT iv.s, iv.e, dev.ct FROM iv JOIN dev ON dev.id = iv.device_id, bounds
+                WHERE iv.online AND iv.e > bounds.first_ds AND iv.s < bounds.last_de
+            )
+            SELECT days.day,
+                   greatest(0, extract(epoch FROM days.de - days.ds)) * early.n
+                     + coalesce((SELECT sum(extract(epoch FROM days.de - greatest(days.ds, l.ct)))
+                                 FROM late l WHERE l.ct < days.de), 0) AS whole,
+                   greatest(0, extract(epoch FROM days.de - days.ds)) * early.n_online
+                     + coalesce((SELECT sum(extract(epoch FROM days.de - greatest(days.ds, l.ct)))
+                                 FROM late l WHERE l.always_online AND l.ct < days.de), 0)
+                     + coalesce((SELECT sum(extract(epoch FROM least(o.e, days.de) - greatest(o.s, days.ds, o.ct)))
+                                 FROM online_iv o
+                                 WHERE least(o.e, days.de) > greatest(o.s, days.ds, o.ct)), 0) AS online
+            FROM days CROSS JOIN early
+            ORDER BY days.day`),
+    );
+    return new Map(
+        rows.map((r) => {
+            const whole = Number(r.whole ?? 0);
+            const online = Number(r.online ?? 0);
+            return [r.day, whole > 0 ? Math.round((online / whole) * 1000) / 10 : 0];
+        }),
+    );
+}

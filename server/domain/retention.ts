@@ -60,6 +60,34 @@ export async function sweepOldMessages(db: Db, days: number, opts: SweepOptions 
 }
 
 /**
+ * Days of presence history kept (device_presence, the report's online rate): the report's longest range and a day,
+ * whatever LOG_RETENTION_DAYS says, as the rows are few (one per change to or from ONLINE).
+ */
+export const PRESENCE_RETENTION_DAYS = 93;
+
+/**
+ * Deletes presence changes older than `days` days, in batches. What is left still answers each day: before its
+ * oldest kept change a device was in the opposite state, and a device with none kept its status throughout.
+ */
+export async function sweepOldPresence(db: Db, days = PRESENCE_RETENTION_DAYS, opts: SweepOptions = {}) {
+    const batch = opts.batch ?? RETENTION_BATCH;
+    const cutoff = new Date((opts.now?.() ?? new Date()).getTime() - days * DAY_MS).toISOString();
+    let total = 0;
+    for (;;) {
+        const n = await deleted(
+            await db.execute(sql`
+                WITH gone AS (
+                    DELETE FROM device_presence WHERE ctid = ANY (ARRAY(
+                        SELECT ctid FROM device_presence WHERE ts < ${cutoff}::timestamptz ORDER BY ts LIMIT ${batch}))
+                    RETURNING 1)
+                SELECT count(*)::int AS n FROM gone`),
+        );
+        total += n;
+        if (n < batch) return total;
+    }
+}
+
+/**
  * Sweeps once now and then every RETENTION_INTERVAL_MS, in the background (call it after the seed, from the
  * server's start). The timer does not keep the process alive; the returned function stops it. A sweep still running
  * when the next is due is not doubled.
@@ -75,6 +103,7 @@ export function startRetentionSweeper(
         running = true;
         try {
             await sweepOldMessages(db, days);
+            await sweepOldPresence(db);
         } catch (err) {
             if (!/closed|ended/i.test(String((err as Error)?.message)))
                 logError('清理过期消息日志失败 / purging old device messages failed:', err);

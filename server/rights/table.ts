@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { ADMIN_RIGHT, isKnownRight } from '../../schemas/rights';
+import { REFERENCE_KINDS, type ReferenceKind } from './references';
 
 export const OPENAPI_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../openapi.yaml');
 
@@ -16,11 +17,15 @@ export interface RightEntry {
     right?: string;
     /** The operation declares `security: []` (no session needed, so no right either). */
     open: boolean;
+    /** The declared x-references: fields of this call (query or body) naming a record of a kind (references.ts). */
+    references?: Record<string, ReferenceKind>;
 }
 
 export interface RightTable {
     /** The right a call needs: 'admin' for a write without x-right; undefined: any signed-in user. */
     rightFor(method: string, path: string): string | undefined;
+    /** The operation's x-references, if it declares any. */
+    referencesFor(method: string, path: string): Record<string, ReferenceKind> | undefined;
     entries: RightEntry[];
 }
 
@@ -43,7 +48,13 @@ export function loadRightTable(source = readFileSync(OPENAPI_PATH, 'utf8')): Rig
                     `openapi.yaml: ${m.toUpperCase()} ${p} declares x-right '${right}', not in schemas/rights.ts`,
                 );
             const open = Array.isArray(op.security) && op.security.length === 0;
-            entries.push({ method: m.toUpperCase(), path: p, right, open });
+            const references = op['x-references'] as Record<string, ReferenceKind> | undefined;
+            for (const [field, kind] of Object.entries(references ?? {}))
+                if (!REFERENCE_KINDS.includes(kind))
+                    throw new Error(
+                        `openapi.yaml: ${m.toUpperCase()} ${p} x-references ${field}: unknown kind '${kind}'`,
+                    );
+            entries.push({ method: m.toUpperCase(), path: p, right, open, references });
         }
     }
     const exact = new Map<string, RightEntry>();
@@ -56,13 +67,17 @@ export function loadRightTable(source = readFileSync(OPENAPI_PATH, 'utf8')): Rig
             templated.push({ method: e.method, re, entry: e });
         } else exact.set(`${e.method} ${e.path}`, e);
     }
+    const find = (method: string, p: string) => {
+        const m = method === 'HEAD' ? 'GET' : method;
+        return exact.get(`${m} ${p}`) ?? templated.find((t) => t.method === m && t.re.test(p))?.entry;
+    };
     return {
         entries,
         rightFor(method, p) {
-            const m = method === 'HEAD' ? 'GET' : method;
-            const entry = exact.get(`${m} ${p}`) ?? templated.find((t) => t.method === m && t.re.test(p))?.entry;
+            const entry = find(method, p);
             if (entry?.right) return entry.right;
-            return isRead(m) ? undefined : ADMIN_RIGHT;
+            return isRead(method === 'HEAD' ? 'GET' : method) ? undefined : ADMIN_RIGHT;
         },
+        referencesFor: (method, p) => find(method, p)?.references,
     };
 }

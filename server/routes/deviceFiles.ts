@@ -6,6 +6,7 @@ import { asciiFallback, deleteFile, listFiles, openFile, storeFile } from '../do
 import { attachment } from '../http/download';
 import { fail, ok } from '../http/envelope';
 import { badRequest } from '../http/errors';
+import { refuseOutOfScope } from '../rights/references';
 import { paging, parseForm, positiveInt, readBody } from '../http/input';
 
 /** Multipart framing and the deviceId field around the file. */
@@ -36,6 +37,7 @@ export function deviceFileRoutes(services: Services) {
                 throw badRequest(FILE_MESSAGES.required);
             }
             const form = await parseForm(c);
+            await refuseOutOfScope(db, form);
             const deviceId = positiveInt(form.deviceId, '缺少设备ID');
             const file = form.file;
             if (!(file instanceof File)) throw badRequest(FILE_MESSAGES.required);

@@ -10,6 +10,7 @@ import { attachment, BOM } from '../http/download';
 import { fail, ok } from '../http/envelope';
 import { badRequest, notFound } from '../http/errors';
 import { parseForm } from '../http/input';
+import { refuseOutOfScope } from '../rights/references';
 
 /** Multipart framing and the productKey field around the file. */
 const MULTIPART_ALLOWANCE = 64 * 1024;
@@ -48,6 +49,7 @@ export function deviceImportRoutes({ db, maintenance }: Services) {
                 throw badRequest('请以 multipart/form-data 上传 productKey 和 file');
             }
             const form = await parseForm(c);
+            await refuseOutOfScope(db, form);
             const productKey = typeof form.productKey === 'string' ? form.productKey.trim() : '';
             if (!productKey) throw badRequest('请选择产品!');
             const product = await productByKey(db, productKey);

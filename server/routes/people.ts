@@ -13,6 +13,7 @@ import type { AppDeps, AppEnv, Services } from '../deps';
 import {
     expandRights,
     getUser,
+    keepPatterns,
     listRoles,
     listUsers,
     nextUserCode,
@@ -177,8 +178,9 @@ export function peopleRoutes(services: Services, deps: AppDeps) {
         const role = await requireRoleOr404(id);
         if (role.isAdmin) throw badRequest('管理员角色拥有全部权限，不能修改');
         await roleNameTaken(db, input.name, id);
-        // The three built-in roles keep their names (the migration and the docs name them).
-        const set = role.builtin ? { ...input, name: role.name } : input;
+        // The three built-in roles keep their names (the migration and the docs name them); stored patterns stay.
+        const rights = keepPatterns(role.rights ?? [], input.rights);
+        const set = role.builtin ? { ...input, name: role.name, rights } : { ...input, rights };
         await db.update(roles).set(set).where(eq(roles.id, id));
         forgetSessions(db);
         return ok(

@@ -1,7 +1,7 @@
 import { stringify } from 'csv-stringify/sync';
 import { Hono } from 'hono';
 import type { AppEnv, Services } from '../deps';
-import { daysOf, productDays, reportTotals, type ReportRange } from '../domain/report';
+import { dailyOnlineRates, daysOf, productDays, reportTotals, type ReportRange } from '../domain/report';
 import { attachment, BOM } from '../http/download';
 import { ok } from '../http/envelope';
 import { badRequest } from '../http/errors';
@@ -35,11 +35,13 @@ export function reportRoutes({ db, config, now }: Services) {
     const app = new Hono<AppEnv>();
 
     app.get('/daily', async (c) => {
-        const range = rangeOf(c.req.query(), now(), config.timeZone);
-        const [days, rows, totals] = await Promise.all([
+        const at = now();
+        const range = rangeOf(c.req.query(), at, config.timeZone);
+        const [days, rows, totals, onlineRates] = await Promise.all([
             daysOf(db, range),
             productDays(db, range),
             reportTotals(db, range),
+            dailyOnlineRates(db, range, at),
         ]);
         const byDay = days.map((day) => {
             const of = rows.filter((r) => r.day === day);
@@ -50,7 +52,7 @@ export function reportRoutes({ db, config, now }: Services) {
                 up: sum('up'),
                 down: sum('down'),
                 activeDevices: sum('activeDevices'),
-                onlineRate: rate(sum('activeDevices'), totals.deviceTotal),
+                onlineRate: onlineRates.get(day) ?? 0,
                 urgent: sum('urgent'),
                 severe: sum('severe'),
                 general: sum('general'),

@@ -8,6 +8,7 @@ import type { TrafficEvent } from '../mqtt/traffic';
 import { createDirectory } from '../mqtt/directory';
 import { openAlert, openPairs, recoverAlert } from './alertLifecycle';
 import { compileConditions, fillTemplate, inTimeWindow, type EvalInput } from './evaluate';
+import { notifyAppAlarms } from './appAlarms';
 import { createNotifier, type NotifyOptions } from './notify';
 import { enabledRules } from './store';
 import type { Action, ActionResult, StoredRule, Trigger } from './types';
@@ -320,7 +321,17 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
                     discrete: f.discrete,
                     now: now(),
                 });
-                if (id) ctx.alertId = id;
+                if (id) {
+                    ctx.alertId = id;
+                    await notifyAppAlarms(db, notifier, {
+                        alertId: id,
+                        level: a.level,
+                        productKey: f.device.productKey,
+                        deviceName: f.device.deviceName,
+                        content,
+                        vars: vars(f, a.level),
+                    }).catch((err) => report('应用告警通知失败 / app alarm notification failed:', err));
+                }
                 return {
                     ok: true,
                     message: id ? `已产生告警（#${id}）：${content}` : '该设备已有未关闭的同一规则告警，未重复产生',

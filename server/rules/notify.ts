@@ -26,7 +26,8 @@ export interface EmailConfig {
 }
 
 export interface Channel {
-    id: number;
+    /** The 通知方式 row; null for an app alarm's own address (/applymanage). */
+    id: number | null;
     name: string;
     type: 'webhook' | 'dingtalk' | 'wecom' | 'email';
     config: Record<string, unknown>;

@@ -2594,8 +2594,9 @@ export interface paths {
         };
         /**
          * @description The statistics report (/report) over startTime..endTime (epoch ms; default the last 7 days; at most 92 days):
-         *     per day (platform time zone) uplink/downlink messages, active devices and their share of all devices
-         *     (onlineRate, %), alerts per level; per product the messages; `rows` per day and product (as the CSV export).
+         *     per day (platform time zone) uplink/downlink messages, active devices, the online rate (onlineRate, %: the
+         *     time the devices were online that day over the time they existed that day, from the presence history), alerts
+         *     per level; per product the messages; `rows` per day and product (as the CSV export).
          */
         get: operations['reportDaily'];
         put?: never;
@@ -2768,7 +2769,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description 添加告警 (schemas/app.ts appAlarmSchema): level 1-3, notifyType sms / email / webhook, receiver checked by type. */
+        /**
+         * @description 添加告警 (schemas/app.ts appAlarmSchema): level 1-3, notifyType webhook / dingtalk / wecom (receiver: an http(s)
+         *     URL) or email (receiver: an address). Sent through the rules' notifier when an alert rule raises an alert of
+         *     that level while the app is published and in use (use status 1); recorded in GET /api/log/alerts under the
+         *     app's name.
+         */
         post: operations['appAlarmSave'];
         delete?: never;
         options?: never;

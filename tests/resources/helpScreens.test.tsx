@@ -101,8 +101,8 @@ describe('help, platform, report and apps screens', () => {
         fireEvent.click(within(row).getByRole('button', { name: '添加告警 路灯远程管控' }));
         const dialog = await screen.findByRole('dialog', { name: '添加告警：路灯远程管控' });
         fireEvent.change(within(dialog).getByRole('textbox', { name: /告警名称/ }), { target: { value: '灯具故障' } });
-        fireEvent.change(within(dialog).getByRole('textbox', { name: /接收手机号/ }), {
-            target: { value: '13912345678' },
+        fireEvent.change(within(dialog).getByRole('textbox', { name: /Webhook 地址/ }), {
+            target: { value: 'https://example.com/hook' },
         });
         fireEvent.click(within(dialog).getByRole('button', { name: '确定' }));
         expect(await screen.findByText('添加成功')).toBeInTheDocument();

@@ -1,7 +1,9 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { http } from 'msw';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { READONLY_ROLE_ID } from '../../schemas/rights';
+import { eq } from 'drizzle-orm';
+import { OPERATOR_ROLE_ID, READONLY_ROLE_ID } from '../../schemas/rights';
+import { roles } from '../../server/db/schema';
 import { createTestServer, type TestServer } from '../../server/testing';
 import { bodyRows, mswServer, platformHandler, renderApp } from './helpers';
 
@@ -98,5 +100,29 @@ describe('the administrator', () => {
         expect(rows[1].textContent).toContain('新增设备');
         expect(rows[1].textContent).not.toContain('删除设备');
         expect(rows[2].textContent).toContain('只能查看');
+    });
+
+    it('saves the built-in 运维 role unchanged from its /roleList form with its wildcard rights kept', async () => {
+        const stored = async () =>
+            (await platform.db.select({ rights: roles.rights }).from(roles).where(eq(roles.id, OPERATOR_ROLE_ID)))[0]
+                .rights;
+        const before = await stored();
+        expect(before).toContain('*.create');
+        mswServer.use(platformHandler(platform));
+        renderApp('/roleList');
+        const row = (await screen.findByText('运维', undefined, { timeout: 10_000 })).closest('tr')!;
+        fireEvent.click(within(row).getByRole('button', { name: /编辑/ }));
+        const dialog = await screen.findByRole('dialog');
+        // The wildcards are shown as the rights they cover, ticked; delete is not among them.
+        const boxes = (action: string) =>
+            within(dialog).getAllByRole('checkbox', { name: new RegExp(`：${action}$`) }) as HTMLInputElement[];
+        await waitFor(() => expect(boxes('新增').length).toBeGreaterThan(5));
+        for (const box of boxes('新增')) expect(box.checked).toBe(true);
+        for (const box of boxes('下发指令')) expect(box.checked).toBe(true);
+        for (const box of boxes('删除')) expect(box.checked).toBe(false);
+        expect(within(dialog).getByRole('checkbox', { name: '边缘计算：部署' })).toBeChecked();
+        fireEvent.click(within(dialog).getByRole('button', { name: /确定|保存/ }));
+        await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull(), { timeout: 10_000 });
+        expect(await stored()).toEqual(before);
     });
 });

@@ -63,10 +63,25 @@ describe('apps', () => {
             s,
             'POST',
             '/api/app/alarm/save',
-            form({ appId: Number(app.id), name: '高温', level: 1, notifyType: 'sms', receiver: '12345' }),
+            form({ appId: Number(app.id), name: '高温', level: 1, notifyType: 'email', receiver: '12345' }),
         );
         expect(bad.status).toBe(400);
-        expect(bad.body).toMatchObject({ msg: '请输入正确的手机号码' });
+        expect(bad.body).toMatchObject({ msg: '请输入正确的邮箱地址' });
+        const notUrl = await call(
+            s,
+            'POST',
+            '/api/app/alarm/save',
+            form({ appId: Number(app.id), name: '高温', level: 1, notifyType: 'dingtalk', receiver: 'ftp://x' }),
+        );
+        expect(notUrl.body).toMatchObject({ msg: '请输入以 http:// 或 https:// 开头的地址' });
+        // 短信 is no longer offered: the platform has no SMS gateway to send it through.
+        const sms = await call(
+            s,
+            'POST',
+            '/api/app/alarm/save',
+            form({ appId: Number(app.id), name: '高温', level: 1, notifyType: 'sms', receiver: '13912345678' }),
+        );
+        expect(sms.body).toMatchObject({ msg: '请选择通知方式' });
         const okAnswer = await call(
             s,
             'POST',

@@ -1,5 +1,7 @@
 // @vitest-environment node
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { roles } from '../../server/db/schema';
 import { OPERATOR_ROLE_ID, READONLY_ROLE_ID } from '../../schemas/rights';
 import { loadRightTable } from '../../server/rights/table';
 import { createTestServer, type TestServer } from '../../server/testing';
@@ -118,5 +120,43 @@ describe('rights declared in openapi.yaml (x-right), enforced by the server', ()
         expect((await call(s, 'DELETE', `/api/role/delete?id=${READONLY_ROLE_ID}`)).body).toMatchObject({
             msg: '内置角色不能删除',
         });
+    });
+
+    it("keeps the built-in 运维 role's wildcards when its form is saved as shown, and drops only an unticked one", async () => {
+        const stored = async () => (await s.db.select().from(roles).where(eq(roles.id, OPERATOR_ROLE_ID)))[0];
+        const original = await stored();
+        expect(original.rights).toEqual(['*.create', '*.edit', '*.bind', '*.push', '*.deploy', '*.downlink']);
+        // What /roleList's form shows and sends back: the rights expanded, each ticked.
+        const list = await call<{
+            data: { records: Array<{ id: number; name: string; remark: string; rights: string[] }> };
+        }>(s, 'GET', '/api/role/list');
+        const shown = list.body.data.records.find((r) => r.id === OPERATOR_ROLE_ID)!;
+        expect(shown.rights).toContain('edge.deploy');
+        const save = (rights: string[]) =>
+            call(
+                s,
+                'POST',
+                '/api/role/update',
+                form({
+                    id: OPERATOR_ROLE_ID,
+                    name: shown.name,
+                    remark: shown.remark,
+                    allMenus: 1,
+                    rights: JSON.stringify(rights),
+                }),
+            );
+        expect((await save(shown.rights)).status).toBe(200);
+        expect((await stored()).rights).toEqual(original.rights);
+        // Unticking 新增设备 drops *.create alone; the other families' create rights stay, one by one.
+        expect((await save(shown.rights.filter((r) => r !== 'device.create'))).status).toBe(200);
+        const after = (await stored()).rights!;
+        expect(after).toEqual(
+            expect.arrayContaining(['*.edit', '*.bind', '*.push', '*.deploy', '*.downlink', 'product.create']),
+        );
+        expect(after).not.toContain('*.create');
+        expect(after).not.toContain('device.create');
+        await s.db.update(roles).set({ rights: original.rights }).where(eq(roles.id, OPERATOR_ROLE_ID));
+        expect((await save(shown.rights)).status).toBe(200);
+        expect((await stored()).rights).toEqual(original.rights);
     });
 });
