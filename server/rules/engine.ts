@@ -9,6 +9,7 @@ import { createDirectory } from '../mqtt/directory';
 import { openAlert, openPairs, recoverAlert } from './alertLifecycle';
 import { compileConditions, fillTemplate, inTimeWindow, type EvalInput } from './evaluate';
 import { createNotifier, type NotifyOptions } from './notify';
+import { buildIndex, type RuleIndex } from './ruleIndex';
 import { enabledRules } from './store';
 import type { Action, ActionResult, StoredRule, Trigger } from './types';
 
@@ -56,69 +57,6 @@ interface Runtime {
     holds: (input: EvalInput) => boolean;
 }
 
-/**
- * A product's rules for its messages. Rules whose conditions must all hold and whose first numeric condition compares
- * a property with a number (ActivePower > 30) are kept per (identifier, operator), sorted by that number: a message
- * reaches only those whose first condition holds for the device's value (a binary search), plus those holding state
- * for the device (they may recover). The others are evaluated on each message.
- */
-interface GuardGroup {
-    identifier: string;
-    op: '>' | '>=' | '<' | '<=';
-    thresholds: number[];
-    rts: Runtime[];
-}
-
-interface ProductIndex {
-    plain: Runtime[];
-    guarded: GuardGroup[];
-}
-
-/** First index whose threshold is >= v (lower) or > v (upper). */
-function bound(a: number[], v: number, upper: boolean): number {
-    let lo = 0;
-    let hi = a.length;
-    while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (upper ? a[mid] <= v : a[mid] < v) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
-function guardOf(rule: StoredRule): { identifier: string; op: GuardGroup['op']; value: number } | undefined {
-    if (rule.match !== 'all' || !rule.triggers.every((t) => t.type === 'property')) return undefined;
-    for (const c of rule.conditions) {
-        if (c.source !== 'property' || typeof c.value !== 'number') continue;
-        if (c.operator === '>' || c.operator === '>=' || c.operator === '<' || c.operator === '<=')
-            return { identifier: c.identifier, op: c.operator, value: c.value };
-    }
-    return undefined;
-}
-
-function indexOf(list: Runtime[]): ProductIndex {
-    const plain: Runtime[] = [];
-    const groups = new Map<string, Array<{ t: number; rt: Runtime }>>();
-    for (const rt of list) {
-        const g = guardOf(rt.rule);
-        if (!g) {
-            plain.push(rt);
-            continue;
-        }
-        const key = `${g.identifier}\u0000${g.op}`;
-        let entries = groups.get(key);
-        if (!entries) groups.set(key, (entries = []));
-        entries.push({ t: g.value, rt });
-    }
-    const guarded: GuardGroup[] = [];
-    for (const [key, entries] of groups) {
-        const [identifier, op] = key.split('\u0000') as [string, GuardGroup['op']];
-        entries.sort((a, b) => a.t - b.t);
-        guarded.push({ identifier, op, thresholds: entries.map((e) => e.t), rts: entries.map((e) => e.rt) });
-    }
-    return { plain, guarded };
-}
-
 interface DeviceRef {
     deviceId: number;
     deviceName: string;
@@ -146,8 +84,8 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
     const report = logError ?? ((m: string, e: unknown) => console.error(m, e));
     const directory = createDirectory(db);
     const notifier = createNotifier(db, options.notify);
-    let byProduct = new Map<number, ProductIndex>();
-    /** Rules holding state (conditions held) per device: they are evaluated on its messages whatever the guard says. */
+    let byProduct = new Map<number, RuleIndex<Runtime>>();
+    /** Rules holding state (conditions held) per device: they are evaluated on its messages whatever the index says. */
     const holding = new Map<number, Set<Runtime>>();
     let messageSeq = 0;
     const hold = (rt: Runtime, deviceId: number) => {
@@ -233,7 +171,9 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
             products.set(rt.rule.productId, [...(products.get(rt.rule.productId) ?? []), rt]);
             keys.set(rt.rule.productKey, [...(keys.get(rt.rule.productKey) ?? []), rt]);
         }
-        byProduct = new Map([...products].map(([id, list]) => [id, indexOf(list)]));
+        byProduct = new Map(
+            [...products].map(([id, list]) => [id, buildIndex(list.map((rt) => ({ rule: rt.rule, item: rt })))]),
+        );
         byProductKey = keys;
     }
 
@@ -492,22 +432,8 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
         };
         for (const rt of index.plain) consider(rt);
         if (m.kind === 'property') {
-            for (const g of index.guarded) {
-                const v = properties[g.identifier];
-                if (typeof v !== 'number') continue;
-                const a = g.thresholds;
-                // The rules whose first condition holds for v: t < v, t <= v, t > v, t >= v.
-                const [from, to] =
-                    g.op === '>'
-                        ? [0, bound(a, v, false)]
-                        : g.op === '>='
-                          ? [0, bound(a, v, true)]
-                          : g.op === '<'
-                            ? [bound(a, v, true), a.length]
-                            : [bound(a, v, false), a.length];
-                for (let i = from; i < to; i++) consider(g.rts[i]);
-            }
-            // Rules holding for the device whose first condition no longer holds: they recover.
+            index.visit(properties, consider);
+            // Rules holding for the device whose indexed conditions no longer hold: they recover.
             const held = holding.get(deviceId);
             if (held) for (const rt of [...held]) consider(rt);
         }
