@@ -47,7 +47,7 @@ export function alertRuleRoutes(services: Services) {
     const { db, config } = services;
     const directory = createDirectory(db);
     const app = new Hono<AppEnv>();
-    const refresh = () => services.rules?.refresh();
+    const refresh = () => services.rules?.changed();
 
     app.get('/list', async (c) => {
         const q = c.req.query();

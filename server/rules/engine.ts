@@ -1,13 +1,14 @@
 import { Cron } from 'croner';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { devices, deviceProperties, ruleLogs } from '../db/schema';
+import { devices, deviceProperties, ruleLogs, ruleTicks } from '../db/schema';
 import type { AccessHub } from '../mqtt/access';
 import type { AcceptedMessage } from '../mqtt/uplink';
 import type { TrafficEvent } from '../mqtt/traffic';
 import { createDirectory } from '../mqtt/directory';
 import { openAlert, openPairs, recoverAlert } from './alertLifecycle';
 import { compileConditions, fillTemplate, inTimeWindow, type EvalInput } from './evaluate';
+import { listenForRuleChanges } from './changes';
 import { createNotifier, type NotifyOptions } from './notify';
 import { buildIndex, type RuleIndex } from './ruleIndex';
 import { enabledRules } from './store';
@@ -35,6 +36,8 @@ interface Deps {
     now?: () => Date;
     logError?: (message: string, err: unknown) => void;
     options?: RuleEngineOptions;
+    /** PostgreSQL shared with other server processes: rule changes are announced to them (changes.ts). */
+    databaseUrl?: string;
 }
 
 interface HoldState {
@@ -80,10 +83,19 @@ function matches(t: Trigger, m: AcceptedMessage): boolean {
     return false;
 }
 
-export function createRuleEngine({ db, access, timeZone, now = () => new Date(), logError, options = {} }: Deps) {
+export function createRuleEngine({
+    db,
+    access,
+    timeZone,
+    now = () => new Date(),
+    logError,
+    options = {},
+    databaseUrl,
+}: Deps) {
     const report = logError ?? ((m: string, e: unknown) => console.error(m, e));
     const directory = createDirectory(db);
     const notifier = createNotifier(db, options.notify);
+    const changes = listenForRuleChanges(db, databaseUrl, () => void engine.refresh(), report);
     let byProduct = new Map<number, RuleIndex<Runtime>>();
     /** Rules holding state (conditions held) per device: they are evaluated on its messages whatever the index says. */
     const holding = new Map<number, Set<Runtime>>();
@@ -463,7 +475,16 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
     async function scheduled(rt: Runtime) {
         if (closed || runtimes.get(rt.rule.id) !== rt) return;
         const rule = rt.rule;
-        const input = { kind: 'schedule', time: now().toISOString() };
+        // One process runs a tick: the one whose claim of (rule, tick) lands first. A tick is its scheduled second
+        // (croner calls back just after it; a process up to half a second early or late names the same one).
+        const tick = new Date(Math.round(Date.now() / 1000) * 1000);
+        const claimed = await db
+            .insert(ruleTicks)
+            .values({ ruleId: rule.id, tick })
+            .onConflictDoNothing()
+            .returning({ ruleId: ruleTicks.ruleId });
+        if (!claimed.length || closed) return;
+        const input = { kind: 'schedule', time: tick.toISOString() };
         if (!rule.conditions.length && rule.deviceId === null) {
             evaluate({ rt, device: undefined, triggerType: 'schedule', input, eval: { properties: {} } }, false);
             return;
@@ -524,6 +545,13 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
             });
             return engine.refresh();
         },
+        /** After this process changed a rule: loads the rules again and tells the other processes to. */
+        async changed(): Promise<void> {
+            await engine.refresh();
+            await changes.announce().catch((err) => {
+                if (!closed) report('规则变更通知失败 / announcing a rule change failed:', err);
+            });
+        },
         onMessage,
         onStatus,
         /** Enabled rules now in memory. */
@@ -543,6 +571,7 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
                 for (const c of rt.crons) c.stop();
             }
             notifier.close();
+            await changes.close();
             await Promise.all([...pending]).catch(() => undefined);
         },
     };
