@@ -40,6 +40,7 @@ function alertRuleAnswer(
         level: alert?.type === 'alert' ? alert.level : null,
         content: alert?.type === 'alert' ? alert.content : '',
         channelIds: r.actions.flatMap((a) => (a.type === 'notify' ? [a.channelId] : [])),
+        notifyOnRecover: r.actions.some((a) => a.type === 'notify' && a.onRecover === true),
     };
 }
 
@@ -78,7 +79,11 @@ export function alertRuleRoutes(services: Services) {
                 : body.triggers;
         const actions = [
             { type: 'alert', level, content: body.content },
-            ...channelIdsOf(body.channelIds).map((channelId) => ({ type: 'notify', channelId })),
+            ...channelIdsOf(body.channelIds).map((channelId) => ({
+                type: 'notify',
+                channelId,
+                onRecover: body.notifyOnRecover,
+            })),
         ];
         const def = await validateRule({ db, directory }, { ...body, triggers, actions }, 2);
         let id: number;

@@ -352,12 +352,55 @@ export function createRuleEngine({
         void track(next);
     }
 
-    function recover(rt: Runtime, deviceId: number) {
-        if (!rt.hasAlert) return;
+    /** The recovery notification of a notify action with onRecover (恢复时通知), recorded like any notification. */
+    async function notifyRecovery(f: Firing, a: Extract<Action, { type: 'notify' }>, alertId: number | undefined) {
+        const rule = f.rt.rule;
+        const channel = await notifier.channel(a.channelId);
+        if (!channel) throw new Error(`通知方式 ${a.channelId} 不存在`);
+        const v = vars(f);
+        const content = a.recoverContent
+            ? fillTemplate(a.recoverContent, v)
+            : `设备 ${f.device?.deviceName ?? ''} 已恢复正常（规则「${rule.name}」）`;
+        await notifier.send({
+            channel,
+            ruleId: rule.id,
+            alertId,
+            appName: rule.name,
+            messageType: '恢复通知',
+            productKey: f.device?.productKey ?? rule.productKey,
+            deviceName: f.device?.deviceName,
+            content,
+            vars: { ...v, content },
+        });
+    }
+
+    /** The conditions stopped holding for a device after the rule fired: its alerts recover, recovery notifications go. */
+    function recover(rt: Runtime, device: DeviceRef, ev: EvalInput) {
+        const notifies = rt.rule.actions.filter(
+            (a): a is Extract<Action, { type: 'notify' }> => a.type === 'notify' && a.onRecover === true,
+        );
+        if (!rt.hasAlert && !notifies.length) return;
+        const f: Firing = {
+            rt,
+            device,
+            triggerType: 'property',
+            input: { kind: 'recover' },
+            eval: ev,
+            discrete: false,
+        };
         inOrder(
             rt,
-            deviceId,
-            () => recoverAlert(db, rt.rule.id, deviceId, rt.rule.autoClear, now()),
+            device.deviceId,
+            async () => {
+                const alertIds = rt.hasAlert
+                    ? await recoverAlert(db, rt.rule.id, device.deviceId, rt.rule.autoClear, now())
+                    : [];
+                for (const a of notifies) {
+                    await notifyRecovery(f, a, alertIds[0]).catch((err) => {
+                        if (!closed) report('恢复通知失败 / recovery notification failed:', err);
+                    });
+                }
+            },
             '告警恢复失败 / alert recovery failed:',
         );
     }
@@ -381,7 +424,7 @@ export function createRuleEngine({
             clearTimeout(state.timer);
             rt.states.delete(device.deviceId);
             release(rt, device.deviceId);
-            if (state.fired) recover(rt, device.deviceId);
+            if (state.fired) recover(rt, device, f.eval);
             return;
         }
         const t = Date.now();

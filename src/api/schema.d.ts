@@ -5497,6 +5497,10 @@ export interface components {
             /** @description Template: ${deviceName} ${value} ${ruleName} ${level} ${time} ${<identifier>} */
             content?: string;
             channelId?: number;
+            /** @description notify: also notify when the conditions stop holding (恢复时通知) */
+            onRecover?: boolean;
+            /** @description notify: the recovery notification template */
+            recoverContent?: string;
         };
         TimeWindow: {
             start?: string;
@@ -5539,6 +5543,8 @@ export interface components {
             timeWindow?: components['schemas']['TimeWindow'];
             autoClear?: boolean;
             channelIds?: number[];
+            /** @description 恢复时通知 (each channel also on recovery) */
+            notifyOnRecover?: boolean;
         };
         Rule: {
             id: number;
@@ -5572,6 +5578,7 @@ export interface components {
             level: 1 | 2 | 3 | null;
             content: string;
             channelIds: number[];
+            notifyOnRecover?: boolean;
         };
         RuleModel: {
             productKey: string;
