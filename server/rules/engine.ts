@@ -11,6 +11,7 @@ import { compileConditions, fillTemplate, inTimeWindow, type EvalInput } from '.
 import { listenForRuleChanges } from './changes';
 import { createNotifier, type NotifyOptions } from './notify';
 import { buildIndex, type RuleIndex } from './ruleIndex';
+import { dropHold, loadHolds, saveHold, storedProperties } from './holdStore';
 import { enabledRules } from './store';
 import type { Action, ActionResult, StoredRule, Trigger } from './types';
 
@@ -160,6 +161,7 @@ export function createRuleEngine({
         }
         if (closed) return;
         // A rule that raised an alert still open (and not recovered) is holding for that device: no second alert.
+        const restored: Array<{ rt: Runtime; device: DeviceRef; state: HoldState }> = [];
         const fresh = [...next.values()].filter((rt) => rt.crons.length === 0 && runtimes.get(rt.rule.id) !== rt);
         if (fresh.some((rt) => rt.level)) {
             for (const { ruleId, deviceId } of await openPairs(db)) {
@@ -169,6 +171,23 @@ export function createRuleEngine({
                     hold(rt, deviceId);
                 }
             }
+            // What the rules remembered before a restart: durations keep counting, fired rules stay fired.
+            const ids = fresh.filter((rt) => rt.level).map((rt) => rt.rule.id);
+            for (const h of await loadHolds(db, ids)) {
+                const rt = next.get(h.ruleId)!;
+                const state: HoldState = {
+                    since: h.since,
+                    fired: h.fired || rt.states.get(h.deviceId)?.fired === true,
+                };
+                rt.states.set(h.deviceId, state);
+                hold(rt, h.deviceId);
+                if (!state.fired)
+                    restored.push({
+                        rt,
+                        device: { deviceId: h.deviceId, deviceName: h.deviceName, productKey: rt.rule.productKey },
+                        state,
+                    });
+            }
         }
         for (const rt of fresh) {
             for (const t of rt.rule.triggers) {
@@ -177,6 +196,15 @@ export function createRuleEngine({
             }
         }
         runtimes = next;
+        for (const { rt, device, state } of restored) {
+            arm(
+                rt,
+                device,
+                state,
+                async () => ({ ...(await storedProperties(db, device.deviceId)), ...lastValues.get(device.deviceId) }),
+                { kind: 'property', restored: true },
+            );
+        }
         const products = new Map<number, Runtime[]>();
         const keys = new Map<string, Runtime[]>();
         for (const rt of next.values()) {
@@ -424,34 +452,70 @@ export function createRuleEngine({
             clearTimeout(state.timer);
             rt.states.delete(device.deviceId);
             release(rt, device.deviceId);
+            remember(rt, device.deviceId, undefined);
             if (state.fired) recover(rt, device, f.eval);
             return;
         }
         const t = Date.now();
+        let changed = false;
         if (!state) {
             state = { since: t, fired: false };
             rt.states.set(device.deviceId, state);
             hold(rt, device.deviceId);
+            changed = true;
         }
         if (state.fired) return;
         const due = state.since + rule.durationSeconds * 1000;
-        if (t >= due) {
-            if (!inTimeWindow(rule.timeWindow, now(), timeZone)) return;
+        if (t >= due && inTimeWindow(rule.timeWindow, now(), timeZone)) {
             state.fired = true;
             clearTimeout(state.timer);
+            remember(rt, device.deviceId, state);
             start({ ...f, discrete: false });
-        } else if (!state.timer) {
-            const s = state;
-            s.timer = setTimeout(() => {
-                s.timer = undefined;
-                if (closed || rt.states.get(device.deviceId) !== s || s.fired || runtimes.get(rule.id) !== rt) return;
-                if (!inTimeWindow(rule.timeWindow, now(), timeZone)) return;
-                s.fired = true;
-                const properties = lastValues.get(device.deviceId) ?? f.eval.properties;
-                start({ ...f, eval: { properties }, discrete: false });
-            }, due - t);
-            s.timer.unref?.();
+            return;
         }
+        if (changed) remember(rt, device.deviceId, state);
+        if (t < due) arm(rt, device, state, () => lastValues.get(device.deviceId) ?? f.eval.properties, f.input);
+    }
+
+    /** Fires the rule for the device when its duration is up, if the conditions still hold then (no message needed). */
+    function arm(
+        rt: Runtime,
+        device: DeviceRef,
+        s: HoldState,
+        values: () => Record<string, unknown> | Promise<Record<string, unknown>>,
+        input: Record<string, unknown>,
+    ) {
+        if (s.timer) return;
+        const rule = rt.rule;
+        s.timer = setTimeout(
+            () => {
+                s.timer = undefined;
+                const live = () =>
+                    !closed && rt.states.get(device.deviceId) === s && !s.fired && runtimes.get(rule.id) === rt;
+                if (!live() || !inTimeWindow(rule.timeWindow, now(), timeZone)) return;
+                void track(
+                    Promise.resolve(values()).then((properties) => {
+                        if (!live() || !rt.holds({ properties })) return;
+                        s.fired = true;
+                        remember(rt, device.deviceId, s);
+                        start({ rt, device, triggerType: 'property', input, eval: { properties }, discrete: false });
+                    }),
+                );
+            },
+            Math.max(0, s.since + rule.durationSeconds * 1000 - Date.now()),
+        );
+        s.timer.unref?.();
+    }
+
+    /** The rule's state for the device, kept in the database in the order it changed (holdStore.ts). */
+    function remember(rt: Runtime, deviceId: number, s: HoldState | undefined) {
+        const { since = 0, fired = false } = s ?? {};
+        inOrder(
+            rt,
+            deviceId,
+            () => (s ? saveHold(db, rt.rule.id, deviceId, since, fired) : dropHold(db, rt.rule.id, deviceId)),
+            '规则状态保存失败 / saving rule state failed:',
+        );
     }
 
     /** Every accepted property or event post (broker.uplink.onAccepted). */
