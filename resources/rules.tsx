@@ -158,7 +158,7 @@ const actionRow: Array<[string, FieldDefinition]> = [
     [
         'recoverContent',
         {
-            label: '恢复通知内容模板（空为默认）',
+            label: '恢复通知模板',
             visibleWhen: (v) => (v.$row as Row)?.type === 'notify' && (v.$row as Row)?.onRecover === true,
             helperText: TEMPLATE_HELP,
         },
