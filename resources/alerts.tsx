@@ -121,6 +121,7 @@ const ALERT_RULE_FIELDS = [
     'windowEnd',
     'autoClear',
     'channelIds',
+    'notifyOnRecover',
     'enabled',
 ];
 
@@ -130,6 +131,7 @@ const alertRuleToForm = (r: Row): FormValues => ({
     level: r.level ?? 2,
     content: r.content ?? '',
     channelIds: r.channelIds ?? [],
+    notifyOnRecover: r.notifyOnRecover ?? false,
 });
 
 const alertRuleEditor = (mode: 'create' | 'edit'): Action => ({
@@ -152,13 +154,20 @@ const alertRuleEditor = (mode: 'create' | 'edit'): Action => ({
                   autoClear: true,
                   conditions: [],
                   channelIds: [],
+                  notifyOnRecover: false,
               },
     submit: {
         call: 'saveAlertRule',
         params: ({ values }) => {
             const v = values ?? {};
             const { triggers: _t, actions: _a, ...rule } = formToRule({ ...v, triggers: [], actions: [] });
-            return { ...rule, level: v.level, content: v.content, channelIds: v.channelIds ?? [] };
+            return {
+                ...rule,
+                level: v.level,
+                content: v.content,
+                channelIds: v.channelIds ?? [],
+                notifyOnRecover: v.notifyOnRecover === true,
+            };
         },
     },
     success: '保存成功',
@@ -315,6 +324,11 @@ export default defineResource({
         windowEnd: { label: '生效时段结束（HH:mm）' },
         autoClear: { label: '条件恢复后自动清除告警', type: 'boolean' },
         enabled: { label: '保存后启用', type: 'boolean' },
+        notifyOnRecover: {
+            label: '恢复时通知',
+            type: 'boolean',
+            helperText: '条件恢复（告警恢复）时也向所选通知方式发送一条恢复通知',
+        },
         channelIds: {
             label: '通知方式',
             input: 'picker',

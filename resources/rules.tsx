@@ -154,6 +154,15 @@ const actionRow: Array<[string, FieldDefinition]> = [
             choicesFrom: { call: 'channels', optionValue: 'id', optionText: 'name' },
         },
     ],
+    ['onRecover', { label: '恢复时通知', type: 'boolean', visibleWhen: rowIs('type', 'notify') }],
+    [
+        'recoverContent',
+        {
+            label: '恢复通知模板',
+            visibleWhen: (v) => (v.$row as Row)?.type === 'notify' && (v.$row as Row)?.onRecover === true,
+            helperText: TEMPLATE_HELP,
+        },
+    ],
 ];
 
 /** A saved rule's rows as the editor holds them (one select per kind, so each loads its own choices). */
@@ -201,6 +210,8 @@ export function ruleToForm(r: Row): FormValues {
             level: a.level ?? '',
             content: a.content ?? '',
             channelId: a.channelId ?? '',
+            onRecover: a.onRecover === true,
+            recoverContent: a.recoverContent ?? '',
         })),
     };
 }
@@ -245,7 +256,13 @@ export function formToRule(v: FormValues): Record<string, unknown> {
             if (a.type === 'invokeService')
                 return { ...base, identifier: a.service, params: text(a.params), deviceName: text(a.deviceName) };
             if (a.type === 'alert') return { ...base, level: a.level, content: text(a.content) };
-            return { ...base, channelId: a.channelId, content: text(a.content) };
+            return {
+                ...base,
+                channelId: a.channelId,
+                content: text(a.content),
+                onRecover: a.onRecover === true,
+                recoverContent: a.onRecover === true ? text(a.recoverContent) : undefined,
+            };
         }),
     };
 }

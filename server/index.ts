@@ -117,7 +117,12 @@ async function main(): Promise<void> {
         databaseUrl: config.databaseUrl,
     });
     // Rules act on every message of the broker once it attaches to `access` (below).
-    const rules = createRuleEngine({ db: handle.db, access, timeZone: config.timeZone });
+    const rules = createRuleEngine({
+        db: handle.db,
+        access,
+        timeZone: config.timeZone,
+        databaseUrl: config.databaseUrl,
+    });
     void rules.attach();
     const video = createVideoRelay({
         dir: config.videoDir,

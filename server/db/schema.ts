@@ -533,6 +533,41 @@ export const ruleLogs = pgTable(
     ],
 );
 
+/**
+ * A schedule tick claimed by one server process (docs/rules.md "Several processes"): the process whose insert of
+ * (rule, tick) succeeds runs it, the others skip it. Rows older than a day are swept.
+ */
+export const ruleTicks = pgTable(
+    'rule_ticks',
+    {
+        ruleId: integer('rule_id')
+            .notNull()
+            .references(() => rules.id, { onDelete: 'cascade' }),
+        /** The tick's scheduled time (to the second). */
+        tick: timestamp('tick', { withTimezone: true }).notNull(),
+    },
+    (t) => [primaryKey({ columns: [t.ruleId, t.tick] })],
+);
+
+/**
+ * Since when a rule's conditions have held for a device, and whether it fired (docs/rules.md "Durations"): what a
+ * duration ("above 80 for 5 minutes") needs to keep counting over a restart. Removed when the conditions stop holding.
+ */
+export const ruleHolds = pgTable(
+    'rule_holds',
+    {
+        ruleId: integer('rule_id')
+            .notNull()
+            .references(() => rules.id, { onDelete: 'cascade' }),
+        deviceId: bigint('device_id', { mode: 'number' })
+            .notNull()
+            .references(() => devices.id, { onDelete: 'cascade' }),
+        since: timestamp('since', { withTimezone: true }).notNull(),
+        fired: boolean('fired').notNull().default(false),
+    },
+    (t) => [primaryKey({ columns: [t.ruleId, t.deviceId] })],
+);
+
 /** Where notifications go: a webhook (plain, DingTalk or WeCom robot) or e-mail over SMTP. */
 export const notifyChannels = pgTable(
     'notify_channels',
@@ -953,6 +988,8 @@ export const schema = {
     amqpQueue,
     rules,
     ruleLogs,
+    ruleTicks,
+    ruleHolds,
     notifyChannels,
     notifications,
     videoDevices,

@@ -40,6 +40,7 @@ function alertRuleAnswer(
         level: alert?.type === 'alert' ? alert.level : null,
         content: alert?.type === 'alert' ? alert.content : '',
         channelIds: r.actions.flatMap((a) => (a.type === 'notify' ? [a.channelId] : [])),
+        notifyOnRecover: r.actions.some((a) => a.type === 'notify' && a.onRecover === true),
     };
 }
 
@@ -47,7 +48,7 @@ export function alertRuleRoutes(services: Services) {
     const { db, config } = services;
     const directory = createDirectory(db);
     const app = new Hono<AppEnv>();
-    const refresh = () => services.rules?.refresh();
+    const refresh = () => services.rules?.changed();
 
     app.get('/list', async (c) => {
         const q = c.req.query();
@@ -78,7 +79,11 @@ export function alertRuleRoutes(services: Services) {
                 : body.triggers;
         const actions = [
             { type: 'alert', level, content: body.content },
-            ...channelIdsOf(body.channelIds).map((channelId) => ({ type: 'notify', channelId })),
+            ...channelIdsOf(body.channelIds).map((channelId) => ({
+                type: 'notify',
+                channelId,
+                onRecover: body.notifyOnRecover,
+            })),
         ];
         const def = await validateRule({ db, directory }, { ...body, triggers, actions }, 2);
         let id: number;

@@ -93,7 +93,7 @@ export function ruleRoutes(services: Services) {
     const { db, config } = services;
     const directory = createDirectory(db);
     const app = new Hono<AppEnv>();
-    const refresh = () => services.rules?.refresh();
+    const refresh = () => services.rules?.changed();
 
     app.get('/list', async (c) => {
         const q = c.req.query();

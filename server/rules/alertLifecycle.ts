@@ -67,11 +67,18 @@ export async function openAlert(db: Db, a: OpenAlert): Promise<number | undefine
     }
 }
 
-/** The rule's condition stopped holding for the device. */
-export async function recoverAlert(db: Db, ruleId: number, deviceId: number, autoClear: boolean, now: Date) {
+/** The rule's condition stopped holding for the device; answers the ids of the alerts that recovered. */
+export async function recoverAlert(
+    db: Db,
+    ruleId: number,
+    deviceId: number,
+    autoClear: boolean,
+    now: Date,
+): Promise<number[]> {
     const open = and(eq(alertEvents.ruleId, ruleId), eq(alertEvents.deviceId, deviceId), isNull(alertEvents.clearTime));
+    const id = { id: alertEvents.id };
     if (autoClear) {
-        await db
+        const rows = await db
             .update(alertEvents)
             .set({
                 clearTime: now,
@@ -80,18 +87,22 @@ export async function recoverAlert(db: Db, ruleId: number, deviceId: number, aut
                 handleTime: sql`coalesce(${alertEvents.handleTime}, ${now.toISOString()}::timestamptz)`,
                 remark: sql`coalesce(${alertEvents.remark}, ${AUTO_CLEAR_REMARK})`,
             })
-            .where(open);
-        return;
+            .where(open)
+            .returning(id);
+        return rows.map((r) => Number(r.id));
     }
     // Already handled: closes now. Pending: stays, marked recovered.
-    await db
+    const closed = await db
         .update(alertEvents)
         .set({ clearTime: now, recoverTime: now })
-        .where(and(open, eq(alertEvents.status, 1)));
-    await db
+        .where(and(open, eq(alertEvents.status, 1)))
+        .returning(id);
+    const pending = await db
         .update(alertEvents)
         .set({ recoverTime: now })
-        .where(and(open, eq(alertEvents.status, 0)));
+        .where(and(open, eq(alertEvents.status, 0)))
+        .returning(id);
+    return [...closed, ...pending].map((r) => Number(r.id));
 }
 
 /** Handles pending alerts with a remark; answers how many were handled (already handled ones are left as they are). */

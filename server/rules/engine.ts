@@ -1,7 +1,7 @@
 import { Cron } from 'croner';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { devices, deviceProperties, ruleLogs } from '../db/schema';
+import { devices, deviceProperties, ruleLogs, ruleTicks } from '../db/schema';
 import type { AccessHub } from '../mqtt/access';
 import type { AcceptedMessage } from '../mqtt/uplink';
 import type { TrafficEvent } from '../mqtt/traffic';
@@ -9,7 +9,10 @@ import { createDirectory } from '../mqtt/directory';
 import { openAlert, openPairs, recoverAlert } from './alertLifecycle';
 import { compileConditions, fillTemplate, inTimeWindow, type EvalInput } from './evaluate';
 import { notifyAppAlarms } from './appAlarms';
+import { listenForRuleChanges } from './changes';
 import { createNotifier, type NotifyOptions } from './notify';
+import { buildIndex, type RuleIndex } from './ruleIndex';
+import { dropHold, loadHolds, saveHold, storedProperties } from './holdStore';
 import { enabledRules } from './store';
 import type { Action, ActionResult, StoredRule, Trigger } from './types';
 
@@ -35,6 +38,8 @@ interface Deps {
     now?: () => Date;
     logError?: (message: string, err: unknown) => void;
     options?: RuleEngineOptions;
+    /** PostgreSQL shared with other server processes: rule changes are announced to them (changes.ts). */
+    databaseUrl?: string;
 }
 
 interface HoldState {
@@ -55,69 +60,6 @@ interface Runtime {
     stamp: number;
     /** The conditions, compiled once. */
     holds: (input: EvalInput) => boolean;
-}
-
-/**
- * A product's rules for its messages. Rules whose conditions must all hold and whose first numeric condition compares
- * a property with a number (ActivePower > 30) are kept per (identifier, operator), sorted by that number: a message
- * reaches only those whose first condition holds for the device's value (a binary search), plus those holding state
- * for the device (they may recover). The others are evaluated on each message.
- */
-interface GuardGroup {
-    identifier: string;
-    op: '>' | '>=' | '<' | '<=';
-    thresholds: number[];
-    rts: Runtime[];
-}
-
-interface ProductIndex {
-    plain: Runtime[];
-    guarded: GuardGroup[];
-}
-
-/** First index whose threshold is >= v (lower) or > v (upper). */
-function bound(a: number[], v: number, upper: boolean): number {
-    let lo = 0;
-    let hi = a.length;
-    while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (upper ? a[mid] <= v : a[mid] < v) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
-function guardOf(rule: StoredRule): { identifier: string; op: GuardGroup['op']; value: number } | undefined {
-    if (rule.match !== 'all' || !rule.triggers.every((t) => t.type === 'property')) return undefined;
-    for (const c of rule.conditions) {
-        if (c.source !== 'property' || typeof c.value !== 'number') continue;
-        if (c.operator === '>' || c.operator === '>=' || c.operator === '<' || c.operator === '<=')
-            return { identifier: c.identifier, op: c.operator, value: c.value };
-    }
-    return undefined;
-}
-
-function indexOf(list: Runtime[]): ProductIndex {
-    const plain: Runtime[] = [];
-    const groups = new Map<string, Array<{ t: number; rt: Runtime }>>();
-    for (const rt of list) {
-        const g = guardOf(rt.rule);
-        if (!g) {
-            plain.push(rt);
-            continue;
-        }
-        const key = `${g.identifier}\u0000${g.op}`;
-        let entries = groups.get(key);
-        if (!entries) groups.set(key, (entries = []));
-        entries.push({ t: g.value, rt });
-    }
-    const guarded: GuardGroup[] = [];
-    for (const [key, entries] of groups) {
-        const [identifier, op] = key.split('\u0000') as [string, GuardGroup['op']];
-        entries.sort((a, b) => a.t - b.t);
-        guarded.push({ identifier, op, thresholds: entries.map((e) => e.t), rts: entries.map((e) => e.rt) });
-    }
-    return { plain, guarded };
 }
 
 interface DeviceRef {
@@ -143,12 +85,21 @@ function matches(t: Trigger, m: AcceptedMessage): boolean {
     return false;
 }
 
-export function createRuleEngine({ db, access, timeZone, now = () => new Date(), logError, options = {} }: Deps) {
+export function createRuleEngine({
+    db,
+    access,
+    timeZone,
+    now = () => new Date(),
+    logError,
+    options = {},
+    databaseUrl,
+}: Deps) {
     const report = logError ?? ((m: string, e: unknown) => console.error(m, e));
     const directory = createDirectory(db);
     const notifier = createNotifier(db, options.notify);
-    let byProduct = new Map<number, ProductIndex>();
-    /** Rules holding state (conditions held) per device: they are evaluated on its messages whatever the guard says. */
+    const changes = listenForRuleChanges(db, databaseUrl, () => void engine.refresh(), report);
+    let byProduct = new Map<number, RuleIndex<Runtime>>();
+    /** Rules holding state (conditions held) per device: they are evaluated on its messages whatever the index says. */
     const holding = new Map<number, Set<Runtime>>();
     let messageSeq = 0;
     const hold = (rt: Runtime, deviceId: number) => {
@@ -211,6 +162,7 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
         }
         if (closed) return;
         // A rule that raised an alert still open (and not recovered) is holding for that device: no second alert.
+        const restored: Array<{ rt: Runtime; device: DeviceRef; state: HoldState }> = [];
         const fresh = [...next.values()].filter((rt) => rt.crons.length === 0 && runtimes.get(rt.rule.id) !== rt);
         if (fresh.some((rt) => rt.level)) {
             for (const { ruleId, deviceId } of await openPairs(db)) {
@@ -220,6 +172,23 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
                     hold(rt, deviceId);
                 }
             }
+            // What the rules remembered before a restart: durations keep counting, fired rules stay fired.
+            const ids = fresh.filter((rt) => rt.level).map((rt) => rt.rule.id);
+            for (const h of await loadHolds(db, ids)) {
+                const rt = next.get(h.ruleId)!;
+                const state: HoldState = {
+                    since: h.since,
+                    fired: h.fired || rt.states.get(h.deviceId)?.fired === true,
+                };
+                rt.states.set(h.deviceId, state);
+                hold(rt, h.deviceId);
+                if (!state.fired)
+                    restored.push({
+                        rt,
+                        device: { deviceId: h.deviceId, deviceName: h.deviceName, productKey: rt.rule.productKey },
+                        state,
+                    });
+            }
         }
         for (const rt of fresh) {
             for (const t of rt.rule.triggers) {
@@ -228,13 +197,24 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
             }
         }
         runtimes = next;
+        for (const { rt, device, state } of restored) {
+            arm(
+                rt,
+                device,
+                state,
+                async () => ({ ...(await storedProperties(db, device.deviceId)), ...lastValues.get(device.deviceId) }),
+                { kind: 'property', restored: true },
+            );
+        }
         const products = new Map<number, Runtime[]>();
         const keys = new Map<string, Runtime[]>();
         for (const rt of next.values()) {
             products.set(rt.rule.productId, [...(products.get(rt.rule.productId) ?? []), rt]);
             keys.set(rt.rule.productKey, [...(keys.get(rt.rule.productKey) ?? []), rt]);
         }
-        byProduct = new Map([...products].map(([id, list]) => [id, indexOf(list)]));
+        byProduct = new Map(
+            [...products].map(([id, list]) => [id, buildIndex(list.map((rt) => ({ rule: rt.rule, item: rt })))]),
+        );
         byProductKey = keys;
     }
 
@@ -411,12 +391,55 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
         void track(next);
     }
 
-    function recover(rt: Runtime, deviceId: number) {
-        if (!rt.hasAlert) return;
+    /** The recovery notification of a notify action with onRecover (恢复时通知), recorded like any notification. */
+    async function notifyRecovery(f: Firing, a: Extract<Action, { type: 'notify' }>, alertId: number | undefined) {
+        const rule = f.rt.rule;
+        const channel = await notifier.channel(a.channelId);
+        if (!channel) throw new Error(`通知方式 ${a.channelId} 不存在`);
+        const v = vars(f);
+        const content = a.recoverContent
+            ? fillTemplate(a.recoverContent, v)
+            : `设备 ${f.device?.deviceName ?? ''} 已恢复正常（规则「${rule.name}」）`;
+        await notifier.send({
+            channel,
+            ruleId: rule.id,
+            alertId,
+            appName: rule.name,
+            messageType: '恢复通知',
+            productKey: f.device?.productKey ?? rule.productKey,
+            deviceName: f.device?.deviceName,
+            content,
+            vars: { ...v, content },
+        });
+    }
+
+    /** The conditions stopped holding for a device after the rule fired: its alerts recover, recovery notifications go. */
+    function recover(rt: Runtime, device: DeviceRef, ev: EvalInput) {
+        const notifies = rt.rule.actions.filter(
+            (a): a is Extract<Action, { type: 'notify' }> => a.type === 'notify' && a.onRecover === true,
+        );
+        if (!rt.hasAlert && !notifies.length) return;
+        const f: Firing = {
+            rt,
+            device,
+            triggerType: 'property',
+            input: { kind: 'recover' },
+            eval: ev,
+            discrete: false,
+        };
         inOrder(
             rt,
-            deviceId,
-            () => recoverAlert(db, rt.rule.id, deviceId, rt.rule.autoClear, now()),
+            device.deviceId,
+            async () => {
+                const alertIds = rt.hasAlert
+                    ? await recoverAlert(db, rt.rule.id, device.deviceId, rt.rule.autoClear, now())
+                    : [];
+                for (const a of notifies) {
+                    await notifyRecovery(f, a, alertIds[0]).catch((err) => {
+                        if (!closed) report('恢复通知失败 / recovery notification failed:', err);
+                    });
+                }
+            },
             '告警恢复失败 / alert recovery failed:',
         );
     }
@@ -440,34 +463,70 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
             clearTimeout(state.timer);
             rt.states.delete(device.deviceId);
             release(rt, device.deviceId);
-            if (state.fired) recover(rt, device.deviceId);
+            remember(rt, device.deviceId, undefined);
+            if (state.fired) recover(rt, device, f.eval);
             return;
         }
         const t = Date.now();
+        let changed = false;
         if (!state) {
             state = { since: t, fired: false };
             rt.states.set(device.deviceId, state);
             hold(rt, device.deviceId);
+            changed = true;
         }
         if (state.fired) return;
         const due = state.since + rule.durationSeconds * 1000;
-        if (t >= due) {
-            if (!inTimeWindow(rule.timeWindow, now(), timeZone)) return;
+        if (t >= due && inTimeWindow(rule.timeWindow, now(), timeZone)) {
             state.fired = true;
             clearTimeout(state.timer);
+            remember(rt, device.deviceId, state);
             start({ ...f, discrete: false });
-        } else if (!state.timer) {
-            const s = state;
-            s.timer = setTimeout(() => {
-                s.timer = undefined;
-                if (closed || rt.states.get(device.deviceId) !== s || s.fired || runtimes.get(rule.id) !== rt) return;
-                if (!inTimeWindow(rule.timeWindow, now(), timeZone)) return;
-                s.fired = true;
-                const properties = lastValues.get(device.deviceId) ?? f.eval.properties;
-                start({ ...f, eval: { properties }, discrete: false });
-            }, due - t);
-            s.timer.unref?.();
+            return;
         }
+        if (changed) remember(rt, device.deviceId, state);
+        if (t < due) arm(rt, device, state, () => lastValues.get(device.deviceId) ?? f.eval.properties, f.input);
+    }
+
+    /** Fires the rule for the device when its duration is up, if the conditions still hold then (no message needed). */
+    function arm(
+        rt: Runtime,
+        device: DeviceRef,
+        s: HoldState,
+        values: () => Record<string, unknown> | Promise<Record<string, unknown>>,
+        input: Record<string, unknown>,
+    ) {
+        if (s.timer) return;
+        const rule = rt.rule;
+        s.timer = setTimeout(
+            () => {
+                s.timer = undefined;
+                const live = () =>
+                    !closed && rt.states.get(device.deviceId) === s && !s.fired && runtimes.get(rule.id) === rt;
+                if (!live() || !inTimeWindow(rule.timeWindow, now(), timeZone)) return;
+                void track(
+                    Promise.resolve(values()).then((properties) => {
+                        if (!live() || !rt.holds({ properties })) return;
+                        s.fired = true;
+                        remember(rt, device.deviceId, s);
+                        start({ rt, device, triggerType: 'property', input, eval: { properties }, discrete: false });
+                    }),
+                );
+            },
+            Math.max(0, s.since + rule.durationSeconds * 1000 - Date.now()),
+        );
+        s.timer.unref?.();
+    }
+
+    /** The rule's state for the device, kept in the database in the order it changed (holdStore.ts). */
+    function remember(rt: Runtime, deviceId: number, s: HoldState | undefined) {
+        const { since = 0, fired = false } = s ?? {};
+        inOrder(
+            rt,
+            deviceId,
+            () => (s ? saveHold(db, rt.rule.id, deviceId, since, fired) : dropHold(db, rt.rule.id, deviceId)),
+            '规则状态保存失败 / saving rule state failed:',
+        );
     }
 
     /** Every accepted property or event post (broker.uplink.onAccepted). */
@@ -503,22 +562,8 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
         };
         for (const rt of index.plain) consider(rt);
         if (m.kind === 'property') {
-            for (const g of index.guarded) {
-                const v = properties[g.identifier];
-                if (typeof v !== 'number') continue;
-                const a = g.thresholds;
-                // The rules whose first condition holds for v: t < v, t <= v, t > v, t >= v.
-                const [from, to] =
-                    g.op === '>'
-                        ? [0, bound(a, v, false)]
-                        : g.op === '>='
-                          ? [0, bound(a, v, true)]
-                          : g.op === '<'
-                            ? [bound(a, v, true), a.length]
-                            : [bound(a, v, false), a.length];
-                for (let i = from; i < to; i++) consider(g.rts[i]);
-            }
-            // Rules holding for the device whose first condition no longer holds: they recover.
+            index.visit(properties, consider);
+            // Rules holding for the device whose indexed conditions no longer hold: they recover.
             const held = holding.get(deviceId);
             if (held) for (const rt of [...held]) consider(rt);
         }
@@ -548,7 +593,16 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
     async function scheduled(rt: Runtime) {
         if (closed || runtimes.get(rt.rule.id) !== rt) return;
         const rule = rt.rule;
-        const input = { kind: 'schedule', time: now().toISOString() };
+        // One process runs a tick: the one whose claim of (rule, tick) lands first. A tick is its scheduled second
+        // (croner calls back just after it; a process up to half a second early or late names the same one).
+        const tick = new Date(Math.round(Date.now() / 1000) * 1000);
+        const claimed = await db
+            .insert(ruleTicks)
+            .values({ ruleId: rule.id, tick })
+            .onConflictDoNothing()
+            .returning({ ruleId: ruleTicks.ruleId });
+        if (!claimed.length || closed) return;
+        const input = { kind: 'schedule', time: tick.toISOString() };
         if (!rule.conditions.length && rule.deviceId === null) {
             evaluate({ rt, device: undefined, triggerType: 'schedule', input, eval: { properties: {} } }, false);
             return;
@@ -609,6 +663,13 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
             });
             return engine.refresh();
         },
+        /** After this process changed a rule: loads the rules again and tells the other processes to. */
+        async changed(): Promise<void> {
+            await engine.refresh();
+            await changes.announce().catch((err) => {
+                if (!closed) report('规则变更通知失败 / announcing a rule change failed:', err);
+            });
+        },
         onMessage,
         onStatus,
         /** Enabled rules now in memory. */
@@ -628,6 +689,7 @@ export function createRuleEngine({ db, access, timeZone, now = () => new Date(),
                 for (const c of rt.crons) c.stop();
             }
             notifier.close();
+            await changes.close();
             await Promise.all([...pending]).catch(() => undefined);
         },
     };

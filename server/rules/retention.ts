@@ -6,7 +6,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * The rule journal and the notification records are kept LOG_RETENTION_DAYS like the message log
- * (server/domain/retention.ts): older rows go in batches, at start and every hour.
+ * (server/domain/retention.ts): older rows go in batches, at start and every hour. Claimed schedule ticks go after a day.
  */
 export async function sweepRuleLogs(db: Db, days: number, now = new Date()): Promise<number> {
     const cutoff = new Date(now.getTime() - days * DAY_MS).toISOString();
@@ -24,6 +24,10 @@ export async function sweepRuleLogs(db: Db, days: number, now = new Date()): Pro
             if (n < RETENTION_BATCH) break;
         }
     }
+    // Schedule ticks claimed (engine.ts) matter only while the tick is under way.
+    await db.execute(
+        sql`DELETE FROM rule_ticks WHERE tick < ${new Date(now.getTime() - DAY_MS).toISOString()}::timestamptz`,
+    );
     return total;
 }
 

@@ -3,6 +3,7 @@ import dayjs from 'dayjs';
 import type { Db } from '../db/client';
 import { devices, products, projects, rules } from '../db/schema';
 import '../http/time';
+import { forgetHolds } from './holdStore';
 import type { RuleDefinition, StoredRule } from './types';
 
 /** Rules in the database: what the routes write and the engine loads. */
@@ -110,6 +111,7 @@ export async function updateRule(db: Db, id: number, def: RuleDefinition): Promi
         .set({ ...def, updateTime: new Date() })
         .where(and(eq(rules.id, id), eq(rules.type, def.type)))
         .returning({ id: rules.id });
+    if (rows.length) await forgetHolds(db, id);
     return rows.length > 0;
 }
 
@@ -119,6 +121,7 @@ export async function setEnabled(db: Db, id: number, enabled: boolean, type?: 1 
         .set({ enabled, updateTime: new Date() })
         .where(type ? and(eq(rules.id, id), eq(rules.type, type)) : eq(rules.id, id))
         .returning({ id: rules.id });
+    if (rows.length) await forgetHolds(db, id);
     return rows.length > 0;
 }
 
@@ -140,11 +143,13 @@ export async function deleteRow(db: Db, id: number, kind: 'triggers' | 'conditio
     return {
         found: true as const,
         kept: kept.length,
-        apply: () =>
-            db
+        apply: async () => {
+            await db
                 .update(rules)
                 .set({ [kind]: kept, updateTime: new Date() })
-                .where(eq(rules.id, id)),
+                .where(eq(rules.id, id));
+            await forgetHolds(db, id);
+        },
     };
 }
 

@@ -39,7 +39,16 @@ export type Action =
           params: Record<string, unknown>;
       }
     | { id: string; type: 'alert'; level: 1 | 2 | 3; content: string }
-    | { id: string; type: 'notify'; channelId: number; content?: string };
+    | {
+          id: string;
+          type: 'notify';
+          channelId: number;
+          content?: string;
+          /** 恢复时通知: also notify when the conditions stop holding (the alert recovers). */
+          onRecover?: boolean;
+          /** The recovery notification's template (default: 「rule」device recovered, with the alert's content). */
+          recoverContent?: string;
+      };
 
 export interface TimeWindow {
     start: string;

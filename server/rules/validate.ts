@@ -276,7 +276,20 @@ async function actionOf(
                 .where(eq(notifyChannels.id, channelId));
             if (!ch) throw badRequest(`${where}：通知方式 ${channelId} 不存在`);
             const c = content(row.content, where, false);
-            return { id, type, channelId, ...(c ? { content: c } : {}) };
+            let onRecover: boolean;
+            try {
+                onRecover = bool(row.onRecover, false);
+            } catch {
+                throw badRequest(`${where}：恢复时通知应为 true 或 false`);
+            }
+            const rc = onRecover ? content(row.recoverContent, where, false) : undefined;
+            return {
+                id,
+                type,
+                channelId,
+                ...(c ? { content: c } : {}),
+                ...(onRecover ? { onRecover, ...(rc ? { recoverContent: rc } : {}) } : {}),
+            };
         }
         default:
             throw badRequest(`${where}：请选择动作类型`);

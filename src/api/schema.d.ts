@@ -5503,6 +5503,10 @@ export interface components {
             /** @description Template: ${deviceName} ${value} ${ruleName} ${level} ${time} ${<identifier>} */
             content?: string;
             channelId?: number;
+            /** @description notify: also notify when the conditions stop holding (恢复时通知) */
+            onRecover?: boolean;
+            /** @description notify: the recovery notification template */
+            recoverContent?: string;
         };
         TimeWindow: {
             start?: string;
@@ -5545,6 +5549,8 @@ export interface components {
             timeWindow?: components['schemas']['TimeWindow'];
             autoClear?: boolean;
             channelIds?: number[];
+            /** @description 恢复时通知 (each channel also on recovery) */
+            notifyOnRecover?: boolean;
         };
         Rule: {
             id: number;
@@ -5578,6 +5584,7 @@ export interface components {
             level: 1 | 2 | 3 | null;
             content: string;
             channelIds: number[];
+            notifyOnRecover?: boolean;
         };
         RuleModel: {
             productKey: string;

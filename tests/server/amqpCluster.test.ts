@@ -1,14 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { createInterface } from 'node:readline';
 import type { MqttClient } from 'mqtt';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alibabaCredentials } from '../../server/mqtt/signIn';
 import { consume, type Consumer } from './amqpSupport';
 import { connect, until } from './mqttSupport';
+import { createCluster, PG_URL, postgresReachable, type ServerProcess } from './spawnServer';
 
 /**
  * Two server processes on one PostgreSQL (no Redis: delivery goes through the database queue): a consumer connected
@@ -17,104 +12,18 @@ import { connect, until } from './mqttSupport';
  * in CI (E2E_REQUIRED) and with DATABASE_URL.
  */
 
-const PG_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const REQUIRED = Boolean(process.env.E2E_REQUIRED || process.env.DATABASE_URL);
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const PASSWORD = 'Cluster_Pass1';
 
-async function reachable(): Promise<boolean> {
-    const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
-    try {
-        await client.connect();
-        await client.end();
-        return true;
-    } catch {
-        return false;
-    }
-}
-
-const available = await reachable();
+const available = await postgresReachable();
 if (!available && REQUIRED) throw new Error(`PostgreSQL (${PG_URL}) is not reachable`);
 
-interface Proc {
-    child: ChildProcess;
-    url: string;
-    mqttPort: number;
-    amqpPort: number;
-    cookie: string;
-}
-
-let database: string;
-const procs: Proc[] = [];
-const dirs: string[] = [];
+type Proc = ServerProcess;
+const cluster = createCluster('iot_amqp');
 const devices: MqttClient[] = [];
 const consumers: Consumer[] = [];
-
-function databaseUrl(name: string) {
-    const u = new URL(PG_URL);
-    u.pathname = `/${name}`;
-    return u.toString();
-}
-
-async function start(waitForSeed: boolean): Promise<Proc> {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'iot-amqp-cluster-'));
-    dirs.push(dataDir);
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/index.ts'], {
-        cwd: ROOT,
-        env: {
-            ...process.env,
-            PORT: '0',
-            HOST: '127.0.0.1',
-            MQTT_PORT: '0',
-            AMQP_PORT: '0',
-            SIP_PORT: '0',
-            DATA_DIR: dataDir,
-            DATABASE_URL: databaseUrl(database),
-            REDIS_URL: '',
-            ADMIN_PASSWORD: PASSWORD,
-            SEED_DEMO: '1',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let url = '';
-    let mqttPort = 0;
-    let amqpPort = 0;
-    let output = '';
-    child.stderr!.on('data', (d) => (output += String(d)));
-    await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 90_000);
-        createInterface({ input: child.stdout! }).on('line', (line) => {
-            output += line + '\n';
-            url ||= /控制台: (http:\/\/\S+?)\/?$/.exec(line)?.[1] ?? '';
-            mqttPort ||= Number(/MQTT: mqtt:\/\/[^:]+:(\d+)/.exec(line)?.[1] ?? 0);
-            amqpPort ||= Number(/AMQP: amqp:\/\/[^:]+:(\d+)/.exec(line)?.[1] ?? 0);
-            const seeded = !waitForSeed || line.includes('已写入演示数据');
-            if (url && mqttPort && amqpPort && seeded) {
-                clearTimeout(timer);
-                resolve();
-            }
-        });
-        child.once('exit', (code) => reject(new Error(`server exited (${code}):\n${output}`)));
-    });
-    const login = await fetch(`${url}/sso/login`, {
-        method: 'POST',
-        body: new URLSearchParams({ username: 'admin', password: PASSWORD }),
-        redirect: 'manual',
-    });
-    const cookie = login.headers.get('set-cookie')!.split(';')[0];
-    const proc = { child, url, mqttPort, amqpPort, cookie };
-    procs.push(proc);
-    return proc;
-}
-
-async function api(p: Proc, method: string, target: string, body?: Record<string, string | number>) {
-    const res = await fetch(`${p.url}${target}`, {
-        method,
-        headers: { cookie: p.cookie },
-        body: body ? new URLSearchParams(Object.entries(body).map(([k, v]) => [k, String(v)])) : undefined,
-    });
-    return (await res.json()) as { code: number; msg?: string; data: Record<string, unknown> };
-}
+const start = (waitForSeed: boolean) => cluster.start({ waitForSeed, amqp: true });
+const api = (p: Proc, method: string, target: string, body?: Record<string, string | number>) =>
+    p.api(method, target, body);
 
 describe.skipIf(!available)('two server processes deliver as one', () => {
     let first: Proc;
@@ -125,11 +34,6 @@ describe.skipIf(!available)('two server processes deliver as one', () => {
     let groupB: number;
 
     beforeAll(async () => {
-        database = `iot_amqp_${Math.random().toString(36).slice(2, 10)}`;
-        const admin = new pg.Client({ connectionString: PG_URL });
-        await admin.connect();
-        await admin.query(`CREATE DATABASE ${database}`);
-        await admin.end();
         first = await start(true);
         second = await start(false);
         key = (await api(first, 'POST', '/api/accessKey/create')).data as typeof key;
@@ -158,17 +62,7 @@ describe.skipIf(!available)('two server processes deliver as one', () => {
     afterAll(async () => {
         for (const c of consumers) await c.close().catch(() => undefined);
         for (const d of devices) d.end(true);
-        for (const p of procs) p.child.kill('SIGTERM');
-        await Promise.all(
-            procs.map((p) => new Promise((r) => (p.child.exitCode !== null ? r(null) : p.child.once('exit', r)))),
-        );
-        for (const d of dirs) rmSync(d, { recursive: true, force: true });
-        if (database) {
-            const admin = new pg.Client({ connectionString: PG_URL });
-            await admin.connect();
-            await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-            await admin.end();
-        }
+        await cluster.close();
     });
 
     async function device(p: Proc) {

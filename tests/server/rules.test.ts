@@ -201,6 +201,30 @@ describe('property trigger: alert, action, de-duplication, recovery', () => {
         expect(dash.records.some((r) => r.params === `${d.deviceName} 功率过高：180 W`)).toBe(true);
     });
 
+    it('an `any` rule fires through either condition and recovers only when neither holds', async () => {
+        const d = await device();
+        const id = await rule(d, {
+            triggers: [{ type: 'property' }],
+            match: 'any',
+            conditions: [
+                ...highPower(1000),
+                { source: 'property', identifier: 'Brightness', operator: 'between', value: 90, value2: 95 },
+            ],
+            actions: [severe],
+        });
+        await d.post({ ActivePower: 10, Brightness: 50 });
+        await d.post({ Brightness: 92 });
+        await until(async () => (await alertsOf(s, id)).length === 1);
+        // The other condition starts to hold while the first still does: the same alert stays open.
+        await d.post({ ActivePower: 1500 });
+        await d.post({ Brightness: 10 });
+        await s.rules.drain();
+        expect(await alertsOf(s, id)).toMatchObject([{ open: true }]);
+        await d.post({ ActivePower: 20 });
+        await until(async () => (await alertsOf(s, id))[0].open === false);
+        expect(await journalOf(s, id)).toHaveLength(1);
+    });
+
     it('a rule that does not auto-clear keeps its alert pending after recovery until handled', async () => {
         const d = await device();
         const id = await rule(d, {

@@ -205,4 +205,69 @@ describe('alert rules and notifications', () => {
         const [entry] = await journalOf(s, id);
         expect(entry.results.map((r) => r.type)).toEqual(['alert', 'notify']);
     });
+    it('恢复时通知: an alert rule that asks for it notifies again when its alert recovers; the record is in the alert tab', async () => {
+        const hook = await channel({ name: '恢复钩子', type: 'webhook', url: `${hookUrl}/recover` });
+        const d = await online(url, await lamp(s));
+        devices.push(d);
+        const id = await alertRule(d.productKey, d.deviceName, [hook], { notifyOnRecover: true });
+        expect(await ok(s, 'GET', `/api/alert-rule/detail?id=${id}`)).toMatchObject({ notifyOnRecover: true });
+        const mine = async () => (await notifications()).filter((n) => n.recipient.endsWith('/recover'));
+        await d.post({ ActivePower: 1300 });
+        await until(async () => (await mine()).some((n) => n.status === 'sent'), 10_000);
+        await d.post({ ActivePower: 10 });
+        await until(async () => (await mine()).filter((n) => n.status === 'sent').length === 2, 10_000);
+        const [recovered, fired] = await mine();
+        expect(fired).toMatchObject({ messageType: '告警通知', content: `${d.deviceName} 功率 1300 W 超限` });
+        expect(recovered).toMatchObject({
+            messageType: '恢复通知',
+            noticeType: 'Webhook',
+            content: `设备 ${d.deviceName} 已恢复正常（规则「${fired.appName}」）`,
+        });
+        const bodies = received
+            .filter((r) => r.path === '/recover')
+            .map((r) => JSON.parse(r.body) as { content: string });
+        expect(bodies.map((b) => b.content)).toEqual([fired.content, recovered.content]);
+        expect((await alertsOf(s, id))[0]).toMatchObject({ open: false });
+    });
+
+    it('a scene rule notifies on recovery only through the notify actions that ask for it, with their template', async () => {
+        const yes = await channel({ name: '恢复要', type: 'webhook', url: `${hookUrl}/yes` });
+        const no = await channel({ name: '恢复不要', type: 'webhook', url: `${hookUrl}/no` });
+        const d = await online(url, await lamp(s));
+        devices.push(d);
+        const { id } = await ok<{ id: number }>(s, 'POST', '/api/rule/save', {
+            name: '功率恢复通知',
+            productKey: d.productKey,
+            deviceName: d.deviceName,
+            triggers: [{ type: 'property' }],
+            conditions: [{ source: 'property', identifier: 'ActivePower', operator: '>', value: 100 }],
+            actions: [
+                {
+                    type: 'notify',
+                    channelId: yes,
+                    onRecover: true,
+                    recoverContent: '${deviceName} 功率回落到 ${ActivePower}',
+                },
+                { type: 'notify', channelId: no },
+            ],
+        });
+        const bad = await api(s, 'POST', '/api/rule/save', {
+            name: '坏',
+            productKey: d.productKey,
+            triggers: [{ type: 'property' }],
+            actions: [{ type: 'notify', channelId: yes, onRecover: 'sometimes' }],
+        });
+        expect([bad.status, bad.body.msg]).toEqual([400, '执行动作第 1 行：恢复时通知应为 true 或 false']);
+        await d.post({ ActivePower: 150 });
+        await until(async () => received.filter((r) => r.path === '/no').length === 1, 10_000);
+        await d.post({ ActivePower: 40 });
+        await until(async () => received.filter((r) => r.path === '/yes').length === 2, 10_000);
+        await s.rules.drain();
+        expect(received.filter((r) => r.path === '/no')).toHaveLength(1);
+        const recovered = (await notifications()).find(
+            (n) => n.messageType === '恢复通知' && n.recipient.endsWith('/yes'),
+        );
+        expect(recovered).toMatchObject({ appName: '功率恢复通知', content: `${d.deviceName} 功率回落到 40` });
+        expect(await journalOf(s, id)).toHaveLength(1);
+    });
 });
