@@ -31,6 +31,9 @@ export async function migratedTemplate(): Promise<Blob> {
     return readTemplate(file);
 }
 
+/** Whether a template was built for the current migrations. */
+export const hasTemplate = (): boolean => existsSync(templateFile());
+
 /** The template when one was built for the current migrations, else undefined (the caller runs initdb). */
 export function existingTemplate(): Blob | undefined {
     const file = templateFile();
