@@ -24,7 +24,8 @@ async function deleted(result: unknown): Promise<number> {
 
 /**
  * Deletes device_messages (the message log, property history included) older than `days` days, RETENTION_BATCH rows
- * per statement found on its ts index (oldest first), until none is left: never one huge DELETE holding locks and WAL for minutes.
+ * per statement found on its ts index (oldest first), until none is left: never one huge DELETE holding locks and WAL
+ * for minutes.
  */
 export async function sweepOldMessages(db: Db, days: number, opts: SweepOptions = {}): Promise<RetentionResult> {
     const batch = opts.batch ?? RETENTION_BATCH;

@@ -4,9 +4,9 @@ import { PROPERTY_POST, mergeLatest, type LatestValue } from '../domain/telemetr
 
 /**
  * Device messages in batches: what arrives within a few milliseconds is written in one transaction of two
- * multi-row statements (the devices' latest values, the message log, which is also the property history), so ingest is limited by rows, not by
- * round trips. Each write resolves when its batch is committed (the broker answers PUBACK and _reply then).
- * A batch that fails (a device deleted meanwhile) is retried one message at a time, so one bad row fails alone.
+ * multi-row statements (the devices' latest values, the message log, which is also the property history), so ingest
+ * is limited by rows, not by round trips. Each write resolves when its batch is committed (the broker answers PUBACK
+ * and _reply then). A batch that fails (a device deleted meanwhile) is retried one message at a time, so one bad row fails alone.
  */
 
 export interface MessageWrite {

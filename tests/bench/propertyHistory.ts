@@ -15,8 +15,8 @@ import { ensureAdmin } from '../../server/sso/users';
 import type { BenchGroup, Figure } from './run';
 
 /**
- * Property history of ONE device holding 1,000,000 property posts (the history is read from them): one identifier (Temperature) reported every 30 s,
- * so the records span about 347 days and end now; a 1-hour range holds 120 records, 24 hours 2,880, 31 days 89,280.
+ * Property history of ONE device holding 1,000,000 property posts (the history is read from them): one identifier
+ * (Temperature) reported every 30 s, so the records span about 347 days and end now; a 1-hour range holds 120 records, 24 hours 2,880, 31 days 89,280.
  * Each report is a device_messages row (1,000,000 thing.event.property.post messages), plus one alarm event every 6
  * hours, so run status and the event list are measured against the same volume. Each sample asks for a
  * different range, ending at a random point of the year, through the HTTP app (session, routing, envelope included).
