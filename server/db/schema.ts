@@ -341,41 +341,20 @@ export const deviceMessages = pgTable(
     ],
 );
 
-/** The latest value of each property of each device (one row per device and identifier). */
-export const deviceProperties = pgTable(
-    'device_properties',
-    {
-        deviceId: bigint('device_id', { mode: 'number' })
-            .notNull()
-            .references(() => devices.id, { onDelete: 'cascade' }),
-        identifier: text('identifier').notNull(),
-        value: jsonb('value'),
-        desired: jsonb('desired'),
-        ts: timestamp('ts', { withTimezone: true }).notNull(),
-    },
-    (t) => [primaryKey({ columns: [t.deviceId, t.identifier] })],
-);
-
 /**
- * Property history: one row per reported value. Millions of rows per device; every query names a device, an
- * identifier and a time range, which is exactly this primary key's order.
+ * The latest reported values of a device, one row per device (0018_property_rows.sql): `props` maps each identifier to
+ * `{ "v": value, "t": epoch ms of its report }`, and a report is merged in with `||`. `desired` maps identifiers to the
+ * values the console asked for. The property history is the device's property posts in device_messages.
  */
-export const propertyRecords = pgTable(
-    'property_records',
-    {
-        deviceId: bigint('device_id', { mode: 'number' })
-            .notNull()
-            .references(() => devices.id, { onDelete: 'cascade' }),
-        identifier: text('identifier').notNull(),
-        ts: timestamp('ts', { withTimezone: true }).notNull(),
-        value: jsonb('value'),
-    },
-    (t) => [
-        primaryKey({ columns: [t.deviceId, t.identifier, t.ts] }),
-        // The retention sweep finds the oldest rows on it.
-        index('property_records_ts_idx').on(t.ts),
-    ],
-);
+export const deviceLatest = pgTable('device_latest', {
+    deviceId: bigint('device_id', { mode: 'number' })
+        .primaryKey()
+        .references(() => devices.id, { onDelete: 'cascade' }),
+    props: jsonb('props').notNull().default({}),
+    desired: jsonb('desired').notNull().default({}),
+    /** The newest report merged in. */
+    ts: timestamp('ts', { withTimezone: true }).notNull(),
+});
 
 /** Project staff: users assigned to a project. */
 export const projectUsers = pgTable(
@@ -970,8 +949,7 @@ export const schema = {
     tags,
     deviceFiles,
     deviceMessages,
-    deviceProperties,
-    propertyRecords,
+    deviceLatest,
     projectUsers,
     deviceGroups,
     groupDevices,

@@ -9,7 +9,6 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface RetentionResult {
     messages: number;
-    records: number;
 }
 
 export interface SweepOptions {
@@ -24,13 +23,14 @@ async function deleted(result: unknown): Promise<number> {
 }
 
 /**
- * Deletes device_messages and property_records older than `days` days, RETENTION_BATCH rows per statement found
- * on their ts indexes (oldest first), until none is left: never one huge DELETE holding locks and WAL for minutes.
+ * Deletes device_messages (the message log, property history included) older than `days` days, RETENTION_BATCH rows
+ * per statement found on its ts index (oldest first), until none is left: never one huge DELETE holding locks and WAL
+ * for minutes.
  */
 export async function sweepOldMessages(db: Db, days: number, opts: SweepOptions = {}): Promise<RetentionResult> {
     const batch = opts.batch ?? RETENTION_BATCH;
     const cutoff = new Date((opts.now?.() ?? new Date()).getTime() - days * DAY_MS).toISOString();
-    const out: RetentionResult = { messages: 0, records: 0 };
+    const out: RetentionResult = { messages: 0 };
     for (;;) {
         const n = await deleted(
             await db.execute(sql`
@@ -41,19 +41,6 @@ export async function sweepOldMessages(db: Db, days: number, opts: SweepOptions 
                 SELECT count(*)::int AS n FROM gone`),
         );
         out.messages += n;
-        if (n < batch) break;
-    }
-    for (;;) {
-        // property_records has no id: its rows are found by their physical address within the batch.
-        const n = await deleted(
-            await db.execute(sql`
-                WITH gone AS (
-                    DELETE FROM property_records WHERE ctid = ANY (ARRAY(
-                        SELECT ctid FROM property_records WHERE ts < ${cutoff}::timestamptz ORDER BY ts LIMIT ${batch}))
-                    RETURNING 1)
-                SELECT count(*)::int AS n FROM gone`),
-        );
-        out.records += n;
         if (n < batch) break;
     }
     return out;

@@ -2,7 +2,7 @@ import { and, asc, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { DATA_TYPE_LABELS, IDENTIFIER, type DataTypeName } from '../../schemas/thingModel';
 import type { Db, Tx } from '../db/client';
-import { deviceMessages, deviceProperties, devices, propertyRecords, thingFunctions } from '../db/schema';
+import { deviceLatest, deviceMessages, devices, thingFunctions } from '../db/schema';
 import { badRequest, notFound } from '../http/errors';
 import { formatTime } from '../http/time';
 
@@ -33,6 +33,41 @@ function jsonValue(column: AnyPgColumn) {
     return sql<unknown>`${column}::text`.mapWith((text: string | null) => (text === null ? null : JSON.parse(text)));
 }
 
+/** One identifier's latest value in device_latest.props: the value and its report's time (epoch ms). */
+export interface LatestValue {
+    v: unknown;
+    t: number;
+}
+
+/**
+ * Merges devices' reports into their latest values, one row per device (at most one row per device in `rows`): the
+ * common case, a report newer than everything stored, is `props || new`; an older one (a device's buffered reports)
+ * replaces only the identifiers whose stored value is older still.
+ */
+export function mergeLatest(rows: Array<{ d: number; p: Record<string, LatestValue>; t: number }>): SQL {
+    return sql`
+        INSERT INTO device_latest AS l (device_id, props, ts)
+        SELECT x.d, x.p, to_timestamp(x.t / 1000.0) FROM json_to_recordset(${JSON.stringify(rows)}::json)
+            AS x(d bigint, p jsonb, t bigint)
+        ON CONFLICT (device_id) DO UPDATE SET
+            props = CASE WHEN excluded.ts >= l.ts THEN l.props || excluded.props
+                ELSE l.props || (SELECT coalesce(jsonb_object_agg(e.k, e.v), '{}'::jsonb)
+                    FROM jsonb_each(excluded.props) AS e(k, v)
+                    WHERE NOT jsonb_exists(l.props, e.k) OR (l.props -> e.k ->> 't')::bigint <= (e.v ->> 't')::bigint)
+            END,
+            ts = greatest(l.ts, excluded.ts)`;
+}
+
+/** The latest value of each reported property of a device, by identifier. */
+export async function latestValues(db: Reader, deviceId: number): Promise<Record<string, unknown>> {
+    const [row] = await db
+        .select({ props: jsonValue(deviceLatest.props) })
+        .from(deviceLatest)
+        .where(eq(deviceLatest.deviceId, deviceId));
+    const props = (row?.props ?? {}) as Record<string, LatestValue>;
+    return Object.fromEntries(Object.entries(props).map(([k, p]) => [k, p.v]));
+}
+
 /** The device's product, or 404 设备不存在. */
 export async function deviceProductId(db: Reader, deviceId: number): Promise<number> {
     const [row] = await db.select({ productId: devices.productId }).from(devices).where(eq(devices.id, deviceId));
@@ -43,35 +78,37 @@ export async function deviceProductId(db: Reader, deviceId: number): Promise<num
 /** Every property of the product's thing model (function id order) with the device's latest value. */
 export async function listProperties(db: Reader, deviceId: number, timeZone: string) {
     const productId = await deviceProductId(db, deviceId);
-    const rows = await db
-        .select({
-            functionId: thingFunctions.id,
-            functionName: thingFunctions.name,
-            identifier: thingFunctions.identifier,
-            dataType: thingFunctions.dataType,
-            ts: deviceProperties.ts,
-            value: jsonValue(deviceProperties.value),
-            desired: jsonValue(deviceProperties.desired),
-        })
-        .from(thingFunctions)
-        .leftJoin(
-            deviceProperties,
-            and(eq(deviceProperties.deviceId, deviceId), eq(deviceProperties.identifier, thingFunctions.identifier)),
-        )
-        .where(and(eq(thingFunctions.productId, productId), eq(thingFunctions.type, 'property')))
-        .orderBy(asc(thingFunctions.id));
+    const [rows, [latest]] = await Promise.all([
+        db
+            .select({
+                functionId: thingFunctions.id,
+                functionName: thingFunctions.name,
+                identifier: thingFunctions.identifier,
+                dataType: thingFunctions.dataType,
+            })
+            .from(thingFunctions)
+            .where(and(eq(thingFunctions.productId, productId), eq(thingFunctions.type, 'property')))
+            .orderBy(asc(thingFunctions.id)),
+        db
+            .select({ props: jsonValue(deviceLatest.props), desired: jsonValue(deviceLatest.desired) })
+            .from(deviceLatest)
+            .where(eq(deviceLatest.deviceId, deviceId)),
+    ]);
+    const props = (latest?.props ?? {}) as Record<string, LatestValue | undefined>;
+    const desired = (latest?.desired ?? {}) as Record<string, unknown>;
     return rows.map((r) => {
         const dataType = r.dataType as { type?: string; specs?: { unit?: unknown } } | null;
         const unit = dataType?.specs && !Array.isArray(dataType.specs) ? dataType.specs.unit : undefined;
+        const own = Object.hasOwn(props, r.identifier) ? props[r.identifier] : undefined;
         return {
             functionId: r.functionId,
             functionName: r.functionName,
             identifier: r.identifier,
             dataTypeName: dataTypeName(dataType?.type),
             unit: typeof unit === 'string' && unit !== '' ? unit : null,
-            timestamp: formatTime(r.ts, timeZone),
-            value: r.value ?? null,
-            desired: r.desired ?? null,
+            timestamp: formatTime(own ? new Date(own.t) : null, timeZone),
+            value: own?.v ?? null,
+            desired: Object.hasOwn(desired, r.identifier) ? (desired[r.identifier] ?? null) : null,
         };
     });
 }
@@ -88,32 +125,34 @@ export interface HistoryQuery {
 }
 
 /**
- * A page of one property's history and the count over the range. Both walk the primary key (device, identifier, ts)
- * within the range, which is capped (31 days) so the count stays bounded.
+ * A page of one property's history and the count over the range, read from the device's property posts in the
+ * message log (device_messages_device_ts_idx walks the device's messages in the range, which is capped at 31 days so
+ * the count stays bounded). Of two posts of the same instant the later one counts, as a replaced value.
  */
 export async function propertyHistory(db: Reader, q: HistoryQuery, timeZone: string) {
-    const where = and(
-        eq(propertyRecords.deviceId, q.deviceId),
-        eq(propertyRecords.identifier, q.identifier),
-        gte(propertyRecords.ts, q.start),
-        lte(propertyRecords.ts, q.end),
-    );
-    const rows = await db
-        .select({ ts: propertyRecords.ts, value: jsonValue(propertyRecords.value) })
-        .from(propertyRecords)
-        .where(where)
-        .orderBy(q.ascending ? asc(propertyRecords.ts) : desc(propertyRecords.ts))
-        .limit(q.limit)
-        .offset(q.offset);
-    const [count] = await db
-        .select({ n: sql<number>`count(*)::int` })
-        .from(propertyRecords)
-        .where(where);
-    // Records exist only for existing devices (foreign key): look the device up only when there are none.
-    if (Number(count.n) === 0) await deviceProductId(db, q.deviceId);
+    const posts = sql`
+        SELECT DISTINCT ON (m.ts) m.ts, m.data -> ${q.identifier} AS value
+        FROM device_messages m
+        WHERE m.device_id = ${q.deviceId} AND m.method = ${sql.raw(`'${PROPERTY_POST}'`)}
+          AND m.ts >= ${q.start.toISOString()}::timestamptz AND m.ts <= ${q.end.toISOString()}::timestamptz
+          AND jsonb_exists(m.data, ${q.identifier})
+        ORDER BY m.ts DESC, m.id DESC`;
+    const [page, count] = await Promise.all([
+        db.execute(sql`
+            SELECT (extract(epoch FROM h.ts) * 1000)::float8 AS ms, h.value::text AS value FROM (${posts}) h
+            ORDER BY h.ts ${sql.raw(q.ascending ? 'ASC' : 'DESC')} LIMIT ${q.limit} OFFSET ${q.offset}`),
+        db.execute(sql`SELECT count(*)::int AS n FROM (${posts}) h`),
+    ]);
+    const rows = (page as unknown as { rows: Array<{ ms: number | string; value: string | null }> }).rows;
+    const total = Number((count as unknown as { rows: Array<{ n: number }> }).rows[0].n);
+    // Posts exist only for existing devices (foreign key): look the device up only when there are none.
+    if (total === 0) await deviceProductId(db, q.deviceId);
     return {
-        list: rows.map((r) => ({ timestamp: formatTime(r.ts, timeZone)!, value: r.value ?? null })),
-        total: Number(count.n),
+        list: rows.map((r) => ({
+            timestamp: formatTime(new Date(Number(r.ms)), timeZone)!,
+            value: r.value === null ? null : (JSON.parse(r.value) as unknown),
+        })),
+        total,
     };
 }
 
@@ -232,9 +271,9 @@ function checkIdentifier(identifier: string): void {
 }
 
 /**
- * One property report (thing.event.property.post) in one transaction: the latest values (a report older than the
- * stored one leaves it), one history row per property (a second report of the same instant replaces the first),
- * and the message. Values are stored as reported; device access checks them against the thing model first.
+ * One property report (thing.event.property.post) in one transaction: the device's latest values (a report older
+ * than a stored value leaves it) and the message, which is the property history too. Values are stored as reported;
+ * device access checks them against the thing model first.
  */
 export async function recordPropertyPost(
     db: Db,
@@ -247,21 +286,9 @@ export async function recordPropertyPost(
     for (const [identifier] of entries) checkIdentifier(identifier);
     return db.transaction(async (tx) => {
         const productId = await deviceProductId(tx, deviceId);
-        await tx
-            .insert(deviceProperties)
-            .values(entries.map(([identifier, value]) => ({ deviceId, identifier, value, ts })))
-            .onConflictDoUpdate({
-                target: [deviceProperties.deviceId, deviceProperties.identifier],
-                set: { value: sql`excluded.value`, ts: sql`excluded.ts` },
-                setWhere: sql`${deviceProperties.ts} <= excluded.ts`,
-            });
-        await tx
-            .insert(propertyRecords)
-            .values(entries.map(([identifier, value]) => ({ deviceId, identifier, ts, value })))
-            .onConflictDoUpdate({
-                target: [propertyRecords.deviceId, propertyRecords.identifier, propertyRecords.ts],
-                set: { value: sql`excluded.value` },
-            });
+        const t = ts.getTime();
+        const p = Object.fromEntries(entries.map(([identifier, v]) => [identifier, { v, t }]));
+        await tx.execute(mergeLatest([{ d: deviceId, p, t }]));
         const [row] = await tx
             .insert(deviceMessages)
             .values({

@@ -10,7 +10,7 @@ import { passwordValid, parseUsername } from './signIn';
 import { redisBackends } from './cluster';
 import { createGatewaySessions } from './gateway';
 import { mayPublish, topicClasses } from './topicCatalog';
-import { topicAllowed } from './topics';
+import { ownerAllows, propertyPostTopic, topicAllowed } from './topics';
 import { createUplink } from './uplink';
 import { createMessageWriter } from './writer';
 import { createTraffic } from './traffic';
@@ -86,7 +86,7 @@ export async function createBroker({ db, redisUrl, log = (m) => console.warn(m) 
                 productKey: device.productKey,
                 deviceName: device.deviceName,
                 topic,
-                payload: payload.toString(),
+                payload,
             });
         }
         return new Promise<void>((resolve, reject) =>
@@ -207,7 +207,12 @@ export async function createBroker({ db, redisUrl, log = (m) => console.warn(m) 
     aedes.authorizePublish = (client, packet, done) => {
         if (!client) return done(null); // the platform's own messages (replies, downlink, wills)
         const gateway = devices.get(client);
-        const device = gateway && owners(client, gateway).find((o) => topicAllowed(packet.topic, [o]));
+        // The device itself first, without building the list of its sub-devices (the commonest case).
+        const device =
+            gateway &&
+            (ownerAllows(packet.topic, gateway)
+                ? gateway
+                : owners(client, gateway).find((o) => ownerAllows(packet.topic, o)));
         if (!gateway || !device) {
             log(
                 `MQTT 拒绝发布 ${packet.topic}（${gateway ? `${gateway.productKey}/${gateway.deviceName}` : '未知客户端'}）`,
@@ -224,7 +229,7 @@ export async function createBroker({ db, redisUrl, log = (m) => console.warn(m) 
     // product's model is reloaded) instead of on every publish.
     const classCache = new WeakMap<object, Map<string, ReturnType<typeof topicClasses>>>();
     async function mayPublishOn(device: DeviceEntry, topic: string): Promise<boolean> {
-        if (topic === `/sys/${device.productKey}/${device.deviceName}/thing/event/property/post`) return true;
+        if (topic === propertyPostTopic(device)) return true;
         const model = await directory.model(device.productId);
         let byDevice = classCache.get(model);
         if (!byDevice) classCache.set(model, (byDevice = new Map()));
@@ -256,7 +261,7 @@ export async function createBroker({ db, redisUrl, log = (m) => console.warn(m) 
             productKey: device.productKey,
             deviceName: device.deviceName,
             topic: packet.topic,
-            payload: (packet.payload as Buffer).toString(),
+            payload: packet.payload as Buffer,
         });
         if (device === gateway && gatewaySessions.handles(gateway, packet.topic)) {
             gatewaySessions

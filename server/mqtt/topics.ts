@@ -19,12 +19,37 @@ function singleTopics({ productKey: pk, deviceName: dn }: TopicOwner): string[] 
     return [`/ota/device/upgrade/${pk}/${dn}`, `/ota/device/inform/${pk}/${dn}`];
 }
 
+/**
+ * A device's spaces, made once per owner object (the directory's entry of a connected device, which a rename replaces
+ * rather than changes) instead of on every message it publishes.
+ */
+const spacesOf = new WeakMap<TopicOwner, { prefixes: string[]; singles: string[]; propertyPost: string }>();
+function spaces(o: TopicOwner) {
+    let hit = spacesOf.get(o);
+    if (!hit) {
+        const propertyPost = `/sys/${o.productKey}/${o.deviceName}/thing/event/property/post`;
+        spacesOf.set(o, (hit = { prefixes: topicPrefixes(o), singles: singleTopics(o), propertyPost }));
+    }
+    return hit;
+}
+
+/** `/sys/{pk}/{dn}/thing/event/property/post` of the owner: the topic of most messages. */
+export function propertyPostTopic(o: TopicOwner): string {
+    return spaces(o).propertyPost;
+}
+
 /** Whether `topic` (a publish topic or a subscription filter) stays inside one of the owners' prefixes. */
 export function topicAllowed(topic: string, owners: TopicOwner[]): boolean {
     if (topic.includes('\u0000')) return false;
-    return owners.some(
-        (o) => topicPrefixes(o).some((prefix) => topic.startsWith(prefix)) || singleTopics(o).includes(topic),
-    );
+    return owners.some((o) => ownerAllows(topic, o));
+}
+
+/** Whether `topic` stays inside the owner's spaces. */
+export function ownerAllows(topic: string, o: TopicOwner): boolean {
+    if (topic.includes('\u0000')) return false;
+    const { prefixes, singles } = spaces(o);
+    for (const prefix of prefixes) if (topic.startsWith(prefix)) return true;
+    return singles.includes(topic);
 }
 
 /** `/sys/{pk}/{dn}/thing/...`: the owner and the rest, or undefined. */

@@ -33,7 +33,8 @@ export function createTraffic() {
     tick.unref();
 
     return {
-        emit(event: TrafficEvent) {
+        /** An event; a Buffer payload is decoded only when someone listens (not on every message). */
+        emit(event: Omit<TrafficEvent, 'payload'> & { payload: string | Buffer }) {
             if (event.direction === 'up') {
                 totals.up++;
                 current.up++;
@@ -42,7 +43,10 @@ export function createTraffic() {
                 totals.down++;
                 current.down++;
             }
-            if (emitter.listenerCount('event')) emitter.emit('event', event);
+            if (emitter.listenerCount('event')) {
+                const payload = typeof event.payload === 'string' ? event.payload : event.payload.toString();
+                emitter.emit('event', { ...event, payload });
+            }
         },
         /** Events passing `filter`, until the returned function is called. */
         subscribe(filter: (e: TrafficEvent) => boolean, fn: (e: TrafficEvent) => void): () => void {

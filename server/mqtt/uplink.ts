@@ -1,5 +1,5 @@
 import type { Directory, DeviceEntry } from './directory';
-import { parseSysTopic } from './topics';
+import { parseSysTopic, propertyPostTopic } from './topics';
 import { checkValue, propertyValues } from './thingValues';
 import type { MessageWriter } from './writer';
 
@@ -169,6 +169,7 @@ export function createUplink({ directory, writer, publish }: Deps) {
         /** Everything a device publishes, after its rights are checked. */
         async handle(device: DeviceEntry, topic: string, payload: Buffer): Promise<void> {
             for (const l of listeners) l(device, topic, payload);
+            if (topic === propertyPostTopic(device)) return propertyPost(device, topic, parseJson(payload), payload);
             const sys = parseSysTopic(topic);
             if (sys && sys.productKey === device.productKey && sys.deviceName === device.deviceName) {
                 if (sys.rest === 'thing/event/property/post')

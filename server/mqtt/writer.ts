@@ -1,12 +1,12 @@
 import { sql } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client';
-import { PROPERTY_POST } from '../domain/telemetry';
+import { PROPERTY_POST, mergeLatest, type LatestValue } from '../domain/telemetry';
 
 /**
- * Device messages in batches: what arrives within a few milliseconds is written in one transaction of three
- * multi-row statements (latest values, property history, the message log), so ingest is limited by rows, not by
- * round trips. Each write resolves when its batch is committed (the broker answers PUBACK and _reply then).
- * A batch that fails (a device deleted meanwhile) is retried one message at a time, so one bad row fails alone.
+ * Device messages in batches: what arrives within a few milliseconds is written in one transaction of two
+ * multi-row statements (the devices' latest values, the message log, which is also the property history), so ingest
+ * is limited by rows, not by round trips. Each write resolves when its batch is committed (the broker answers PUBACK
+ * and _reply then). A batch that fails (a device deleted meanwhile) is retried one message at a time, so one bad row fails alone.
  */
 
 export interface MessageWrite {
@@ -33,34 +33,24 @@ export function createMessageWriter(db: Db) {
     let flushing: Promise<void> | undefined;
     let written = 0;
 
-    // One statement per table, its rows as one JSON document (json_to_recordset): PGlite parses and plans three
-    // statements per batch instead of binding thousands of parameters.
+    // One statement per table, its rows as one JSON document (json_to_recordset): PGlite parses and plans two
+    // statements per batch instead of binding thousands of parameters. A property post is two rows: its message (the
+    // property history) and its device's latest values, merged in per device here first (one upsert may touch a row
+    // once).
     async function writeBatch(tx: Db | Tx, batch: MessageWrite[]) {
-        const latest = new Map<string, { d: number; i: string; v: unknown; t: string }>();
-        const history = new Map<string, { d: number; i: string; v: unknown; t: string }>();
+        const latest = new Map<number, { d: number; p: Record<string, LatestValue>; t: number }>();
         for (const m of batch) {
-            const t = m.ts.toISOString();
-            for (const [identifier, value] of Object.entries(m.values ?? {})) {
-                const key = `${m.deviceId}\u0000${identifier}`;
-                const prev = latest.get(key);
-                const row = { d: m.deviceId, i: identifier, v: value, t };
-                if (!prev || prev.t <= t) latest.set(key, row);
-                history.set(`${key}\u0000${t}`, row);
+            if (!m.values) continue;
+            const t = m.ts.getTime();
+            let row = latest.get(m.deviceId);
+            if (!row) latest.set(m.deviceId, (row = { d: m.deviceId, p: {}, t }));
+            for (const identifier in m.values) {
+                const prev = row.p[identifier];
+                if (!prev || prev.t <= t) row.p[identifier] = { v: m.values[identifier], t };
             }
+            if (t > row.t) row.t = t;
         }
-        if (latest.size) {
-            await tx.execute(sql`
-                INSERT INTO device_properties (device_id, identifier, value, ts)
-                SELECT x.d, x.i, x.v, x.t FROM json_to_recordset(${JSON.stringify([...latest.values()])}::json)
-                    AS x(d bigint, i text, v jsonb, t timestamptz)
-                ON CONFLICT (device_id, identifier) DO UPDATE SET value = excluded.value, ts = excluded.ts
-                WHERE device_properties.ts <= excluded.ts`);
-            await tx.execute(sql`
-                INSERT INTO property_records (device_id, identifier, ts, value)
-                SELECT x.d, x.i, x.t, x.v FROM json_to_recordset(${JSON.stringify([...history.values()])}::json)
-                    AS x(d bigint, i text, v jsonb, t timestamptz)
-                ON CONFLICT (device_id, identifier, ts) DO UPDATE SET value = excluded.value`);
-        }
+        if (latest.size) await tx.execute(mergeLatest([...latest.values()]));
         const messages = batch.map((m) => ({
             d: m.deviceId,
             t: m.ts.toISOString(),

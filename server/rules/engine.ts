@@ -1,7 +1,7 @@
 import { Cron } from 'croner';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { devices, deviceProperties, ruleLogs, ruleTicks } from '../db/schema';
+import { devices, deviceLatest, ruleLogs, ruleTicks } from '../db/schema';
 import type { AccessHub } from '../mqtt/access';
 import type { AcceptedMessage } from '../mqtt/uplink';
 import type { TrafficEvent } from '../mqtt/traffic';
@@ -611,11 +611,12 @@ export function createRuleEngine({
             .select({
                 deviceId: devices.id,
                 deviceName: devices.deviceName,
-                identifier: deviceProperties.identifier,
-                value: deviceProperties.value,
+                props: sql<unknown>`${deviceLatest.props}::text`.mapWith((t: string | null) =>
+                    t === null ? {} : JSON.parse(t),
+                ),
             })
             .from(devices)
-            .leftJoin(deviceProperties, eq(deviceProperties.deviceId, devices.id))
+            .leftJoin(deviceLatest, eq(deviceLatest.deviceId, devices.id))
             .where(
                 rule.deviceId !== null
                     ? eq(devices.id, rule.deviceId)
@@ -626,7 +627,8 @@ export function createRuleEngine({
             const id = Number(r.deviceId);
             let d = byDevice.get(id);
             if (!d) byDevice.set(id, (d = { deviceName: r.deviceName, properties: {} }));
-            if (r.identifier) d.properties[r.identifier] = r.value;
+            for (const [identifier, p] of Object.entries(r.props as Record<string, { v: unknown }>))
+                d.properties[identifier] = p.v;
         }
         for (const [deviceId, d] of byDevice) {
             const properties = { ...d.properties, ...(lastValues.get(deviceId) ?? {}) };

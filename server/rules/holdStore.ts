@@ -1,6 +1,6 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { deviceProperties, devices, ruleHolds } from '../db/schema';
+import { deviceLatest, devices, ruleHolds } from '../db/schema';
 
 /**
  * The remembered state of rules with property conditions (docs/rules.md "Restarts"): since when the conditions have
@@ -47,11 +47,12 @@ export async function loadHolds(db: Db, ruleIds: number[]) {
     }));
 }
 
-/** A device's stored property values (the latest of each). */
+/** A device's stored property values (the latest of each: device_latest's props, `{ identifier: { v, t } }`). */
 export async function storedProperties(db: Db, deviceId: number): Promise<Record<string, unknown>> {
-    const rows = await db
-        .select({ identifier: deviceProperties.identifier, value: deviceProperties.value })
-        .from(deviceProperties)
-        .where(eq(deviceProperties.deviceId, deviceId));
-    return Object.fromEntries(rows.map((r) => [r.identifier, r.value]));
+    const [row] = await db
+        .select({ props: deviceLatest.props })
+        .from(deviceLatest)
+        .where(eq(deviceLatest.deviceId, deviceId));
+    const props = (row?.props ?? {}) as Record<string, { v: unknown }>;
+    return Object.fromEntries(Object.entries(props).map(([identifier, p]) => [identifier, p.v]));
 }

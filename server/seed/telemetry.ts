@@ -166,9 +166,12 @@ export async function insertDemoTelemetry(ctx: DemoContext): Promise<void> {
         .where(inArray(devices.id, ids))
         .orderBy(devices.id);
     const productNames = new Map([...ctx.productIds].map(([name, p]) => [p.id, name]));
-    const records: Array<Row & { v: unknown }> = [];
     const messages: Array<Row & { m: string; data: unknown }> = [];
-    const latest = new Map<string, Row & { v: unknown; desired?: unknown }>();
+    /** device_latest rows: identifier -> { v, t } and the desired values. */
+    const latest = new Map<
+        number,
+        { d: number; p: Record<string, { v: unknown; t: number }>; desired: Record<string, unknown>; t: string }
+    >();
     const lastReport = new Map<string, number>();
     const indexInProduct = new Map<string, number>();
 
@@ -191,10 +194,10 @@ export async function insertDemoTelemetry(ctx: DemoContext): Promise<void> {
             const at = new Date(last - k * model.step);
             const t = at.toISOString();
             const values = report(at);
-            for (const [identifier, v] of Object.entries(values)) {
-                records.push({ d: device.id, i: identifier, t, v });
-                latest.set(`${device.id}/${identifier}`, { d: device.id, i: identifier, t, v });
-            }
+            let row = latest.get(device.id);
+            if (!row) latest.set(device.id, (row = { d: device.id, p: {}, desired: {}, t }));
+            for (const [identifier, v] of Object.entries(values)) row.p[identifier] = { v, t: at.getTime() };
+            row.t = t;
             messages.push({ d: device.id, i: null, t, m: PROPERTY_POST, data: values });
         }
         lastReport.set(device.name, last);
@@ -206,21 +209,17 @@ export async function insertDemoTelemetry(ctx: DemoContext): Promise<void> {
         messages.push({ d: id, i: identifier, t: new Date(last - minutes * MINUTE).toISOString(), m: method, data });
     }
     for (const [name, identifier, desired] of DESIRED) {
-        const row = latest.get(`${ctx.deviceIds.get(name)}/${identifier}`);
-        if (row) row.desired = desired;
+        const row = latest.get(ctx.deviceIds.get(name)!);
+        if (row?.p[identifier]) row.desired[identifier] = desired;
     }
-    if (records.length === 0) return;
+    if (latest.size === 0) return;
 
     // One statement per table with the rows as one JSON parameter: a few thousand rows in milliseconds, and far
     // below the 65,535-parameter limit a multi-row VALUES would hit.
     await tx.execute(sql`
-        INSERT INTO property_records (device_id, identifier, ts, value)
-        SELECT d, i, t, v FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS x(d bigint, i text, t timestamptz, v jsonb)`);
-    await tx.execute(sql`
-        INSERT INTO device_properties (device_id, identifier, ts, value, desired)
-        SELECT d, i, t, v, desired
-        FROM jsonb_to_recordset(${JSON.stringify([...latest.values()])}::jsonb)
-             AS x(d bigint, i text, t timestamptz, v jsonb, desired jsonb)`);
+        INSERT INTO device_latest (device_id, props, desired, ts)
+        SELECT d, p, desired, t FROM jsonb_to_recordset(${JSON.stringify([...latest.values()])}::jsonb)
+             AS x(d bigint, p jsonb, desired jsonb, t timestamptz)`);
     messages.sort((a, b) => a.t.localeCompare(b.t));
     await tx.execute(sql`
         INSERT INTO device_messages (device_id, ts, method, identifier, data, product_id)

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deviceMessages, deviceProperties } from '../../server/db/schema';
+import { deviceMessages } from '../../server/db/schema';
+import { latestValues } from '../../server/domain/telemetry';
 import { createTestServer, type TestServer } from '../../server/testing';
 import { helpSamples, run, scratchDir, start, substitute, type Ran, type Sample } from './helpSupport';
 import { secretOf, startBroker, until, type Broker } from './mqttSupport';
@@ -28,11 +29,7 @@ const samples = helpSamples();
 const runnable = samples.filter((x) => x.kind === 'test');
 
 async function property(identifier: string): Promise<unknown> {
-    const [row] = await s.db
-        .select({ value: deviceProperties.value })
-        .from(deviceProperties)
-        .where(and(eq(deviceProperties.deviceId, device.deviceId), eq(deviceProperties.identifier, identifier)));
-    return row?.value;
+    return (await latestValues(s.db, device.deviceId))[identifier];
 }
 
 const becomes = (identifier: string, value: unknown) =>

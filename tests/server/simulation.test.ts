@@ -1,6 +1,7 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devices, propertyRecords, simulations } from '../../server/db/schema';
+import { devices, simulations } from '../../server/db/schema';
+import { propertyHistory } from '../../server/domain/telemetry';
 import { createSimulator } from '../../server/simulation/simulator';
 import { checkValue } from '../../server/mqtt/thingValues';
 import { createTestServer, type TestServer } from '../../server/testing';
@@ -135,11 +136,20 @@ describe('a simulation of three new devices', () => {
         ).toMatchObject({ state: 'replied', code: 200 });
         // The simulated device reports the value it took: it is in the property's history.
         await until(async () => {
-            const rows = await s.db
-                .select({ value: propertyRecords.value })
-                .from(propertyRecords)
-                .where(and(eq(propertyRecords.deviceId, ids[1]), eq(propertyRecords.identifier, 'Brightness')));
-            return rows.some((r) => r.value === 42);
+            const { list } = await propertyHistory(
+                s.db,
+                {
+                    deviceId: ids[1],
+                    identifier: 'Brightness',
+                    start: new Date(Date.now() - 3_600_000),
+                    end: new Date(Date.now() + 60_000),
+                    ascending: false,
+                    limit: 100,
+                    offset: 0,
+                },
+                'UTC',
+            );
+            return list.some((r) => r.value === 42);
         }, 5_000);
         expect(
             await device('/api/device/serviceTestSet', {

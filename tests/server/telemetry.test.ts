@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deviceMessages, devices, propertyRecords } from '../../server/db/schema';
+import { deviceLatest, deviceMessages, devices } from '../../server/db/schema';
 import { PROPERTY_POST, recordMessage, recordPropertyPost } from '../../server/domain/telemetry';
 import { formatTime } from '../../server/http/time';
 import { DEMO_PRODUCTS } from '../../server/seed/demo';
@@ -193,14 +193,18 @@ describe('GET /api/device/propertyHistory', () => {
 });
 
 describe('recordPropertyPost and recordMessage', () => {
-    it('writes the latest values, one history row per property and one message, together', async () => {
+    it('writes the latest values (one row per device) and one message, the history, together', async () => {
         const d = await freshLamp(s);
         const ts = new Date(NOW.getTime() - 5 * MINUTE);
         const id = await recordPropertyPost(s.db, d.deviceId, ts, { Brightness: 55, WorkMode: 2 });
-        const records = await s.db.select().from(propertyRecords).where(eq(propertyRecords.deviceId, d.deviceId));
-        expect(records.map((r) => [r.identifier, r.value, r.ts.getTime()]).sort()).toEqual([
-            ['Brightness', 55, ts.getTime()],
-            ['WorkMode', 2, ts.getTime()],
+        const latest = await s.db.select().from(deviceLatest).where(eq(deviceLatest.deviceId, d.deviceId));
+        expect(latest).toEqual([
+            {
+                deviceId: d.deviceId,
+                props: { Brightness: { v: 55, t: ts.getTime() }, WorkMode: { v: 2, t: ts.getTime() } },
+                desired: {},
+                ts,
+            },
         ]);
         const messages = await s.db.select().from(deviceMessages).where(eq(deviceMessages.deviceId, d.deviceId));
         expect(messages).toEqual([
@@ -250,7 +254,7 @@ describe('recordPropertyPost and recordMessage', () => {
         await recordMessage(s.db, d.deviceId, NOW, 'thing.event.LampFault.post', 'LampFault', { FaultCode: 1 });
         await s.db.delete(devices).where(eq(devices.id, d.deviceId));
         expect(await s.db.select().from(deviceMessages).where(eq(deviceMessages.deviceId, d.deviceId))).toEqual([]);
-        expect(await s.db.select().from(propertyRecords).where(eq(propertyRecords.deviceId, d.deviceId))).toEqual([]);
+        expect(await s.db.select().from(deviceLatest).where(eq(deviceLatest.deviceId, d.deviceId))).toEqual([]);
     });
 });
 

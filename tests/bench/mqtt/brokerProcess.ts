@@ -4,6 +4,8 @@
  * `{ port, devices: [[productKey, deviceName, secret], ...] }`, then answers `stats` on stdin with
  * `{ written, rss, connected }`.
  */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { createInterface } from 'node:readline';
 import { eq } from 'drizzle-orm';
 import { openDatabase } from '../../../server/db/client';
@@ -32,7 +34,24 @@ process.stdout.write(
             .map((r) => [lamp.productKey, r.deviceName, r.secret]),
     }) + '\n',
 );
+let profiler: Session | undefined;
 createInterface({ input: process.stdin }).on('line', (line) => {
+    // `profile-start`, `profile-stop FILE`: a CPU profile of the broker's main thread over a chosen window.
+    if (line.trim() === 'profile-start') {
+        profiler = new Session();
+        profiler.connect();
+        void profiler
+            .post('Profiler.enable')
+            .then(() => profiler!.post('Profiler.start'))
+            .then(() => process.stdout.write('{}\n'));
+    }
+    if (line.startsWith('profile-stop ') && profiler) {
+        void profiler.post('Profiler.stop').then(({ profile }) => {
+            writeFileSync(line.slice('profile-stop '.length).trim(), JSON.stringify(profile));
+            profiler!.disconnect();
+            process.stdout.write('{}\n');
+        });
+    }
     if (line.trim() === 'stats') {
         process.stdout.write(
             JSON.stringify({
