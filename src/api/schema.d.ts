@@ -555,9 +555,11 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * @description Starts pushing an rtsp camera (pushing 0 → 1): the server pulls its RTSP stream with ffmpeg (H.264 copied, other
-         *     codecs transcoded to H.264) into HLS served by GET /api/video-device/stream, retrying a lost source with back-off
-         *     until stop push. 400 仅RTSP协议的设备支持推流, 该设备正在推流; 404 视频设备不存在.
+         * @description Starts pushing a camera (pushing 0 → 1): the server pulls an rtsp camera's RTSP stream with ffmpeg, or asks a
+         *     registered gb28181 camera (its first channel, or channelId) for live video over SIP (INVITE, MPEG-PS over
+         *     RTP/UDP); either becomes HLS (H.264 copied, other codecs transcoded to H.264) served by GET
+         *     /api/video-device/stream, retrying a lost source with back-off until stop push. 400 该设备正在推流,
+         *     设备未注册上线，无法点播, 通道不存在, GB28181 SIP 服务未启动，无法点播; 404 视频设备不存在.
          */
         post: operations['pushVideoDevice'];
         delete?: never;
@@ -575,7 +577,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Stops pushing (pushing 1 → 0); the relay ends and its segments go. 400 仅RTSP协议的设备支持推流, 该设备未在推流; 404 视频设备不存在. */
+        /** @description Stops pushing (pushing 1 → 0); the relay ends (a gb28181 call with BYE) and its segments go. 400 该设备未在推流; 404 视频设备不存在. */
         post: operations['stopPushVideoDevice'];
         delete?: never;
         options?: never;
@@ -4432,6 +4434,8 @@ export interface components {
             /** @description the camera's project (may be empty) */
             projectId?: number | string;
             deviceId: number;
+            /** @description push only, gb28181 only; one of the camera's catalog channels (default its first, else the camera) */
+            channelId?: string;
         };
         /** @description YYYY-MM-DD HH:mm:ss in the server's time zone */
         Time: string;
