@@ -19,7 +19,7 @@ const msg = (a: { body: unknown }) => (a.body as { msg: string }).msg;
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const stored = () => (existsSync(packageDir(s.config.filesDir)) ? readdirSync(packageDir(s.config.filesDir)) : []);
 
-function upload(fields: Record<string, string>, file?: { bytes: Uint8Array; name: string }) {
+function upload(fields: Record<string, string>, file?: { bytes: Uint8Array<ArrayBuffer>; name: string }) {
     const body = new FormData();
     for (const [k, v] of Object.entries(fields)) body.set(k, v);
     if (file) body.set('file', new File([file.bytes], file.name));
