@@ -19,6 +19,10 @@ export const PACKAGE_REQUIRED = '请选择驱动包文件';
 export const PACKAGE_EMPTY = '驱动包文件为空';
 const PACKAGE_NOT_FOUND = '驱动包不存在';
 
+/** A file part of a parsed form (by shape: in-process tests under jsdom hand over another realm's File). */
+const isFile = (v: unknown): v is File =>
+    typeof v === 'object' && v !== null && typeof (v as File).arrayBuffer === 'function' && 'name' in v;
+
 /** Where driver packages are kept: a directory of their own beside device files (which the file sweeper owns). */
 export const packageDir = (filesDir: string) => path.join(filesDir, 'edge-drivers');
 
@@ -51,7 +55,7 @@ export function edgeDriverFileRoutes(services: Services) {
         const form = await parseForm(c);
         const input = await validate(edgeDriverSchema, form);
         const file = form.file;
-        if (!(file instanceof File)) throw badRequest(PACKAGE_REQUIRED);
+        if (!isFile(file)) throw badRequest(PACKAGE_REQUIRED);
         const bytes = Buffer.from(await file.arrayBuffer());
         if (bytes.length === 0) throw badRequest(PACKAGE_EMPTY);
         const fileName = cleanFileName(file.name) || 'driver.bin';
