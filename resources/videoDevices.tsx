@@ -478,7 +478,7 @@ export default defineResource({
                     kind: 'widget',
                     title: '实时画面',
                     widget: 'liveVideo',
-                    when: ({ record }) => record.protocol === 'rtsp',
+                    // Both protocols play through the same HLS relay (a gb28181 camera once pushed over INVITE).
                     props: ({ record }) => ({
                         resource: 'videoDevices',
                         deviceId: record.deviceId,

@@ -448,6 +448,7 @@ describe('the detail page /videoInfo/{deviceName}?deviceId=', () => {
         fireEvent.click(within(header).getByRole('button', { name: '推流' }));
         expect(await within(header).findByRole('button', { name: '停止推流' })).toBeInTheDocument();
         expect(sent.map((s) => [s.path, s.body.get('deviceId')])).toEqual([['push', '2']]);
+        expect(screen.getByRole('region', { name: '实时画面' })).toBeInTheDocument();
     });
 
     it('shows an unregistered gb28181 camera with its SIP fields and no push', async () => {
