@@ -36,9 +36,13 @@ import {
 const isRtsp = (v: FormValues) => v.protocol === 'rtsp';
 const isGb = (v: FormValues) => v.protocol === 'gb28181';
 
-/** SPEC.md §4: push only while stopped, stop push only while pushing; only rtsp pushes. */
-const canPush = ({ record }: Scope) => record.protocol === 'rtsp' && Number(record.pushing) === 0;
-const canStopPush = ({ record }: Scope) => record.protocol === 'rtsp' && Number(record.pushing) === 1;
+/**
+ * SPEC.md §4: push only while stopped, stop push only while pushing. SPEC pushes rtsp only; a gb28181 camera also
+ * pushes (INVITE, docs/video.md) once it has registered (online), since the platform can only call it then.
+ */
+const canPush = ({ record }: Scope) =>
+    Number(record.pushing) === 0 && (record.protocol === 'rtsp' || record.status === 'ONLINE');
+const canStopPush = ({ record }: Scope) => Number(record.pushing) === 1;
 
 /** The form's values as a call sends them: the map input's own 'lng,lat' text and the confirmation stay home. */
 const sent = (values: FormValues | undefined) => {
@@ -474,7 +478,7 @@ export default defineResource({
                     kind: 'widget',
                     title: '实时画面',
                     widget: 'liveVideo',
-                    when: ({ record }) => record.protocol === 'rtsp',
+                    // Both protocols play through the same HLS relay (a gb28181 camera once pushed over INVITE).
                     props: ({ record }) => ({
                         resource: 'videoDevices',
                         deviceId: record.deviceId,

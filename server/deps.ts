@@ -7,7 +7,7 @@ import type { AccessHub } from './mqtt/access';
 import type { RuleEngine } from './rules/engine';
 import type { Simulator } from './simulation/simulator';
 import type { SessionUser } from './sso/sessions';
-import type { VideoRelay } from './video/relay';
+import type { PipeSource, VideoRelay } from './video/relay';
 
 /** The GB/T 28181 SIP endpoint as the API shows it (server/video/sip.ts). */
 export interface SipEndpoint {
@@ -15,6 +15,10 @@ export interface SipEndpoint {
     address(): string | null;
     /** The UDP port it listens on (null while not listening). */
     port(): number | null;
+    /** Throws why a camera cannot be played now (not registered, no such channel). */
+    playTarget?(deviceId: number, channelId?: string): Promise<unknown>;
+    /** A camera's live video (INVITE / RTP) as a relay source. */
+    play?(deviceId: number, channelId?: string): PipeSource;
 }
 import type { ThrottleOptions } from './sso/throttle';
 import type { RightTable } from './rights/table';

@@ -185,7 +185,10 @@ async function main(): Promise<void> {
         .then(async (ids) => {
             for (const id of ids) {
                 const source = await streamSource(handle.db, id);
-                if (source?.host) video.start(id, rtspUrl({ ...source, host: source.host }));
+                // A gb28181 camera is asked again (INVITE) once it has registered: the relay retries until then.
+                if (source?.protocol === 'gb28181') {
+                    if (sip) video.start(id, sip.play(id));
+                } else if (source?.host) video.start(id, rtspUrl({ ...source, host: source.host }));
             }
             if (ids.length) console.log(`视频: 已恢复 ${ids.length} 路推流`);
         })

@@ -15,6 +15,7 @@ import { seedDatabase } from './seed';
 import { createSimulator, type Simulator } from './simulation/simulator';
 import { createRuleEngine, type RuleEngine, type RuleEngineOptions } from './rules/engine';
 import { createVideoRelay } from './video/relay';
+import { createSipServer, type SipServer, type SipServerOptions } from './video/sip';
 import { COOKIE_NAME } from './sso/auth';
 import { createSession } from './sso/sessions';
 import { ADMIN_USERNAME, ensureAdmin } from './sso/users';
@@ -36,6 +37,8 @@ export interface TestServerOptions {
     amqp?: { pollMs?: number; sweepMs?: number; leaseMs?: number; log?: (message: string) => void };
     /** Rule engine options (notification back-off in tests). */
     rules?: RuleEngineOptions;
+    /** A GB28181 SIP endpoint on 127.0.0.1 (a free UDP port) the API uses for gb28181 push. */
+    sip?: Pick<SipServerOptions, 'keepaliveTimeoutMs' | 'play'>;
 }
 
 export interface TestServer {
@@ -55,6 +58,8 @@ export interface TestServer {
     amqp: AmqpService;
     /** The rule engine of this server (it acts on messages of a broker attached to `access`). */
     rules: RuleEngine;
+    /** The SIP endpoint, when asked for. */
+    sip?: SipServer;
     kind: 'pglite' | 'postgres';
     config: ServerConfig;
     close(): Promise<void>;
@@ -112,12 +117,16 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
             dir: opts.config?.videoDir ?? path.join(config.filesDir, 'video'),
             ffmpegPath: config.ffmpegPath,
         });
+        const sip = opts.sip
+            ? await createSipServer({ db: handle.db, port: 0, host: '127.0.0.1', ...opts.sip })
+            : undefined;
         const app = createApp({
             amqp,
             rules,
             access,
             simulator,
             video,
+            sip,
             db: handle.db,
             config,
             now: opts.now,
@@ -144,6 +153,7 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
             simulator,
             amqp,
             rules,
+            sip,
             kind: handle.kind,
             config,
             close: async () => {
@@ -151,6 +161,7 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
                 await amqp.close();
                 await rules.close();
                 await video.close();
+                await sip?.close();
                 await handle.close();
                 if (!opts.config?.filesDir) rmSync(config.filesDir, { recursive: true, force: true });
             },

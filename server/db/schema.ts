@@ -855,6 +855,9 @@ export const edgeDrivers = pgTable(
         configSchema: jsonb('config_schema').notNull().default({}),
         fileName: text('file_name'),
         fileSize: bigint('file_size', { mode: 'number' }),
+        /** SHA-256 (hex) of the uploaded package, for the gateway to check what it downloads. */
+        fileSha256: text('file_sha256'),
+        /** The package's name under FILES_DIR/edge-drivers (generated). */
         storedName: text('stored_name'),
         createTime: createdAt('create_time'),
     },

@@ -158,12 +158,9 @@ export async function streamSource(db: Db | Tx, deviceId: number) {
     return row;
 }
 
-/** The rtsp cameras marked pushing (resumed at start). */
+/** The cameras marked pushing (resumed at start). */
 export async function pushingIds(db: Db): Promise<number[]> {
-    const rows = await db
-        .select({ id: videoDevices.deviceId })
-        .from(videoDevices)
-        .where(and(eq(videoDevices.pushing, 1), eq(videoDevices.protocol, 'rtsp')));
+    const rows = await db.select({ id: videoDevices.deviceId }).from(videoDevices).where(eq(videoDevices.pushing, 1));
     return rows.map((r) => Number(r.id));
 }
 

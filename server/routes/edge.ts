@@ -1,3 +1,5 @@
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import { and, asc, desc, eq, getTableColumns, ilike, inArray, isNull, notInArray, sql } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { edgeDriverSchema, edgeInstanceDriverSchema, edgeInstanceSchema } from '../../schemas/edge';
@@ -16,6 +18,7 @@ import { ok } from '../http/envelope';
 import { badRequest, conflict, isUniqueViolation, notFound } from '../http/errors';
 import { paging, positiveInt, idList, readBody, readListBody, validate } from '../http/input';
 import { formatTime } from '../http/time';
+import { edgeDriverFileRoutes, packageDir } from './edgeDriverFiles';
 
 const INSTANCE_NOT_FOUND = '边缘实例不存在';
 const DRIVER_NOT_FOUND = '驱动不存在';
@@ -35,6 +38,7 @@ export function edgeRoutes(services: Services) {
     const app = new Hono<AppEnv>();
 
     // ---- drivers ----
+    app.route('/driver', edgeDriverFileRoutes(services));
     const driverRow = (r: typeof edgeDrivers.$inferSelect & { instanceCount?: number }) => ({
         id: r.id,
         name: r.name,
@@ -42,6 +46,9 @@ export function edgeRoutes(services: Services) {
         protocol: r.protocol,
         description: r.description,
         configSchema: JSON.stringify(r.configSchema ?? {}),
+        fileName: r.fileName,
+        fileSize: r.fileSize === null ? null : Number(r.fileSize),
+        sha256: r.fileSha256,
         instanceCount: Number(r.instanceCount ?? 0),
         createTime: formatTime(r.createTime, tz),
     });
@@ -100,10 +107,15 @@ export function edgeRoutes(services: Services) {
 
     app.delete('/driver/delete', async (c) => {
         const id = positiveInt(c.req.query('id'), '缺少驱动ID');
-        const [row] = await db.select({ n: usedBy }).from(edgeDrivers).where(eq(edgeDrivers.id, id));
+        const [row] = await db
+            .select({ n: usedBy, storedName: edgeDrivers.storedName })
+            .from(edgeDrivers)
+            .where(eq(edgeDrivers.id, id));
         if (!row) throw notFound(DRIVER_NOT_FOUND);
         if (Number(row.n) > 0) throw badRequest(`该驱动正被${row.n}个边缘实例使用，不能删除`);
         await db.delete(edgeDrivers).where(eq(edgeDrivers.id, id));
+        // The package goes with its version (after the row: a failed delete keeps both).
+        if (row.storedName) await rm(path.join(packageDir(config.filesDir), row.storedName), { force: true });
         return ok(c, null);
     });
 

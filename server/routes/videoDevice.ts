@@ -28,9 +28,10 @@ import {
 import { ok } from '../http/envelope';
 import { badRequest, conflict, isUniqueViolation, notFound } from '../http/errors';
 import { paging, positiveInt, readBody, validate } from '../http/input';
-import { rtspUrl } from '../video/relay';
+import { rtspUrl, type PipeSource } from '../video/relay';
+import { NO_CHANNEL, NOT_REGISTERED } from '../video/sip';
 
-const NOT_RTSP = '仅RTSP协议的设备支持推流';
+const NO_SIP = 'GB28181 SIP 服务未启动，无法点播';
 const NO_STREAM = '视频流不存在或未在推流';
 
 /**
@@ -247,15 +248,28 @@ export function videoDeviceRoutes(services: Services) {
         if (body.projectId !== undefined && body.projectId !== '' && body.projectId !== null)
             positiveInt(body.projectId, '项目ID必须是正整数');
         const source = await requireVideo(deviceId);
-        if (source.protocol !== 'rtsp') throw badRequest(NOT_RTSP);
-        return { deviceId, source };
+        const channelId = typeof body.channelId === 'string' ? body.channelId.trim() : '';
+        return { deviceId, source, channelId: channelId || undefined };
     }
 
+    /**
+     * Push: an rtsp camera is pulled by URL; a gb28181 camera (or one of its channels) must be registered, and is
+     * asked for its video (INVITE) by the relay, which asks again after a lost call.
+     */
     app.post('/push', async (c) => {
-        const { deviceId, source } = await pushTarget(c);
+        const { deviceId, source, channelId } = await pushTarget(c);
         if (source.pushing === 1) throw badRequest('该设备正在推流');
+        let relaySource: string | PipeSource = rtspUrl({ ...source, host: source.host ?? '' });
+        if (source.protocol === 'gb28181') {
+            const sip = services.sip;
+            if (!sip?.play || !sip.playTarget) throw badRequest(NO_SIP);
+            await sip.playTarget(deviceId, channelId).catch((err: Error) => {
+                throw [NOT_REGISTERED, NO_CHANNEL].includes(err.message) ? badRequest(err.message) : err;
+            });
+            relaySource = sip.play(deviceId, channelId);
+        }
         await db.update(videoDevices).set({ pushing: 1 }).where(eq(videoDevices.deviceId, deviceId));
-        services.video?.start(deviceId, rtspUrl({ ...source, host: source.host ?? '' }));
+        services.video?.start(deviceId, relaySource);
         return ok(c, await withStream(await getVideo(db, deviceId, tz, sipOf(c))));
     });
 

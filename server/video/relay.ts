@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { psVideoCodec } from './rtp';
 
 /**
  * Live video: while a camera is pushed, one ffmpeg per camera pulls its RTSP stream (over TCP) and writes HLS
@@ -8,7 +9,27 @@ import path from 'node:path';
  * signed-in browsers (hls.js). An H.264 source is copied as it is; anything else is transcoded to H.264, since that
  * is what browsers decode. A dropped or unreachable source is retried with back-off (1 s doubling to 30 s) until
  * stop push. Audio is left out (cameras' G.711 is not playable in HLS anyway).
+ *
+ * A source may also be a pipe (gb28181: MPEG-PS the platform receives over RTP, server/video/gbPlay.ts): ffmpeg then
+ * reads the program stream on its stdin (`-f mpeg -i pipe:0`) and writes the same HLS; a pipe that ends is opened
+ * again with the same back-off.
  */
+
+/** A live program stream the relay reads (a gb28181 call). */
+export interface PipeSession {
+    onData(listener: (chunk: Buffer) => void): void;
+    /** The source ended on its own (the camera hung up, no more data), saying why. */
+    onEnd(listener: (why: string) => void): void;
+    /** Ends the source (BYE). */
+    close(): void;
+    stats?(): Record<string, number>;
+}
+
+export interface PipeSource {
+    /** Says whether a restart of the same camera needs a new source. */
+    key: string;
+    open(): Promise<PipeSession>;
+}
 
 export type StreamState = 'starting' | 'playing' | 'retrying' | 'stopped';
 
@@ -48,6 +69,8 @@ export interface RelayOptions extends RelayEvents {
 interface Stream {
     deviceId: number;
     url: string;
+    pipe: PipeSource | null;
+    session: PipeSession | null;
     dir: string;
     child: ChildProcess | null;
     probe: ChildProcess | null;
@@ -125,7 +148,7 @@ export function createVideoRelay(opts: RelayOptions) {
 
     function fail(s: Stream, error: string) {
         if (s.stopped) return;
-        clearTimers(s);
+        kill(s);
         const wasPlaying = s.status.state === 'playing';
         const steady = s.status.playingSince !== null && Date.now() - s.status.playingSince >= STEADY_MS;
         if (steady) s.status.attempts = 0;
@@ -135,7 +158,7 @@ export function createVideoRelay(opts: RelayOptions) {
         s.status.error = hidePassword(error);
         s.status.playingSince = null;
         s.status.retryAt = Date.now() + delay;
-        if (wasPlaying) setOnline(s, false);
+        if (wasPlaying && !s.pipe) setOnline(s, false);
         log(`video ${s.deviceId}: ${s.status.error}; retry in ${delay} ms`);
         s.timer = setTimeout(() => run(s), delay);
     }
@@ -193,6 +216,7 @@ export function createVideoRelay(opts: RelayOptions) {
         s.timer = null;
         s.status.state = 'starting';
         s.status.retryAt = null;
+        if (s.pipe) return runPipe(s, s.pipe);
         let codec: string;
         try {
             codec = await probe(s);
@@ -201,28 +225,70 @@ export function createVideoRelay(opts: RelayOptions) {
         }
         if (s.stopped) return;
         s.status.codec = codec;
-        s.status.mode = codec === 'h264' ? 'copy' : 'transcode';
+        spawnHls(s, ['-rtsp_transport', 'tcp', '-timeout', '5000000'], s.url, codec !== 'h264');
+    }
+
+    /**
+     * A pipe source: opened (the INVITE), its first bytes held until the program stream map names the video codec
+     * (ffmpeg's own PS muxer writes no map: then, after a second or 256 kB, H.264 is assumed and copied), then fed
+     * to ffmpeg.
+     */
+    async function runPipe(s: Stream, source: PipeSource) {
+        let session: PipeSession;
+        try {
+            session = await source.open();
+        } catch (err) {
+            return fail(s, `点播失败：${(err as Error).message}`);
+        }
+        if (s.stopped) return session.close();
+        s.session = session;
+        const head: Buffer[] = [];
+        let held = 0;
+        let firstAt: number | undefined;
+        session.onEnd((why) => {
+            if (s.session === session) s.session = null;
+            fail(s, `视频源中断：${why}`);
+        });
+        session.onData((chunk) => {
+            const stdin = s.child?.stdin;
+            if (stdin) {
+                if (stdin.writable) stdin.write(chunk);
+                return;
+            }
+            head.push(chunk);
+            held += chunk.length;
+            firstAt ??= Date.now();
+            const codec = psVideoCodec(Buffer.concat(head));
+            if (!codec && held < 256 * 1024 && Date.now() - firstAt < 1000) return;
+            s.status.codec = codec ?? null;
+            const child = spawnHls(s, ['-f', 'mpeg'], 'pipe:0', codec !== undefined && codec !== 'h264');
+            child.stdin!.on('error', () => undefined); // ffmpeg gone: its exit says why
+            for (const c of head.splice(0)) child.stdin!.write(c);
+        });
+    }
+
+    /** ffmpeg from `input` to HLS in the stream's directory; `transcode` when the source is not H.264. */
+    function spawnHls(s: Stream, inputArgs: string[], input: string, transcode: boolean): ChildProcess {
+        s.status.mode = transcode ? 'transcode' : 'copy';
         rmSync(s.dir, { recursive: true, force: true });
         mkdirSync(s.dir, { recursive: true });
         const video =
             s.status.mode === 'copy'
                 ? ['-c:v', 'copy']
                 : ['-c:v', 'libx264', '-preset', 'veryfast', '-tune', 'zerolatency', '-g', '25', '-pix_fmt', 'yuv420p'];
+        const pipe = input === 'pipe:0';
         const args = [
             '-hide_banner',
             '-nostdin',
             '-loglevel',
             'warning',
-            '-rtsp_transport',
-            'tcp',
-            '-timeout',
-            '5000000',
+            ...inputArgs,
             '-analyzeduration',
             '1000000',
             '-probesize',
             '1000000',
             '-i',
-            s.url,
+            input,
             '-map',
             '0:v:0',
             '-an',
@@ -239,7 +305,7 @@ export function createVideoRelay(opts: RelayOptions) {
             path.join(s.dir, 'seg_%05d.ts'),
             path.join(s.dir, 'index.m3u8'),
         ];
-        const child = spawn(ffmpeg, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+        const child = spawn(ffmpeg, args, { stdio: [pipe ? 'pipe' : 'ignore', 'ignore', 'pipe'] });
         s.child = child;
         s.stderr = [];
         child.stderr!.on('data', (d: Buffer) => {
@@ -266,9 +332,10 @@ export function createVideoRelay(opts: RelayOptions) {
             s.status.playingSince = Date.now();
             if (s.watcher) clearInterval(s.watcher);
             s.watcher = null;
-            setOnline(s, true);
-            log(`video ${s.deviceId}: playing (${s.status.mode}, ${codec})`);
+            if (!s.pipe) setOnline(s, true);
+            log(`video ${s.deviceId}: playing (${s.status.mode}, ${s.status.codec ?? 'PS'})`);
         }, 200);
+        return child;
     }
 
     function kill(s: Stream) {
@@ -281,6 +348,8 @@ export function createVideoRelay(opts: RelayOptions) {
         }
         s.child = null;
         s.probe = null;
+        s.session?.close();
+        s.session = null;
     }
 
     return {
@@ -289,8 +358,12 @@ export function createVideoRelay(opts: RelayOptions) {
             onlineListeners.push(listener);
         },
 
-        /** Starts (or restarts with a new address) the relay of one camera. */
-        start(deviceId: number, url: string) {
+        /**
+         * Starts (or restarts with a new address) the relay of one camera: an RTSP URL, or a pipe source. A pipe
+         * source's camera keeps the online status its own signalling gives it (gb28181: SIP registration).
+         */
+        start(deviceId: number, source: string | PipeSource) {
+            const url = typeof source === 'string' ? source : source.key;
             const old = streams.get(deviceId);
             if (old) {
                 if (old.url === url && !old.stopped) return;
@@ -300,6 +373,8 @@ export function createVideoRelay(opts: RelayOptions) {
             const s: Stream = {
                 deviceId,
                 url,
+                pipe: typeof source === 'string' ? null : source,
+                session: null,
                 dir: path.join(opts.dir, String(deviceId)),
                 child: null,
                 probe: null,
@@ -320,7 +395,7 @@ export function createVideoRelay(opts: RelayOptions) {
             if (!s) return;
             s.stopped = true;
             kill(s);
-            if (s.status.state === 'playing') setOnline(s, false);
+            if (s.status.state === 'playing' && !s.pipe) setOnline(s, false);
             streams.delete(deviceId);
             removeDir(s.dir);
         },

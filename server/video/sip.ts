@@ -4,6 +4,8 @@ import { and, eq, lt } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { devices, videoDevices } from '../db/schema';
 import { SIP_DOMAIN, SIP_SERVER_ID, type GbChannel } from '../domain/videoDevices';
+import { invite, type PlayOptions, type SipDialogs } from './gbPlay';
+import type { PipeSource } from './relay';
 
 /**
  * The GB/T 28181 SIP endpoint (UDP) for gb28181 cameras: REGISTER with digest authentication (RFC 2617, MD5) using
@@ -11,6 +13,8 @@ import { SIP_DOMAIN, SIP_SERVER_ID, type GbChannel } from '../domain/videoDevice
  * each registration, whose answer (CmdType Catalog) becomes the camera's channels. A camera silent for
  * `keepaliveTimeoutMs` (default 3 × 60 s, the standard's keep-alive interval and count) goes offline, and so does one
  * that unregisters (Expires: 0). Bodies are read as UTF-8 (GB2312 cameras' Chinese names may show garbled).
+ * `play` asks a registered camera for live video (INVITE, server/video/gbPlay.ts); the messages of such a call
+ * (answers, the camera's BYE) go to the call by Call-ID.
  */
 
 interface SipMessage {
@@ -58,7 +62,12 @@ export interface SipServerOptions {
     now?: () => Date;
     keepaliveTimeoutMs?: number;
     log?: (line: string) => void;
+    /** INVITE and RTP timings of live video. */
+    play?: Omit<PlayOptions, 'rtpHost'>;
 }
+
+export const NOT_REGISTERED = '设备未注册上线，无法点播';
+export const NO_CHANNEL = '通道不存在';
 
 export async function createSipServer(opts: SipServerOptions) {
     const { db } = opts;
@@ -67,6 +76,7 @@ export async function createSipServer(opts: SipServerOptions) {
     const timeoutMs = opts.keepaliveTimeoutMs ?? 180_000;
     const socket: Socket = createSocket('udp4');
     const nonces = new Map<string, number>();
+    const calls = new Map<string, (m: SipMessage, from: RemoteInfo) => void>();
     let sn = 1;
 
     await new Promise<void>((resolve, reject) => {
@@ -79,10 +89,12 @@ export async function createSipServer(opts: SipServerOptions) {
     const port = socket.address().port;
     const address = opts.publicAddress ?? (opts.host && opts.host !== '0.0.0.0' ? opts.host : '127.0.0.1');
 
-    const send = (text: string, to: RemoteInfo | { address: string; port: number }) =>
-        socket.send(Buffer.from(text), to.port, to.address);
+    let closed = false;
+    const send = (text: string, to: RemoteInfo | { address: string; port: number }) => {
+        if (!closed) socket.send(Buffer.from(text), to.port, to.address);
+    };
 
-    function respond(m: SipMessage, to: RemoteInfo, status: string, extra: string[] = []) {
+    function respond(m: SipMessage, to: { address: string; port: number }, status: string, extra: string[] = []) {
         const to_ = header(m, 'to') ?? '';
         const lines = [
             `SIP/2.0 ${status}`,
@@ -203,7 +215,10 @@ export async function createSipServer(opts: SipServerOptions) {
 
     socket.on('message', (buf, from) => {
         const m = parseSip(buf.toString('utf8'));
-        if (!m || m.start.startsWith('SIP/2.0')) return; // answers to our queries need nothing
+        if (!m) return;
+        const call = calls.get(header(m, 'call-id') ?? '');
+        if (call) return call(m, from);
+        if (m.start.startsWith('SIP/2.0')) return; // answers to our queries need nothing
         const method = m.start.split(' ')[0];
         const work =
             method === 'REGISTER'
@@ -238,11 +253,51 @@ export async function createSipServer(opts: SipServerOptions) {
     );
     sweeper.unref();
 
+    const dialogs: SipDialogs = {
+        address,
+        port,
+        send,
+        follow: (callId, handler) => calls.set(callId, handler),
+        forget: (callId) => calls.delete(callId),
+        answer: (m, to, status) => respond(m, to, status),
+    };
+
+    /** Where a registered camera is, and the channel to play (the one asked for, else its first, else itself). */
+    async function playTarget(deviceId: number, channelId?: string) {
+        const [row] = await db
+            .select({ gbId: videoDevices.gbId, contact: videoDevices.sipContact, channels: videoDevices.channels })
+            .from(videoDevices)
+            .innerJoin(devices, eq(devices.id, videoDevices.deviceId))
+            .where(and(eq(videoDevices.deviceId, deviceId), eq(devices.status, 'ONLINE')));
+        const [host, portText] = (row?.contact ?? '').split(/:(?=\d+$)/);
+        if (!row?.gbId || !host || !portText) throw new Error(NOT_REGISTERED);
+        const channels = (row.channels ?? []) as GbChannel[];
+        if (channelId && !channels.some((c) => c.channelId === channelId)) throw new Error(NO_CHANNEL);
+        return {
+            channelId: channelId || channels[0]?.channelId || row.gbId,
+            contact: { address: host, port: Number(portText) },
+        };
+    }
+
     return {
         port: () => port,
         address: () => address,
+        /** Checks that the camera can be played now (registered; the channel one of its own): throws the reason. */
+        playTarget,
+        /** The live video of a camera as the relay's pipe source: each open is a new call. */
+        play(deviceId: number, channelId?: string): PipeSource {
+            return {
+                key: `gb28181:${deviceId}:${channelId ?? ''}`,
+                open: async () =>
+                    invite(dialogs, await playTarget(deviceId, channelId), {
+                        ...opts.play,
+                        rtpHost: opts.host ?? '0.0.0.0',
+                    }),
+            };
+        },
         async close() {
             clearInterval(sweeper);
+            closed = true;
             await new Promise<void>((resolve) => socket.close(() => resolve()));
         },
     };

@@ -159,8 +159,67 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** @description Deletes a driver; refused while instances use it (该驱动正被N个边缘实例使用，不能删除). 404 驱动不存在. */
+        /** @description Deletes a driver version and its package; refused while instances use it (该驱动正被N个边缘实例使用，不能删除). 404 驱动不存在. */
         delete: operations['deleteEdgeDriver'];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/driver/upload': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description A new version of a driver with its package (Link IoT Edge's driver upload): the fields of a driver
+         *     (schemas/edge.ts: 请输入驱动名称, 请输入驱动版本, 版本号格式为x.y.z，例如1.0.0, 请选择协议类型, 配置模板必须是JSON对象)
+         *     and the package file (请选择驱动包文件, 驱动包文件为空; the general 10MB body limit, 413). Its size and SHA-256
+         *     are kept. 409 该驱动的此版本已存在. A refusal stores nothing: no row, no file.
+         */
+        post: operations['uploadEdgeDriver'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/driver/versions': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The versions of one driver name, oldest first, with their package's name, size and SHA-256. 400 请输入驱动名称. */
+        get: operations['listEdgeDriverVersions'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/driver/download': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description A version's package as an attachment under its uploaded name (application/octet-stream, nosniff, sandboxing
+         *     CSP), with X-Sha256. 404 驱动不存在, 驱动包不存在 (a version saved without a package).
+         */
+        get: operations['downloadEdgeDriver'];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -555,9 +614,11 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * @description Starts pushing an rtsp camera (pushing 0 → 1): the server pulls its RTSP stream with ffmpeg (H.264 copied, other
-         *     codecs transcoded to H.264) into HLS served by GET /api/video-device/stream, retrying a lost source with back-off
-         *     until stop push. 400 仅RTSP协议的设备支持推流, 该设备正在推流; 404 视频设备不存在.
+         * @description Starts pushing a camera (pushing 0 → 1): the server pulls an rtsp camera's RTSP stream with ffmpeg, or asks a
+         *     registered gb28181 camera (its first channel, or channelId) for live video over SIP (INVITE, MPEG-PS over
+         *     RTP/UDP); either becomes HLS (H.264 copied, other codecs transcoded to H.264) served by GET
+         *     /api/video-device/stream, retrying a lost source with back-off until stop push. 400 该设备正在推流,
+         *     设备未注册上线，无法点播, 通道不存在, GB28181 SIP 服务未启动，无法点播; 404 视频设备不存在.
          */
         post: operations['pushVideoDevice'];
         delete?: never;
@@ -575,7 +636,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Stops pushing (pushing 1 → 0); the relay ends and its segments go. 400 仅RTSP协议的设备支持推流, 该设备未在推流; 404 视频设备不存在. */
+        /** @description Stops pushing (pushing 1 → 0); the relay ends (a gb28181 call with BYE) and its segments go. 400 该设备未在推流; 404 视频设备不存在. */
         post: operations['stopPushVideoDevice'];
         delete?: never;
         options?: never;
@@ -4224,6 +4285,21 @@ export interface components {
             description?: string | null;
             /** @description JSON text */
             configSchema: string;
+            /** @description the package's uploaded name (null when saved without one) */
+            fileName?: string | null;
+            fileSize?: number | null;
+            sha256?: string | null;
+            instanceCount: number;
+            createTime: components['schemas']['Time'];
+        };
+        EdgeDriverVersion: {
+            id: number;
+            name: string;
+            version: string;
+            protocol: string;
+            fileName: string | null;
+            fileSize: number | null;
+            sha256: string | null;
             instanceCount: number;
             createTime: components['schemas']['Time'];
         };
@@ -4438,6 +4514,8 @@ export interface components {
             /** @description the camera's project (may be empty) */
             projectId?: number | string;
             deviceId: number;
+            /** @description push only, gb28181 only; one of the camera's catalog channels (default its first, else the camera) */
+            channelId?: string;
         };
         /** @description YYYY-MM-DD HH:mm:ss in the server's time zone */
         Time: string;
@@ -6261,6 +6339,102 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    uploadEdgeDriver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'multipart/form-data': {
+                    name: string;
+                    version: string;
+                    /** @enum {string} */
+                    protocol: 'modbus_tcp' | 'modbus_rtu' | 'opc_ua' | 'bacnet' | 'custom';
+                    description?: string;
+                    /** @description a JSON object (JSON Schema) as text */
+                    configSchema?: string;
+                    /** Format: binary */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The stored version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['EdgeDriverVersion'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            409: components['responses']['Conflict'];
+        };
+    };
+    listEdgeDriverVersions: {
+        parameters: {
+            query: {
+                name: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The versions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['EdgeDriverVersion'][];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    downloadEdgeDriver: {
+        parameters: {
+            query: {
+                id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bytes */
+            200: {
+                headers: {
+                    'Content-Disposition'?: string;
+                    'X-Sha256'?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/octet-stream': string;
+                };
+            };
             400: components['responses']['BadRequest'];
             401: components['responses']['Unauthorized'];
             404: components['responses']['NotFound'];

@@ -147,6 +147,7 @@ beforeEach(() => {
     videos = Array.from({ length: 12 }, (_, i) => camera(i + 1, { pushing: i % 3 === 0 ? 1 : 0 }));
     videos[1] = camera(2, {
         protocol: 'gb28181',
+        status: 'OFFLINE',
         host: undefined,
         port: undefined,
         uri: '',
@@ -360,7 +361,7 @@ describe('editing', () => {
 });
 
 describe('row actions', () => {
-    it('pushes a stopped rtsp camera and stops a pushing one; gb28181 has neither', async () => {
+    it('pushes a stopped rtsp camera and stops a pushing one; an unregistered gb28181 camera has neither', async () => {
         await openList();
         const stopped = rowOf('cam02').nextElementSibling as HTMLElement; // cam03: rtsp, stopped
         expect(stopped).toHaveTextContent('cam03');
@@ -439,7 +440,18 @@ describe('the detail page /videoInfo/{deviceName}?deviceId=', () => {
         expect(await screen.findByRole('heading', { name: 'cam01_new' })).toBeInTheDocument();
     });
 
-    it('shows a gb28181 camera with its SIP fields and no push', async () => {
+    it('pushes a gb28181 camera once it has registered (online)', async () => {
+        videos[1].status = 'ONLINE';
+        renderDefinitions([videoDevices], '/videoInfo/cam02?deviceId=2');
+        const heading = await screen.findByRole('heading', { name: 'cam02' }, SLOW);
+        const header = heading.closest('section') as HTMLElement;
+        fireEvent.click(within(header).getByRole('button', { name: '推流' }));
+        expect(await within(header).findByRole('button', { name: '停止推流' })).toBeInTheDocument();
+        expect(sent.map((s) => [s.path, s.body.get('deviceId')])).toEqual([['push', '2']]);
+        expect(screen.getByRole('region', { name: '实时画面' })).toBeInTheDocument();
+    });
+
+    it('shows an unregistered gb28181 camera with its SIP fields and no push', async () => {
         renderDefinitions([videoDevices], '/videoInfo/cam02?deviceId=2');
         const heading = await screen.findByRole('heading', { name: 'cam02' }, SLOW);
         const header = heading.closest('section') as HTMLElement;

@@ -17,6 +17,14 @@ export function edgeHappyCases(server: () => TestServer): Cases {
         );
         return (answer.body as { data: { id: number } }).data.id;
     };
+    /** A driver version uploaded with its package. */
+    const upload = (name: string) => {
+        const body = new FormData();
+        for (const [k, v] of Object.entries({ name, version: '1.0.0', protocol: 'modbus_tcp', configSchema: '{}' }))
+            body.set(k, v);
+        body.set('file', new File([new Uint8Array([1, 2, 3, 4])], 'driver.zip', { type: 'application/zip' }));
+        return call(s(), 'POST', '/api/edge/driver/upload', { body });
+    };
     /** An instance on a new gateway with one sub-device, running one driver. */
     const instance = async () => {
         const gwProduct = await createProduct(s(), { nodeType: 1 });
@@ -45,6 +53,15 @@ export function edgeHappyCases(server: () => TestServer): Cases {
                 '/api/edge/driver/save',
                 form({ name: 'contract_save', version: '2.0.0', protocol: 'opc_ua' }),
             ),
+        'POST /api/edge/driver/upload': () => upload('contract_upload'),
+        'GET /api/edge/driver/versions': async () => {
+            await upload('contract_versions');
+            return call(s(), 'GET', '/api/edge/driver/versions?name=contract_versions');
+        },
+        'GET /api/edge/driver/download': async () => {
+            const up = await upload(`contract_download${++n}`);
+            return call(s(), 'GET', `/api/edge/driver/download?id=${(up.body as { data: { id: number } }).data.id}`);
+        },
         'DELETE /api/edge/driver/delete': async () =>
             call(s(), 'DELETE', `/api/edge/driver/delete?id=${await driver()}`),
         'GET /api/edge/instance/list': () => call(s(), 'GET', '/api/edge/instance/list?pageNumber=1&pageSize=10'),

@@ -216,11 +216,12 @@ describe('editing', () => {
 });
 
 describe('push and delete', () => {
-    it('refuses push for gb28181 and stop push for a stopped camera', async () => {
+    it('refuses push for gb28181 without a SIP endpoint and stop push for a stopped camera', async () => {
         const gb = (await get('list?deviceName=gb_cam1')).body.data.records[0];
+        // gb28181 push (INVITE / RTP) is tests/server/videoGbPlay.test.ts; this server listens for no SIP.
         expect((await call('push', { projectId: '', deviceId: gb.deviceId })).body).toEqual({
             code: 400,
-            msg: '仅RTSP协议的设备支持推流',
+            msg: 'GB28181 SIP 服务未启动，无法点播',
         });
         const cam = (await get('list?deviceName=gate_cam1b')).body.data.records[0];
         expect((await call('stop-push', { deviceId: cam.deviceId })).body.msg).toBe('该设备未在推流');

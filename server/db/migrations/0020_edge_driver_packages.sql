@@ -1,0 +1,1 @@
+ALTER TABLE "edge_drivers" ADD COLUMN "file_sha256" text;
