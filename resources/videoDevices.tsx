@@ -37,12 +37,15 @@ const isRtsp = (v: FormValues) => v.protocol === 'rtsp';
 const isGb = (v: FormValues) => v.protocol === 'gb28181';
 
 /**
- * SPEC.md §4: push only while stopped, stop push only while pushing. SPEC pushes rtsp only; a gb28181 camera also
- * pushes (INVITE, docs/video.md) once it has registered (online), since the platform can only call it then.
+ * SPEC.md §4: push and stop push apply to rtsp only, push while stopped, stop push while pushing. A gb28181 camera is
+ * watched the way GB/T 28181 platforms do it instead: 点播 (an INVITE, docs/video.md) once it has registered (online),
+ * since the platform can only call it then, and 停止点播 (BYE). Both go through the same relay and calls.
  */
-const canPush = ({ record }: Scope) =>
-    Number(record.pushing) === 0 && (record.protocol === 'rtsp' || record.status === 'ONLINE');
-const canStopPush = ({ record }: Scope) => Number(record.pushing) === 1;
+const canPush = ({ record }: Scope) => record.protocol === 'rtsp' && Number(record.pushing) === 0;
+const canStopPush = ({ record }: Scope) => record.protocol === 'rtsp' && Number(record.pushing) === 1;
+const canPlay = ({ record }: Scope) =>
+    record.protocol === 'gb28181' && record.status === 'ONLINE' && Number(record.pushing) === 0;
+const canStopPlay = ({ record }: Scope) => record.protocol === 'gb28181' && Number(record.pushing) === 1;
 
 /** The form's values as a call sends them: the map input's own 'lng,lat' text and the confirmation stay home. */
 const sent = (values: FormValues | undefined) => {
@@ -209,6 +212,15 @@ const stopPush: Action = {
     refresh: REFRESH,
 };
 
+const play: Action = { ...push, label: '点播', when: canPlay };
+
+const stopPlay: Action = {
+    ...stopPush,
+    label: '停止点播',
+    when: canStopPlay,
+    confirm: ({ record }) => `确定停止“${String(record.deviceName)}”点播吗？`,
+};
+
 const remove = (then?: string): Action => ({
     kind: 'call',
     label: '删除',
@@ -245,6 +257,8 @@ export const videoDeviceList: ListSpec = {
         edit,
         push,
         stopPush,
+        play,
+        stopPlay,
         remove(),
     ],
     empty: { text: '暂无视频设备', action: addRtsp },
@@ -436,7 +450,7 @@ export default defineResource({
                 title: ({ record }) => String(record.deviceName ?? ''),
                 status: 'pushing',
                 fields: ['productName', 'protocol', 'status'],
-                actions: [edit, push, stopPush, remove('/videoList')],
+                actions: [edit, push, stopPush, play, stopPlay, remove('/videoList')],
             },
             sections: [
                 {

@@ -440,13 +440,15 @@ describe('the detail page /videoInfo/{deviceName}?deviceId=', () => {
         expect(await screen.findByRole('heading', { name: 'cam01_new' })).toBeInTheDocument();
     });
 
-    it('pushes a gb28181 camera once it has registered (online)', async () => {
+    it('plays a gb28181 camera on demand (点播) once it has registered; 推流 stays rtsp only (SPEC)', async () => {
         videos[1].status = 'ONLINE';
         renderDefinitions([videoDevices], '/videoInfo/cam02?deviceId=2');
         const heading = await screen.findByRole('heading', { name: 'cam02' }, SLOW);
         const header = heading.closest('section') as HTMLElement;
-        fireEvent.click(within(header).getByRole('button', { name: '推流' }));
-        expect(await within(header).findByRole('button', { name: '停止推流' })).toBeInTheDocument();
+        expect(within(header).queryByRole('button', { name: '推流' })).not.toBeInTheDocument();
+        fireEvent.click(within(header).getByRole('button', { name: '点播' }));
+        expect(await within(header).findByRole('button', { name: '停止点播' })).toBeInTheDocument();
+        expect(within(header).queryByRole('button', { name: '停止推流' })).not.toBeInTheDocument();
         expect(sent.map((s) => [s.path, s.body.get('deviceId')])).toEqual([['push', '2']]);
         expect(screen.getByRole('region', { name: '实时画面' })).toBeInTheDocument();
     });
@@ -455,8 +457,8 @@ describe('the detail page /videoInfo/{deviceName}?deviceId=', () => {
         renderDefinitions([videoDevices], '/videoInfo/cam02?deviceId=2');
         const heading = await screen.findByRole('heading', { name: 'cam02' }, SLOW);
         const header = heading.closest('section') as HTMLElement;
-        expect(within(header).queryByRole('button', { name: '推流' })).not.toBeInTheDocument();
-        expect(within(header).queryByRole('button', { name: '停止推流' })).not.toBeInTheDocument();
+        for (const name of ['推流', '停止推流', '点播', '停止点播'])
+            expect(within(header).queryByRole('button', { name })).not.toBeInTheDocument();
         const gb = screen.getByRole('region', { name: 'GB28181接入' });
         expect(within(gb).getByLabelText('厂商')).toHaveTextContent('海康');
         expect(within(gb).getByLabelText('SIP服务器ID')).toHaveTextContent('34020000002000000001');
