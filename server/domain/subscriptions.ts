@@ -4,6 +4,7 @@ import type { Db, Tx } from '../db/client';
 import { consumerGroups, devices, products, projects, subscriptionGroups, subscriptions } from '../db/schema';
 import { badRequest, conflict, notFound } from '../http/errors';
 import { formatTime } from '../http/time';
+import { scopeByProjectCode } from '../rights/scope';
 import { rowsOf } from './groups';
 
 /** Server-side subscriptions and consumer groups (docs/platform-api.md "Server subscription"). */
@@ -74,6 +75,7 @@ export async function listSubscriptions(
     const where = and(
         opts.productId ? eq(subscriptions.productId, opts.productId) : undefined,
         opts.projectCode ? eq(subscriptions.projectCode, opts.projectCode) : undefined,
+        scopeByProjectCode(subscriptions.projectCode),
     );
     const rows = await db
         .select(subscriptionColumns)
@@ -281,6 +283,7 @@ export async function listConsumerGroups(
 ) {
     const where = and(
         opts.projectCode ? eq(consumerGroups.projectCode, opts.projectCode) : undefined,
+        scopeByProjectCode(consumerGroups.projectCode),
         opts.name ? sql`strpos(lower(${consumerGroups.name}), lower(${opts.name})) > 0` : undefined,
     );
     const rows = await db

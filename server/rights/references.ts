@@ -1,7 +1,16 @@
 import { inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { ApiError } from '../http/errors';
-import { alertEvents, deviceGroups, devices, products } from '../db/schema';
+import {
+    alertEvents,
+    consumerGroups,
+    deviceGroups,
+    devices,
+    products,
+    rules,
+    simulations,
+    subscriptions,
+} from '../db/schema';
 import { productScopeSql } from '../domain/products';
 import { currentScope, inScope } from './scope';
 
@@ -16,7 +25,19 @@ import { currentScope, inScope } from './scope';
  * means different things on different paths (`id`, `ids`, `pid`), from the operation's `x-references` in
  * openapi.yaml (`x-references: { id: group }`, top-level fields only).
  */
-export const REFERENCE_KINDS = ['project', 'projectCode', 'device', 'product', 'productKey', 'group', 'alert'] as const;
+export const REFERENCE_KINDS = [
+    'project',
+    'projectCode',
+    'device',
+    'product',
+    'productKey',
+    'group',
+    'alert',
+    'rule',
+    'subscription',
+    'consumerGroup',
+    'simulation',
+] as const;
 export type ReferenceKind = (typeof REFERENCE_KINDS)[number];
 
 export const NAMES: Record<string, ReferenceKind> = {
@@ -30,6 +51,7 @@ export const NAMES: Record<string, ReferenceKind> = {
     productId: 'product',
     productKey: 'productKey',
     groupId: 'group',
+    ruleId: 'rule',
 };
 
 /** What the answer says: the same as for a record that does not exist, so a scope does not tell what is outside it. */
@@ -41,6 +63,10 @@ const NOT_FOUND: Record<ReferenceKind, string> = {
     productKey: '产品不存在',
     group: '分组不存在',
     alert: '告警不存在',
+    rule: '规则不存在',
+    subscription: '订阅不存在',
+    consumerGroup: '消费者组不存在',
+    simulation: '模拟不存在',
 };
 
 type Named = Map<ReferenceKind, Set<string>>;
@@ -86,6 +112,32 @@ async function allVisible(db: Db, kind: ReferenceKind, values: Set<string>): Pro
                 .from(deviceGroups)
                 .where(inArray(deviceGroups.id, list));
             return rows.every((r) => scope.projectCodes.includes(r.projectCode));
+        }
+        case 'rule': {
+            // Scene linkage and alert rules alike (one table); a rule without a project is an administrator's.
+            const list = ids(values);
+            if (!list.length) return true;
+            const rows = await db.select({ projectId: rules.projectId }).from(rules).where(inArray(rules.id, list));
+            return rows.every((r) => inScope(r.projectId));
+        }
+        case 'subscription':
+        case 'consumerGroup': {
+            const list = ids(values);
+            if (!list.length) return true;
+            const table = kind === 'subscription' ? subscriptions : consumerGroups;
+            const rows = await db.select({ projectCode: table.projectCode }).from(table).where(inArray(table.id, list));
+            return rows.every((r) => scope.projectCodes.includes(r.projectCode));
+        }
+        case 'simulation': {
+            // A simulation belongs to its product: visible with the product.
+            const list = ids(values);
+            if (!list.length) return true;
+            const rows = await db
+                .select({ visible: sql<boolean>`coalesce(${productScopeSql() ?? sql`true`}, false)` })
+                .from(simulations)
+                .innerJoin(products, sql`${products.id} = ${simulations.productId}`)
+                .where(inArray(simulations.id, list));
+            return rows.every((r) => r.visible);
         }
         case 'alert': {
             const list = ids(values);

@@ -3,6 +3,7 @@ import dayjs from 'dayjs';
 import type { Db } from '../db/client';
 import { devices, products, projects, rules } from '../db/schema';
 import '../http/time';
+import { scopeByProjectId } from '../rights/scope';
 import { forgetHolds } from './holdStore';
 import type { RuleDefinition, StoredRule } from './types';
 
@@ -92,6 +93,9 @@ export async function listRules(db: Db, filter: RuleFilter, limit: number, offse
     if (filter.name) parts.push(ilike(rules.name, `%${filter.name.replace(/[\\%_]/g, (m) => `\\${m}`)}%`));
     if (filter.projectId) parts.push(eq(rules.projectId, filter.projectId));
     if (filter.productKey) parts.push(eq(products.productKey, filter.productKey));
+    // A scoped user sees the rules of their projects (docs/roles.md "Project scoping").
+    const scoped = scopeByProjectId(rules.projectId);
+    if (scoped) parts.push(scoped);
     const where = parts.length ? and(...parts) : undefined;
     const [rows, [{ n }]] = await Promise.all([
         base(db).where(where).orderBy(desc(rules.id)).limit(limit).offset(offset),

@@ -3,6 +3,7 @@ import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { devices, products, simulationDevices, simulations } from '../db/schema';
 import { insertDevices } from '../domain/deviceWrite';
+import { productScopeSql } from '../domain/products';
 import { badRequest } from '../http/errors';
 import { formatTime } from '../http/time';
 import type { ThingModelIndex } from '../mqtt/directory';
@@ -136,8 +137,16 @@ export async function listSimulations(
     timeZone: string,
     options: { productId?: number; limit: number; offset: number },
 ): Promise<{ records: SimulationRow[]; total: number }> {
-    const where = options.productId !== undefined ? eq(simulations.productId, options.productId) : undefined;
-    const [{ total }] = await db.select({ total: count() }).from(simulations).where(where);
+    // A scoped user sees the simulations of the products they see (docs/roles.md "Project scoping").
+    const where = and(
+        options.productId !== undefined ? eq(simulations.productId, options.productId) : undefined,
+        productScopeSql(),
+    );
+    const [{ total }] = await db
+        .select({ total: count() })
+        .from(simulations)
+        .innerJoin(products, eq(products.id, simulations.productId))
+        .where(where);
     const rows = await db
         .select({
             id: simulations.id,

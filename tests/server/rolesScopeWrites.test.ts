@@ -2,7 +2,17 @@
 import { and, eq, ne, notExists } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATOR_ROLE_ID } from '../../schemas/rights';
-import { alertEvents, deviceGroups, devices, products, projects } from '../../server/db/schema';
+import {
+    alertEvents,
+    consumerGroups,
+    deviceGroups,
+    devices,
+    products,
+    projects,
+    rules,
+    simulations,
+    subscriptions,
+} from '../../server/db/schema';
 import { NAMES, type ReferenceKind } from '../../server/rights/references';
 import { createTestServer, type TestServer } from '../../server/testing';
 import { protectedOperations, rowCounts, spec } from './support';
@@ -21,7 +31,17 @@ let projectA: { id: number; code: string };
 const foreign = {} as Record<ReferenceKind, string>;
 const mine = {} as Record<ReferenceKind, string>;
 
-const NOT_FOUND = ['项目不存在', '设备不存在', '产品不存在', '分组不存在', '告警不存在'];
+const NOT_FOUND = [
+    '项目不存在',
+    '设备不存在',
+    '产品不存在',
+    '分组不存在',
+    '告警不存在',
+    '规则不存在',
+    '订阅不存在',
+    '消费者组不存在',
+    '模拟不存在',
+];
 
 beforeAll(async () => {
     s = await createTestServer();
@@ -61,7 +81,29 @@ beforeAll(async () => {
         .insert(alertEvents)
         .values({ type: 1, projectId: projectB.id, deviceId: outside.id, deviceName: 'b-device' })
         .returning({ id: alertEvents.id });
+    // Project B's rule, subscription, consumer group (its default one) and a simulation of B's product.
+    const [rule] = await s.db
+        .insert(rules)
+        .values({ name: 'b-rule', projectId: projectB.id, productId: product.id })
+        .returning({ id: rules.id });
+    const [consumerGroup] = await s.db
+        .select({ id: consumerGroups.id })
+        .from(consumerGroups)
+        .where(eq(consumerGroups.projectCode, projectB.code))
+        .limit(1);
+    const [subscription] = await s.db
+        .insert(subscriptions)
+        .values({ productId: product.id, projectCode: projectB.code })
+        .returning({ id: subscriptions.id });
+    const [simulation] = await s.db
+        .insert(simulations)
+        .values({ productId: product.id, intervalSeconds: 5, mode: 'random' })
+        .returning({ id: simulations.id });
     Object.assign(foreign, {
+        rule: String(rule.id),
+        subscription: String(subscription.id),
+        consumerGroup: String(consumerGroup.id),
+        simulation: String(simulation.id),
         project: String(projectB.id),
         projectCode: projectB.code,
         device: String(outside.id),
@@ -204,6 +246,34 @@ describe("ids of another project's records in a write (body or query) are refuse
         expect([403, 404], JSON.stringify(body)).toContain(res.status);
         if (res.status === 404) expect(NOT_FOUND).toContain(messageOf(body));
         expect(await snapshot()).toEqual(before);
+    });
+
+    it("lists no rule, subscription, consumer group or simulation of another project's", async () => {
+        const lists: Array<[string, ReferenceKind]> = [
+            ['/api/rule/list?pageNumber=1&pageSize=100', 'rule'],
+            ['/api/subscription/list?pageNumber=1&pageSize=100', 'subscription'],
+            ['/api/consumerGroup/list?pageNumber=1&pageSize=100', 'consumerGroup'],
+            ['/api/simulation/list?pageNumber=1&pageSize=100', 'simulation'],
+        ];
+        for (const [target, kind] of lists) {
+            const res = await call(target);
+            expect(res.status, target).toBe(200);
+            const body = (await res.json()) as { data: Json };
+            const data = body.data;
+            const records = (data.records ?? data.list ?? data.rows ?? []) as Json[];
+            expect(Array.isArray(records), target).toBe(true);
+            expect(
+                records.map((r) => String(r.id)),
+                target,
+            ).not.toContain(foreign[kind]);
+            // As an administrator the same list has it: the record is there, only outside the operator's scope.
+            const all = (await (await s.fetch(target)).json()) as { data: Json };
+            const allRecords = (all.data.records ?? all.data.list ?? all.data.rows ?? []) as Json[];
+            expect(
+                allRecords.map((r) => String(r.id)),
+                target,
+            ).toContain(foreign[kind]);
+        }
     });
 
     it('reads ids nested in a form: bracketed keys, comma-joined lists and JSON text', async () => {
