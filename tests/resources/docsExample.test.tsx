@@ -567,7 +567,9 @@ describe('the list at /workOrder', () => {
         fireEvent.click(within(fresh).getByRole('button', { name: '派单' }));
         let dialog = await screen.findByRole('dialog', { name: '派单' });
         fireEvent.click(within(dialog).getByRole('button', { name: '确定' }));
-        expect(await within(dialog).findByText('请选择维保人员')).toBeInTheDocument();
+        // waitFor, not findBy: the message's element is replaced while the picker's options arrive, so an element
+        // found a moment earlier may already be detached when asserted.
+        await waitFor(() => expect(within(dialog).getByText('请选择维保人员')).toBeInTheDocument());
         await chooseOption(await within(dialog).findByRole('combobox', { name: /维保人员/ }), '李工');
         fireEvent.click(within(dialog).getByRole('button', { name: '确定' }));
         expect(await screen.findByText('派单成功')).toBeInTheDocument();
