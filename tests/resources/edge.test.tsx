@@ -76,7 +76,9 @@ describe('/edge/driver packages', () => {
         // The size as the platform stored it (the file's name does not survive jsdom's XHR through msw, which names
         // every part "blob"; tests/server/edgeDriverPackages.test.ts proves the name).
         expect(row).toHaveTextContent('1,234');
-        expect(within(row).getByRole('button', { name: '下载' })).toBeInTheDocument();
+        // While the closing dialog's transition runs, MUI keeps the page aria-hidden: wait until the button is
+        // accessible again.
+        await waitFor(() => expect(within(row).getByRole('button', { name: '下载' })).toBeInTheDocument());
         const res = await platform.fetch('/api/edge/driver/versions?name=bacnet_pkg');
         const [version] = ((await res.json()) as { data: Array<{ fileSize: number; sha256: string }> }).data;
         expect(version.fileSize).toBe(1234);
