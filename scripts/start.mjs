@@ -1,9 +1,11 @@
-// `npm start`: build the console when dist/ is missing or older than its sources, then run the platform
-// server (which also serves dist/) with tsx. Signals are forwarded so Ctrl+C and `kill` stop it cleanly.
+// `npm start`: build the console when dist/ is missing or older than its sources, build the platform server when
+// dist-server/ is (scripts/server-build.mjs), then run it (it also serves dist/). Signals are forwarded so Ctrl+C and
+// `kill` stop it cleanly.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureServerBuild } from './server-build.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const built = path.join(root, 'dist', 'index.html');
@@ -45,11 +47,17 @@ if (reason) {
     }
 }
 
-const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'server', 'index.ts')], {
-    cwd: root,
-    stdio: 'inherit',
-    env: process.env,
-});
+// The compiled server, or the sources through tsx when it could not be built.
+const compiled = await ensureServerBuild(root);
+const child = spawn(
+    process.execPath,
+    compiled ? [compiled] : ['--import', 'tsx', path.join(root, 'server', 'index.ts')],
+    {
+        cwd: root,
+        stdio: 'inherit',
+        env: process.env,
+    },
+);
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     process.on(signal, () => {
         if (child.exitCode === null) child.kill(signal);

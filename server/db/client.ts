@@ -7,7 +7,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import { lockDataDir } from './lock';
 import { migrateDatabase } from './migrate';
-import { existingTemplate } from './template';
+import { copyTemplateInto, existingTemplate } from './template';
 import { schema } from './schema';
 
 /** The one database type route code sees, whichever driver is underneath. */
@@ -70,7 +70,7 @@ async function openPglite(dir: string | undefined, loadDataDir: Blob | undefined
     let client: PGlite;
     try {
         // A data directory without a database yet starts from the migrated template when this install has one.
-        const fresh = dir && !existsSync(path.join(dir, 'PG_VERSION'));
+        const fresh = dir && !existsSync(path.join(dir, 'PG_VERSION')) && !copyTemplateInto(dir);
         client = dir
             ? new PGlite(dir, { loadDataDir: fresh ? existingTemplate() : undefined })
             : new PGlite({ loadDataDir });

@@ -1,10 +1,9 @@
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fromRoot } from '../paths';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { PgDialect, type PgSession } from 'drizzle-orm/pg-core';
 import type { Db } from './client';
 
-export const MIGRATIONS_FOLDER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+export const MIGRATIONS_FOLDER = fromRoot('server', 'db', 'migrations');
 
 /**
  * Applies the committed drizzle-kit migrations with drizzle's own migrator (the same one

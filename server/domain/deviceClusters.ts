@@ -1,5 +1,4 @@
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fromRoot } from '../paths';
 import { Worker } from 'node:worker_threads';
 import { and, asc, gt, inArray, isNotNull } from 'drizzle-orm';
 import type { Db } from '../db/client';
@@ -16,9 +15,7 @@ export const MAX_DEVICES_PER_ANSWER = 5000;
 
 const STATUSES = ['ONLINE', 'OFFLINE', 'INACTIVE', 'DISABLE'] as const;
 /** A path, not a URL: under jsdom, URL is jsdom's own, which Worker does not take. */
-const WORKER_FILE = import.meta.url.startsWith('file:')
-    ? path.join(path.dirname(fileURLToPath(import.meta.url)), '../geo/deviceClusterWorker.mjs')
-    : path.resolve('server/geo/deviceClusterWorker.mjs');
+const WORKER_FILE = fromRoot('server', 'geo', 'deviceClusterWorker.mjs');
 
 export interface MapCluster {
     clusterId: number;

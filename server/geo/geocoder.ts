@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fromRoot } from '../paths';
 import { gunzipSync } from 'node:zlib';
 import {
     bboxOf,
@@ -95,7 +94,7 @@ interface OutlineCollection {
 }
 
 /** The assets folder beside this module (from the path string: under jsdom, URL is jsdom's and Node refuses it). */
-const ASSETS = `${path.dirname(fileURLToPath(import.meta.url))}/assets/`;
+const ASSETS = `${fromRoot('server', 'geo', 'assets')}/`;
 
 /** A shipped asset's text (stored gzipped; server/geo/assets/SOURCES.md). */
 export function readAsset(name: 'provinces.geojson' | 'cities.geojson' | 'districts.topojson'): string {

@@ -1,11 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { cacheDir, fromRoot } from '../paths';
 import { ADMIN_RIGHT, isKnownRight } from '../../schemas/rights';
 import { REFERENCE_KINDS, type ReferenceKind } from './references';
 
-export const OPENAPI_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../openapi.yaml');
+export const OPENAPI_PATH = fromRoot('openapi.yaml');
 
 const METHODS = ['get', 'post', 'put', 'delete', 'patch'] as const;
 
@@ -36,26 +37,19 @@ const isRead = (method: string) => method === 'GET' || method === 'HEAD' || meth
  * in a map; templated ones ('{id}') are tried in turn. An unknown right name stops the server at start.
  */
 export function loadRightTable(source = readFileSync(OPENAPI_PATH, 'utf8')): RightTable {
-    const spec = parse(source) as { paths?: Record<string, Record<string, Record<string, unknown>>> };
     const entries: RightEntry[] = [];
-    for (const [p, item] of Object.entries(spec.paths ?? {})) {
-        for (const m of METHODS) {
-            const op = item?.[m];
-            if (!op) continue;
-            const right = typeof op['x-right'] === 'string' ? (op['x-right'] as string) : undefined;
-            if (right !== undefined && !isKnownRight(right))
-                throw new Error(
-                    `openapi.yaml: ${m.toUpperCase()} ${p} declares x-right '${right}', not in schemas/rights.ts`,
-                );
-            const open = Array.isArray(op.security) && op.security.length === 0;
-            const references = op['x-references'] as Record<string, ReferenceKind> | undefined;
-            for (const [field, kind] of Object.entries(references ?? {}))
-                if (!REFERENCE_KINDS.includes(kind))
-                    throw new Error(
-                        `openapi.yaml: ${m.toUpperCase()} ${p} x-references ${field}: unknown kind '${kind}'`,
-                    );
-            entries.push({ method: m.toUpperCase(), path: p, right, open, references });
-        }
+    for (const { m, p, op } of operationsOf(source)) {
+        const right = typeof op['x-right'] === 'string' ? (op['x-right'] as string) : undefined;
+        if (right !== undefined && !isKnownRight(right))
+            throw new Error(
+                `openapi.yaml: ${m.toUpperCase()} ${p} declares x-right '${right}', not in schemas/rights.ts`,
+            );
+        const open = Array.isArray(op.security) && op.security.length === 0;
+        const references = op['x-references'] as Record<string, ReferenceKind> | undefined;
+        for (const [field, kind] of Object.entries(references ?? {}))
+            if (!REFERENCE_KINDS.includes(kind))
+                throw new Error(`openapi.yaml: ${m.toUpperCase()} ${p} x-references ${field}: unknown kind '${kind}'`);
+        entries.push({ method: m.toUpperCase(), path: p, right, open, references });
     }
     const exact = new Map<string, RightEntry>();
     const templated: Array<{ method: string; re: RegExp; entry: RightEntry }> = [];
@@ -80,4 +74,48 @@ export function loadRightTable(source = readFileSync(OPENAPI_PATH, 'utf8')): Rig
         },
         referencesFor: (method, p) => find(method, p)?.references,
     };
+}
+
+type Operation = Record<string, unknown>;
+
+const parsed = new Map<string, Array<{ m: (typeof METHODS)[number]; p: string; op: Operation }>>();
+
+/**
+ * openapi.yaml's operations with the fields the rights need (x-right, security, x-references). Parsing the YAML
+ * takes most of a second, on every start and in every test that builds the app, so the result is kept in memory and
+ * beside the PGlite template, keyed by the file's content: a changed openapi.yaml is parsed again.
+ */
+function operationsOf(source: string) {
+    const key = createHash('sha256').update(source).digest('hex').slice(0, 16);
+    const known = parsed.get(key);
+    if (known) return known;
+    const file = path.join(cacheDir(), `openapi-operations-${key}.json`);
+    let ops: Array<{ m: (typeof METHODS)[number]; p: string; op: Operation }>;
+    try {
+        ops = JSON.parse(readFileSync(file, 'utf8')) as typeof ops;
+    } catch {
+        const spec = parse(source) as { paths?: Record<string, Record<string, Operation>> };
+        ops = [];
+        for (const [p, item] of Object.entries(spec.paths ?? {}))
+            for (const m of METHODS) {
+                const op = item?.[m];
+                if (op)
+                    ops.push({
+                        m,
+                        p,
+                        op: { 'x-right': op['x-right'], security: op.security, 'x-references': op['x-references'] },
+                    });
+            }
+        try {
+            // Written aside and renamed, so a concurrent reader never sees half a file.
+            mkdirSync(cacheDir(), { recursive: true });
+            const partial = `${file}.${process.pid}`;
+            writeFileSync(partial, JSON.stringify(ops));
+            renameSync(partial, file);
+        } catch {
+            // A read-only install parses again next time.
+        }
+    }
+    parsed.set(key, ops);
+    return ops;
 }

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
+import { fromRoot } from '../paths';
 import { Hono } from 'hono';
 import { pgliteDirOf } from '../db/client';
 import type { AppEnv, Services } from '../deps';
@@ -7,7 +7,7 @@ import { ok } from '../http/envelope';
 
 const VERSION = (() => {
     try {
-        const pkg = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../package.json'), 'utf8')) as {
+        const pkg = JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as {
             version?: string;
         };
         return pkg.version ?? '';

@@ -3,9 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildTemplate } from '../../server/db/template';
+import { ensureServerBuild } from '../../scripts/server-build.mjs';
 import type { BenchGroup, Figure } from './run';
 
-const RUNS = 3;
+const RUNS = 5;
+const ROOT = path.resolve(import.meta.dirname, '../..');
 
 interface Start {
     /** Spawn to the first HTTP answer (the sign-on page, GET /sso/login). */
@@ -21,11 +23,11 @@ interface Start {
  * directory: when it first answers, when it prints its banner, and when the demo seed is in (the admin signs in
  * and lists products until there are some).
  */
-async function coldStart(env: Record<string, string> = {}): Promise<Start> {
+async function coldStart(command: string[], env: Record<string, string> = {}): Promise<Start> {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'iot-bench-cold-'));
     const port = 20000 + Math.floor(Math.random() * 20000);
     const started = performance.now();
-    const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('server/index.ts')], {
+    const child = spawn(process.execPath, command, {
         env: {
             ...process.env,
             DATA_DIR: dir,
@@ -82,26 +84,31 @@ async function coldStart(env: Record<string, string> = {}): Promise<Start> {
 }
 
 /**
- * `npm run bench -- coldStart`: the median of three starts on an empty data directory, from the migrated template
- * `npm install` builds (server/db/template.ts), beside the anchor in the same run: the same start without a template
- * (initdb and every migration), the starts interleaved.
+ * `npm run bench -- coldStart`: the median of five starts on an empty data directory as `npm start` runs them (the
+ * compiled server, dist-server/index.mjs, from the migrated template `npm install` builds), beside two anchors in the
+ * same run, the starts interleaved: the sources through tsx with the template (the previous build's start), and the
+ * sources without a template (initdb and every migration).
  */
 const group: BenchGroup = {
     name: 'coldStart',
     async run() {
         await buildTemplate();
-        const runs: Start[] = [];
-        const anchor: Start[] = [];
-        for (let i = 0; i < RUNS; i++) {
-            runs.push(await coldStart());
-            anchor.push(await coldStart({ PGLITE_TEMPLATE_DIR: path.join(os.tmpdir(), 'iot-bench-no-template') }));
-        }
-        const median = (of: Start[], pick: (s: Start) => number) => Math.round(of.map(pick).sort((a, b) => a - b)[1]);
+        const compiled = await ensureServerBuild(ROOT);
+        if (!compiled) throw new Error('dist-server/index.mjs could not be built');
+        const sources = ['--import', 'tsx', path.join(ROOT, 'server', 'index.ts')];
+        const noTemplate = { PGLITE_TEMPLATE_DIR: path.join(os.tmpdir(), 'iot-bench-no-template') };
+        const variants = [
+            { suffix: '', start: () => coldStart([compiled]) },
+            { suffix: '_tsx_sources', start: () => coldStart(sources) },
+            { suffix: '_tsx_without_template', start: () => coldStart(sources, noTemplate) },
+        ];
+        const runs = variants.map(() => [] as Start[]);
+        for (let i = 0; i < RUNS; i++) for (const [k, v] of variants.entries()) runs[k].push(await v.start());
+        const median = (of: Start[], pick: (s: Start) => number) =>
+            Math.round(of.map(pick).sort((a, b) => a - b)[Math.floor(of.length / 2)]);
         const figures: Figure[] = [];
-        for (const [suffix, of] of [
-            ['', runs],
-            ['_without_template', anchor],
-        ] as const) {
+        for (const [k, { suffix }] of variants.entries()) {
+            const of = runs[k];
             figures.push(
                 {
                     name: `empty_data_dir_to_first_answer${suffix}`,

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../server/db/client';
 import { openDatabase } from '../../server/db/client';
 import { MIGRATIONS_FOLDER } from '../../server/db/migrate';
-import { buildTemplate, existingTemplate, templateFile } from '../../server/db/template';
+import { buildTemplate, existingTemplate, templateDirOf, templateFile } from '../../server/db/template';
 
 /**
  * The migrated template `npm install` builds: a first start on an empty DATA_DIR loads it instead of initdb and the
@@ -36,6 +36,9 @@ describe('embedded database template', () => {
     it('is found under the migrations it was built from', () => {
         expect(templateFile().startsWith(path.join(root, 'templates'))).toBe(true);
         expect(existingTemplate()).toBeDefined();
+        // The directory form a first start on disk copies (faster than PGlite writing the tarball's files).
+        expect(existsSync(path.join(templateDirOf(), 'PG_VERSION'))).toBe(true);
+        expect(existsSync(path.join(templateDirOf(), 'postmaster.pid'))).toBe(false);
     });
 
     it('gives an empty data directory every migration and an empty schema, and keeps what is written there', async () => {
@@ -58,6 +61,20 @@ describe('embedded database template', () => {
             );
         } finally {
             await again.close();
+        }
+    }, 120_000);
+
+    it('fills again a data directory whose copy was cut short (files, but no PG_VERSION yet)', async () => {
+        const dir = path.join(root, 'cut-short');
+        mkdirSync(path.join(dir, 'base'), { recursive: true });
+        writeFileSync(path.join(dir, 'base', 'half-written'), 'x');
+        const db = await openDatabase({ pgliteDir: dir });
+        try {
+            expect(await count(db.db, sql`SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations`)).toBe(
+                migrations,
+            );
+        } finally {
+            await db.close();
         }
     }, 120_000);
 });
