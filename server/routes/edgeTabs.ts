@@ -97,6 +97,38 @@ export function edgeTabRoutes(services: Services, requireInstance: (id: number) 
         return name ?? null;
     }
 
+    /** Whether a route or job of the instance names this function or job (then it stays, under its name). */
+    async function inUse(instanceId: number, kind: string, name: string) {
+        if (kind !== 'function' && kind !== 'stream') return false;
+        const [route] = await db
+            .select({ id: edgeRoutes.id })
+            .from(edgeRoutes)
+            .where(
+                and(
+                    eq(edgeRoutes.instanceId, instanceId),
+                    sql`((${edgeRoutes.sourceType} = ${kind} AND ${edgeRoutes.sourceName} = ${name}) OR (${edgeRoutes.targetType} = ${kind} AND ${edgeRoutes.targetName} = ${name}))`,
+                ),
+            )
+            .limit(1);
+        const [job] = await db
+            .select({ id: edgeStreams.id })
+            .from(edgeStreams)
+            .where(
+                and(
+                    eq(edgeStreams.instanceId, instanceId),
+                    eq(edgeStreams.targetType, kind),
+                    eq(edgeStreams.targetName, name),
+                ),
+            )
+            .limit(1);
+        return !!route || !!job;
+    }
+    const IN_USE: Record<string, string> = {
+        function: '该函数正被消息路由或流数据分析任务使用',
+        stream: '该任务正被消息路由或其他流数据分析任务使用',
+    };
+    const tableOf = (kind: string) => (kind === 'function' ? edgeFunctions : edgeStreams);
+
     const parts: Part[] = [
         {
             path: 'function',
@@ -204,6 +236,15 @@ export function edgeTabRoutes(services: Services, requireInstance: (id: number) 
             const input = (await validate(part.schema, body)) as Record<string, unknown>;
             const instance = await requireInstance(instanceId);
             const values = await part.values(input, body, instance);
+            if (id !== undefined && IN_USE[part.path]) {
+                const table = tableOf(part.path);
+                const [before] = await db
+                    .select({ name: table.name })
+                    .from(table)
+                    .where(and(eq(table.id, id), eq(table.instanceId, instanceId)));
+                if (before && before.name !== input.name && (await inUse(instanceId, part.path, before.name)))
+                    throw badRequest(`${IN_USE[part.path]}，不能改名`);
+            }
             try {
                 if (id === undefined) {
                     const [row] = await db
@@ -230,6 +271,15 @@ export function edgeTabRoutes(services: Services, requireInstance: (id: number) 
             const instanceId = positiveInt(body.instanceId, '缺少实例ID');
             const id = positiveInt(body.id, '缺少ID');
             await requireInstance(instanceId);
+            if (IN_USE[part.path]) {
+                const named = tableOf(part.path);
+                const [row] = await db
+                    .select({ name: named.name })
+                    .from(named)
+                    .where(and(eq(named.id, id), eq(named.instanceId, instanceId)));
+                if (row && (await inUse(instanceId, part.path, row.name)))
+                    throw badRequest(`${IN_USE[part.path]}，不能删除`);
+            }
             const gone = await db
                 .delete(table)
                 .where(and(eq(table.id, id), eq(table.instanceId, instanceId)))
@@ -238,6 +288,36 @@ export function edgeTabRoutes(services: Services, requireInstance: (id: number) 
             return ok(c, null);
         });
     }
+
+    /** What a route or job may name: the gateway and its sub-devices, or the instance's functions or jobs. */
+    app.get('/endpoints', async (c) => {
+        const instanceId = positiveInt(c.req.query('instanceId'), '缺少实例ID');
+        const kind = c.req.query('kind') ?? '';
+        const instance = await requireInstance(instanceId);
+        if (kind === 'device') {
+            const rows = await db
+                .select({ name: devices.deviceName, gateway: sql<boolean>`${devices.id} = ${instance.gatewayId}` })
+                .from(devices)
+                .where(sql`(${devices.id} = ${instance.gatewayId} OR ${devices.gwId} = ${instance.gatewayId})`)
+                .orderBy(desc(sql`${devices.id} = ${instance.gatewayId}`), asc(devices.deviceName))
+                .limit(500);
+            return ok(
+                c,
+                rows.map((r) => ({ name: r.name, label: r.gateway ? `${r.name}（网关）` : r.name })),
+            );
+        }
+        if (kind !== 'function' && kind !== 'stream') throw badRequest('kind只能是device、function或stream');
+        const table = kind === 'function' ? edgeFunctions : edgeStreams;
+        const rows = await db
+            .select({ name: table.name })
+            .from(table)
+            .where(eq(table.instanceId, instanceId))
+            .orderBy(asc(table.name));
+        return ok(
+            c,
+            rows.map((r) => ({ name: r.name, label: r.name })),
+        );
+    });
 
     // ---- 场景联动: the platform's scene linkage rules (type 1) of the gateway's project, run at the edge ----
     const gatewayProject = async (instance: InstanceRef) => {

@@ -633,6 +633,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    '/api/edge/instance/endpoints': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description What a route's source or target and a job's output may name: kind device (the gateway first, then its sub-devices), function or stream (the instance's own). 400 kind只能是device、function或stream. */
+        get: operations['edgeEndpoints'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     '/api/edge/instance/ruleOptions': {
         parameters: {
             query?: never;
@@ -7530,6 +7547,39 @@ export interface operations {
                             records: components['schemas']['EdgeRule'][];
                             total: number;
                         };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    edgeEndpoints: {
+        parameters: {
+            query: {
+                instanceId: number;
+                kind: 'device' | 'function' | 'stream';
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Options */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            name: string;
+                            label: string;
+                        }[];
                     };
                 };
             };

@@ -303,6 +303,17 @@ describe('监控 and the deployment document', () => {
         expect(monitor.series[0].minute).toMatch(/^\d{2}:\d{2}$/);
     });
 
+    it('offers the gateway and its sub-devices, and the instance’s functions, as route endpoints', async () => {
+        const named = async (kind: string) =>
+            data(await call(s, 'GET', `/api/edge/instance/endpoints?instanceId=${instanceId}&kind=${kind}`)).map(
+                (o: any) => o.name,
+            );
+        expect(await named('device')).toEqual([gateway.deviceName, subName]);
+        expect(await named('function')).toEqual(['filter']);
+        const bad = await call(s, 'GET', `/api/edge/instance/endpoints?instanceId=${instanceId}&kind=x`);
+        expect([bad.status, msg(bad)]).toEqual([400, 'kind只能是device、function或stream']);
+    });
+
     it('deploys scenes, functions, streams, routes and settings in the document', async () => {
         const client = clients[0];
         const topic = `/${gateway.productKey}/${gateway.deviceName}/user/edge/deploy`;
@@ -348,9 +359,16 @@ describe('监控 and the deployment document', () => {
         expect((await post('rule/remove', { instanceId, ruleId })).status).toBe(200);
         const again = await post('rule/remove', { instanceId, ruleId });
         expect([again.status, msg(again)]).toEqual([404, '该实例未使用此规则']);
-        const routes = data(await call(s, 'GET', `/api/edge/instance/routes?instanceId=${instanceId}`)).records;
-        expect((await post('route/delete', { instanceId, id: routes[0].id })).status).toBe(200);
         const fns = data(await call(s, 'GET', `/api/edge/instance/functions?instanceId=${instanceId}`)).records;
+        // Named by routes and a job: it stays, under its name.
+        const used = await post('function/delete', { instanceId, id: fns[0].id });
+        expect([used.status, msg(used)]).toEqual([400, '该函数正被消息路由或流数据分析任务使用，不能删除']);
+        const renamed = await post('function/save', fn({ id: fns[0].id, name: 'filter2' }));
+        expect([renamed.status, msg(renamed)]).toEqual([400, '该函数正被消息路由或流数据分析任务使用，不能改名']);
+        const routes = data(await call(s, 'GET', `/api/edge/instance/routes?instanceId=${instanceId}`)).records;
+        for (const r of routes) expect((await post('route/delete', { instanceId, id: r.id })).status).toBe(200);
+        const jobs = data(await call(s, 'GET', `/api/edge/instance/streams?instanceId=${instanceId}`)).records;
+        for (const j of jobs) expect((await post('stream/delete', { instanceId, id: j.id })).status).toBe(200);
         expect((await post('function/delete', { instanceId, id: fns[0].id })).status).toBe(200);
         expect(data(await call(s, 'GET', `/api/edge/instance/functions?instanceId=${instanceId}`)).total).toBe(0);
     });
