@@ -150,12 +150,7 @@ const topicFilter = (required: string) =>
 const choice = (list: ReadonlyArray<{ id: string | number }>, message: string) =>
     yup.string().required(message).oneOf(ids(list).map(String), message);
 const edgeName = (what: string) =>
-    yup
-        .string()
-        .trim()
-        .required(`请输入${what}名称`)
-        .max(64, `${what}名称不得超过64个字符`)
-        .matches(NAME, NAME_TEXT);
+    yup.string().trim().required(`请输入${what}名称`).max(64, `${what}名称不得超过64个字符`).matches(NAME, NAME_TEXT);
 
 /** An environment variable's name: a letter or underscore, then letters, digits or underscores. */
 export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
@@ -217,7 +212,8 @@ export const edgeStreamSchema = yup.object({
         .when('windowType', {
             is: 'none',
             then: (s) => s.min(0).max(86400, '窗口长度为1~86400之间的整数（秒）'),
-            otherwise: (s) => s.min(1, '窗口长度为1~86400之间的整数（秒）').max(86400, '窗口长度为1~86400之间的整数（秒）'),
+            otherwise: (s) =>
+                s.min(1, '窗口长度为1~86400之间的整数（秒）').max(86400, '窗口长度为1~86400之间的整数（秒）'),
         }),
     statement: yup
         .string()

@@ -93,7 +93,10 @@ export function edgeTabRoutes(services: Services, requireInstance: (id: number) 
             .select({ id: table.id })
             .from(table)
             .where(and(eq(table.instanceId, instanceId), eq(table.name, name ?? '')));
-        if (!row) throw badRequest(kind === 'function' ? `该实例没有名为“${name}”的函数` : `该实例没有名为“${name}”的流数据分析任务`);
+        if (!row)
+            throw badRequest(
+                kind === 'function' ? `该实例没有名为“${name}”的函数` : `该实例没有名为“${name}”的流数据分析任务`,
+            );
         return name ?? null;
     }
 
@@ -191,7 +194,11 @@ export function edgeTabRoutes(services: Services, requireInstance: (id: number) 
                 } else if (input.sourceType !== 'allDevices') {
                     sourceName = await requireNamed(instance.id, String(input.sourceType), input.sourceName as string);
                 }
-                if (input.sourceType === input.targetType && input.sourceType !== 'device' && sourceName === input.targetName)
+                if (
+                    input.sourceType === input.targetType &&
+                    input.sourceType !== 'device' &&
+                    sourceName === input.targetName
+                )
                     throw badRequest('消息来源与目标不能相同');
                 return {
                     sourceType: input.sourceType,

@@ -123,7 +123,10 @@ describe('函数计算', () => {
         const again = await post('function/save', fn());
         expect([again.status, msg(again)]).toEqual([409, '该实例已有同名函数']);
         const edited = data(
-            await post('function/save', fn({ id: saved.id, runtime: 'python3', handler: 'main.handler', memoryMb: 256 })),
+            await post(
+                'function/save',
+                fn({ id: saved.id, runtime: 'python3', handler: 'main.handler', memoryMb: 256 }),
+            ),
         );
         expect(edited).toMatchObject({ id: saved.id, runtime: 'python3', handler: 'main.handler', memoryMb: 256 });
         const list = data(await call(s, 'GET', `/api/edge/instance/functions?instanceId=${instanceId}`));
@@ -165,7 +168,12 @@ describe('流数据分析', () => {
 
     it('adds a windowed job whose output goes to a function of the instance', async () => {
         const saved = data(await post('stream/save', job({ targetType: 'function', targetName: 'filter' })));
-        expect(saved).toMatchObject({ name: 'avg_temp', windowType: 'tumbling', windowSeconds: 60, targetName: 'filter' });
+        expect(saved).toMatchObject({
+            name: 'avg_temp',
+            windowType: 'tumbling',
+            windowSeconds: 60,
+            targetName: 'filter',
+        });
         const plain = data(await post('stream/save', job({ name: 'raw', windowType: 'none', windowSeconds: 30 })));
         expect(plain).toMatchObject({ windowType: 'none', windowSeconds: 0, targetType: 'cloud', targetName: null });
         expect((await post('stream/delete', { instanceId, id: plain.id })).status).toBe(200);
@@ -189,7 +197,10 @@ describe('消息路由', () => {
         [{ sourceType: 'device' }, '请选择来源设备、函数或任务'],
         [{ sourceType: 'device', sourceName: 'not_mine' }, '来源设备必须是该网关或其子设备'],
         [{ targetType: 'stream', targetName: 'nope' }, '该实例没有名为“nope”的流数据分析任务'],
-        [{ sourceType: 'function', sourceName: 'filter', targetType: 'function', targetName: 'filter' }, '消息来源与目标不能相同'],
+        [
+            { sourceType: 'function', sourceName: 'filter', targetType: 'function', targetName: 'filter' },
+            '消息来源与目标不能相同',
+        ],
     ])('refuses %o with 400 %s', async (overrides, message) => {
         const answer = await post('route/save', route(overrides));
         expect([answer.status, msg(answer)]).toEqual([400, message]);
@@ -355,7 +366,8 @@ describe('监控 and the deployment document', () => {
     });
 
     it('removes what the instance runs: a rule, a route, a function', async () => {
-        const ruleId = data(await call(s, 'GET', `/api/edge/instance/rules?instanceId=${instanceId}`)).records[0].ruleId;
+        const ruleId = data(await call(s, 'GET', `/api/edge/instance/rules?instanceId=${instanceId}`)).records[0]
+            .ruleId;
         expect((await post('rule/remove', { instanceId, ruleId })).status).toBe(200);
         const again = await post('rule/remove', { instanceId, ruleId });
         expect([again.status, msg(again)]).toEqual([404, '该实例未使用此规则']);
