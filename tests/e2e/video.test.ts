@@ -269,21 +269,39 @@ describe.skipIf(!haveChromium)('video devices in Chromium', () => {
         await page.getByRole('option', { name: 'edge_fn' }).click();
         await routeForm.getByRole('button', { name: '确定' }).click();
         await byText(routeForm, 'Topic过滤器不是合法的MQTT主题过滤器').waitFor();
+        await screenshot(page, 'edge-router-form');
         await routeForm.getByRole('textbox', { name: /Topic过滤器/ }).fill('/sys/+/+/thing/event/#');
         await routeForm.getByRole('button', { name: '确定' }).click();
         await toast('创建成功').waitFor();
         await page.getByRole('row', { name: /函数计算：edge_fn/ }).waitFor();
         await screenshot(page, 'edge-router');
 
-        for (const [tab, name] of [
-            ['场景联动', 'edge-scene'],
-            ['流数据分析', 'edge-data'],
-            ['设置', 'edge-setting'],
+        for (const [tab, text, name] of [
+            ['场景联动', '该实例暂无在边缘运行的场景联动规则', 'edge-scene'],
+            ['流数据分析', '该实例暂无流数据分析任务', 'edge-data'],
+            ['设置', '设置、场景联动、函数、流数据分析任务与消息路由在下次', 'edge-setting'],
         ]) {
             await page.getByRole('tab', { name: tab }).click();
-            await page.waitForLoadState('networkidle');
+            await byText(page, text).waitFor();
             await screenshot(page, name);
         }
+        // The stream job form: its output picked from the instance's functions.
+        await page.getByRole('tab', { name: '流数据分析' }).click();
+        await page.getByRole('button', { name: '新建任务' }).first().click();
+        const jobForm = dialog('新建任务');
+        await jobForm.getByRole('textbox', { name: /任务名称/ }).fill('avg_power');
+        await jobForm.getByRole('textbox', { name: /数据源Topic/ }).fill('/sys/+/+/thing/event/property/post');
+        await jobForm
+            .getByRole('textbox', { name: /分析语句/ })
+            .fill('SELECT deviceName, avg(ActivePower) FROM source GROUP BY deviceName');
+        await jobForm.getByRole('radio', { name: '函数计算' }).check();
+        await jobForm.getByRole('combobox', { name: /输出到/ }).click();
+        await page.getByRole('option', { name: 'edge_fn' }).click();
+        await screenshot(page, 'edge-data-form');
+        await jobForm.getByRole('button', { name: '确定' }).click();
+        await toast('创建成功').waitFor();
+        await page.getByRole('row', { name: /avg_power/ }).waitFor();
+        await screenshot(page, 'edge-data');
 
         await page.getByRole('button', { name: '部署' }).first().click();
         await page.getByRole('dialog').getByRole('button', { name: '确定' }).click();
@@ -292,6 +310,7 @@ describe.skipIf(!haveChromium)('video devices in Chromium', () => {
             version: 2,
             functions: [{ name: 'edge_fn', runtime: 'nodejs20', env: { THRESHOLD: '80' } }],
             routes: [{ sourceType: 'allDevices', topicFilter: '/sys/+/+/thing/event/#', targetName: 'edge_fn' }],
+            streams: [{ name: 'avg_power', windowType: 'tumbling', windowSeconds: 60, targetName: 'edge_fn' }],
             settings: { logLevel: 'info', heartbeatSeconds: 60 },
         });
 
