@@ -588,7 +588,8 @@ export const EDGE_TABS: Record<'monitor' | 'scene' | 'func' | 'data' | 'router' 
                 actions: [editSettings],
             },
             {
-                kind: 'note',
+                kind: 'notice',
+                severity: 'info',
                 text: '设置、场景联动、函数、流数据分析任务与消息路由在下次“部署”时随配置文档下发到网关。',
             },
         ],
