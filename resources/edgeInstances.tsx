@@ -2,13 +2,15 @@ import MemoryIcon from '@mui/icons-material/Memory';
 import { defineResource, type Action, type ListSpec, type Row, type Scope } from '../src/engine/types';
 import { DEVICE_STATUSES } from '../schemas/device';
 import { DEPLOY_STATES, EDGE_PROTOCOLS, edgeInstanceDriverSchema, edgeInstanceSchema } from '../schemas/edge';
+import { EDGE_TABS, EDGE_TAB_CALLS } from './edge/tabs';
 
 /**
  * Edge instances (/edge/instance and /edge/instance/detail/{instanceId}, calls under /api/edge/instance/*), after
  * Alibaba Link IoT Edge: an instance runs on one gateway device (its status is the gateway's own MQTT presence), runs
  * drivers with their configuration, and each driver serves sub-devices of that gateway (deviceList1 assigned,
- * deviceList2 candidates). 部署 sends the whole configuration to the gateway as one versioned document; the gateway's
- * answer is in the log tab.
+ * deviceList2 candidates), runs scene linkage rules, functions, stream-analysis jobs and message routes with its own
+ * settings (resources/edge/tabs.tsx), and shows what its gateway reports about itself (监控). 部署 sends the whole
+ * configuration to the gateway as one versioned document; the gateway's answer is in the log tab.
  */
 
 const REFRESH = ['edgeInstances'];
@@ -338,6 +340,7 @@ export default defineResource({
                         },
                     ],
                 },
+                EDGE_TABS.monitor,
                 {
                     key: 'driver',
                     label: '驱动',
@@ -362,6 +365,11 @@ export default defineResource({
                         },
                     ],
                 },
+                EDGE_TABS.scene,
+                EDGE_TABS.func,
+                EDGE_TABS.data,
+                EDGE_TABS.router,
+                EDGE_TABS.setting,
                 { key: 'log', label: '部署日志', sections: [{ kind: 'list', list: deploymentsList }] },
             ],
         },
@@ -405,6 +413,7 @@ export default defineResource({
                 read: 'data.records',
                 total: 'data.total',
             },
+            ...EDGE_TAB_CALLS,
         },
     },
 });

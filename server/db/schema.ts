@@ -877,6 +877,8 @@ export const edgeInstances = pgTable('edge_instances', {
     remark: text('remark'),
     /** The version of the last deployment document sent (0: never deployed). */
     version: integer('version').notNull().default(0),
+    /** 设置: log level, log upload, retention, offline cache and heartbeat (schemas/edge.ts EdgeSettings). */
+    settings: jsonb('settings').notNull().default({}),
     createTime: createdAt('create_time'),
 });
 
@@ -914,6 +916,88 @@ export const edgeInstanceDevices = pgTable(
         config: jsonb('config').notNull().default({}),
     },
     (t) => [index('edge_instance_devices_instance_idx').on(t.instanceId, t.driverId)],
+);
+
+/** 场景联动: platform rules (scene linkage) an instance runs at the edge. */
+export const edgeInstanceRules = pgTable(
+    'edge_instance_rules',
+    {
+        instanceId: integer('instance_id')
+            .notNull()
+            .references(() => edgeInstances.id, { onDelete: 'cascade' }),
+        ruleId: integer('rule_id')
+            .notNull()
+            .references(() => rules.id, { onDelete: 'cascade' }),
+    },
+    (t) => [primaryKey({ columns: [t.instanceId, t.ruleId] }), index('edge_instance_rules_rule_idx').on(t.ruleId)],
+);
+
+/** 函数计算: functions an instance runs (on a trigger or long-running). */
+export const edgeFunctions = pgTable(
+    'edge_functions',
+    {
+        id: serial('id').primaryKey(),
+        instanceId: integer('instance_id')
+            .notNull()
+            .references(() => edgeInstances.id, { onDelete: 'cascade' }),
+        name: text('name').notNull(),
+        /** nodejs20, python3 (schemas/edge.ts EDGE_RUNTIMES). */
+        runtime: text('runtime').notNull(),
+        handler: text('handler').notNull(),
+        code: text('code').notNull().default(''),
+        memoryMb: integer('memory_mb').notNull(),
+        timeoutSeconds: integer('timeout_seconds').notNull(),
+        /** trigger (runs on a message) or long (long-running). */
+        mode: text('mode').notNull(),
+        env: jsonb('env').notNull().default({}),
+        description: text('description'),
+        createTime: createdAt('create_time'),
+    },
+    (t) => [uniqueIndex('edge_functions_instance_name_uq').on(t.instanceId, t.name)],
+);
+
+/** 流数据分析: stream-analysis jobs (a source topic filter, a window and a SQL-like statement, an output). */
+export const edgeStreams = pgTable(
+    'edge_streams',
+    {
+        id: serial('id').primaryKey(),
+        instanceId: integer('instance_id')
+            .notNull()
+            .references(() => edgeInstances.id, { onDelete: 'cascade' }),
+        name: text('name').notNull(),
+        sourceTopic: text('source_topic').notNull(),
+        /** none, tumbling, sliding (schemas/edge.ts EDGE_WINDOWS). */
+        windowType: text('window_type').notNull(),
+        windowSeconds: integer('window_seconds').notNull(),
+        statement: text('statement').notNull(),
+        /** cloud (IoT Hub), function, stream. */
+        targetType: text('target_type').notNull(),
+        targetName: text('target_name'),
+        description: text('description'),
+        createTime: createdAt('create_time'),
+    },
+    (t) => [uniqueIndex('edge_streams_instance_name_uq').on(t.instanceId, t.name)],
+);
+
+/** 消息路由: routes of messages on the gateway, from a source through a topic filter to a target. */
+export const edgeRoutes = pgTable(
+    'edge_routes',
+    {
+        id: serial('id').primaryKey(),
+        instanceId: integer('instance_id')
+            .notNull()
+            .references(() => edgeInstances.id, { onDelete: 'cascade' }),
+        /** device, allDevices, function, stream (schemas/edge.ts ROUTE_SOURCES). */
+        sourceType: text('source_type').notNull(),
+        sourceName: text('source_name'),
+        topicFilter: text('topic_filter').notNull(),
+        /** cloud, function, stream. */
+        targetType: text('target_type').notNull(),
+        targetName: text('target_name'),
+        qos: smallint('qos').notNull(),
+        createTime: createdAt('create_time'),
+    },
+    (t) => [index('edge_routes_instance_idx').on(t.instanceId)],
 );
 
 /** Each deployment: the versioned document sent to the gateway and its answer. */
@@ -980,4 +1064,8 @@ export const schema = {
     edgeInstanceDrivers,
     edgeInstanceDevices,
     edgeDeployments,
+    edgeInstanceRules,
+    edgeFunctions,
+    edgeStreams,
+    edgeRoutes,
 };

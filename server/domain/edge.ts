@@ -4,17 +4,23 @@ import {
     devices,
     edgeDeployments,
     edgeDrivers,
+    edgeFunctions,
     edgeInstanceDevices,
     edgeInstanceDrivers,
+    edgeInstanceRules,
     edgeInstances,
+    edgeRoutes,
+    edgeStreams,
     products,
+    rules,
 } from '../db/schema';
+import { EDGE_SETTINGS_DEFAULTS } from '../../schemas/edge';
 import type { AccessHub } from '../mqtt/access';
 import { formatTime } from '../http/time';
 
 /**
- * Edge deployment: an instance's whole configuration (its drivers with their configuration, and the sub-devices each
- * driver serves) goes to its gateway as one versioned document on the gateway's own custom topic
+ * Edge deployment: an instance's whole configuration (its drivers with their configuration and the sub-devices each
+ * driver serves, its scene linkage rules, functions, stream-analysis jobs, message routes and settings) goes to its gateway as one versioned document on the gateway's own custom topic
  * `/{pk}/{dn}/user/edge/deploy`; the gateway answers on `/{pk}/{dn}/user/edge/deploy_reply` with
  * `{ id, code, message }` (code 200 applied). The answer is recorded on the deployment (the log tab).
  */
@@ -49,6 +55,68 @@ export async function deploymentDocument(db: Db, instanceId: number, version: nu
         .innerJoin(products, eq(products.id, devices.productId))
         .where(eq(edgeInstanceDevices.instanceId, instanceId))
         .orderBy(asc(devices.deviceName));
+    const [scenes, functions, streams, routes] = await Promise.all([
+        db
+            .select({
+                ruleId: rules.id,
+                name: rules.name,
+                enabled: rules.enabled,
+                productKey: products.productKey,
+                deviceName: devices.deviceName,
+                triggers: rules.triggers,
+                match: rules.match,
+                conditions: rules.conditions,
+                durationSeconds: rules.durationSeconds,
+                timeWindow: rules.timeWindow,
+                actions: rules.actions,
+            })
+            .from(edgeInstanceRules)
+            .innerJoin(rules, eq(rules.id, edgeInstanceRules.ruleId))
+            .innerJoin(products, eq(products.id, rules.productId))
+            .leftJoin(devices, eq(devices.id, rules.deviceId))
+            .where(eq(edgeInstanceRules.instanceId, instanceId))
+            .orderBy(asc(rules.id)),
+        db
+            .select({
+                name: edgeFunctions.name,
+                runtime: edgeFunctions.runtime,
+                handler: edgeFunctions.handler,
+                code: edgeFunctions.code,
+                memoryMb: edgeFunctions.memoryMb,
+                timeoutSeconds: edgeFunctions.timeoutSeconds,
+                mode: edgeFunctions.mode,
+                env: edgeFunctions.env,
+            })
+            .from(edgeFunctions)
+            .where(eq(edgeFunctions.instanceId, instanceId))
+            .orderBy(asc(edgeFunctions.name)),
+        db
+            .select({
+                name: edgeStreams.name,
+                sourceTopic: edgeStreams.sourceTopic,
+                windowType: edgeStreams.windowType,
+                windowSeconds: edgeStreams.windowSeconds,
+                statement: edgeStreams.statement,
+                targetType: edgeStreams.targetType,
+                targetName: edgeStreams.targetName,
+            })
+            .from(edgeStreams)
+            .where(eq(edgeStreams.instanceId, instanceId))
+            .orderBy(asc(edgeStreams.name)),
+        db
+            .select({
+                id: edgeRoutes.id,
+                sourceType: edgeRoutes.sourceType,
+                sourceName: edgeRoutes.sourceName,
+                topicFilter: edgeRoutes.topicFilter,
+                targetType: edgeRoutes.targetType,
+                targetName: edgeRoutes.targetName,
+                qos: edgeRoutes.qos,
+            })
+            .from(edgeRoutes)
+            .where(eq(edgeRoutes.instanceId, instanceId))
+            .orderBy(asc(edgeRoutes.id)),
+    ]);
     return {
         version,
         instance: { id: instance.id, name: instance.name, spec: instance.spec },
@@ -56,6 +124,11 @@ export async function deploymentDocument(db: Db, instanceId: number, version: nu
             ...d,
             devices: subDevices.filter((s) => s.driverId === driverId).map(({ driverId: _d, ...s }) => s),
         })),
+        scenes,
+        functions,
+        streams,
+        routes,
+        settings: { ...EDGE_SETTINGS_DEFAULTS, ...(instance.settings as object) },
     };
 }
 

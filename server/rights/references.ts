@@ -6,6 +6,7 @@ import {
     consumerGroups,
     deviceGroups,
     devices,
+    edgeInstances,
     products,
     rules,
     simulations,
@@ -37,6 +38,7 @@ export const REFERENCE_KINDS = [
     'subscription',
     'consumerGroup',
     'simulation',
+    'edgeInstance',
 ] as const;
 export type ReferenceKind = (typeof REFERENCE_KINDS)[number];
 
@@ -52,6 +54,7 @@ export const NAMES: Record<string, ReferenceKind> = {
     productKey: 'productKey',
     groupId: 'group',
     ruleId: 'rule',
+    instanceId: 'edgeInstance',
 };
 
 /** What the answer says: the same as for a record that does not exist, so a scope does not tell what is outside it. */
@@ -67,6 +70,7 @@ const NOT_FOUND: Record<ReferenceKind, string> = {
     subscription: '订阅不存在',
     consumerGroup: '消费者组不存在',
     simulation: '模拟不存在',
+    edgeInstance: '边缘实例不存在',
 };
 
 type Named = Map<ReferenceKind, Set<string>>;
@@ -138,6 +142,17 @@ async function allVisible(db: Db, kind: ReferenceKind, values: Set<string>): Pro
                 .innerJoin(products, sql`${products.id} = ${simulations.productId}`)
                 .where(inArray(simulations.id, list));
             return rows.every((r) => r.visible);
+        }
+        case 'edgeInstance': {
+            // An edge instance belongs to its gateway device's project, and so do its functions, jobs and routes.
+            const list = ids(values);
+            if (!list.length) return true;
+            const rows = await db
+                .select({ projectId: devices.projectId })
+                .from(edgeInstances)
+                .innerJoin(devices, sql`${devices.id} = ${edgeInstances.gatewayId}`)
+                .where(inArray(edgeInstances.id, list));
+            return rows.every((r) => inScope(r.projectId));
         }
         case 'alert': {
             const list = ids(values);

@@ -18,7 +18,9 @@ import { ok } from '../http/envelope';
 import { badRequest, conflict, isUniqueViolation, notFound } from '../http/errors';
 import { paging, positiveInt, idList, readBody, readListBody, validate } from '../http/input';
 import { formatTime } from '../http/time';
+import { scopeByProjectId } from '../rights/scope';
 import { edgeDriverFileRoutes, packageDir } from './edgeDriverFiles';
+import { edgeTabRoutes, settingsOf } from './edgeTabs';
 
 const INSTANCE_NOT_FOUND = '边缘实例不存在';
 const DRIVER_NOT_FOUND = '驱动不存在';
@@ -126,6 +128,7 @@ export function edgeRoutes(services: Services) {
         spec: edgeInstances.spec,
         remark: edgeInstances.remark,
         version: edgeInstances.version,
+        settings: edgeInstances.settings,
         createTime: edgeInstances.createTime,
         gatewayId: edgeInstances.gatewayId,
         gatewayName: devices.deviceName,
@@ -140,8 +143,11 @@ export function edgeRoutes(services: Services) {
         >`(SELECT status FROM edge_deployments x WHERE x.instance_id = ${edgeInstances.id} ORDER BY version DESC LIMIT 1)`,
     };
     type InstanceRaw = { [K in keyof typeof instanceColumns]: unknown };
-    const instanceRow = (r: InstanceRaw) => ({
+    const instanceRow = ({ settings, ...r }: InstanceRaw) => ({
         ...r,
+        // 设置 (the settings tab reads them from the record).
+        ...settingsOf(settings),
+        id: Number(r.id),
         gatewayId: Number(r.gatewayId),
         driverCount: Number(r.driverCount),
         deviceCount: Number(r.deviceCount),
@@ -157,7 +163,8 @@ export function edgeRoutes(services: Services) {
             .innerJoin(products, eq(products.id, devices.productId));
 
     async function requireInstance(id: number) {
-        const [row] = await instances().where(eq(edgeInstances.id, id));
+        // Outside the user's projects (the gateway's) it does not exist for them.
+        const [row] = await instances().where(and(eq(edgeInstances.id, id), scopeByProjectId(devices.projectId)));
         if (!row) throw notFound(INSTANCE_NOT_FOUND);
         return instanceRow(row);
     }
@@ -165,11 +172,15 @@ export function edgeRoutes(services: Services) {
     app.get('/instance/list', async (c) => {
         const { size, offset } = paging(c.req.query('pageNumber'), c.req.query('pageSize'));
         const name = c.req.query('name')?.trim();
-        const where = name ? ilike(edgeInstances.name, `%${escapeLike(name)}%`) : undefined;
+        const where = and(
+            name ? ilike(edgeInstances.name, `%${escapeLike(name)}%`) : undefined,
+            scopeByProjectId(devices.projectId),
+        );
         const rows = await instances().where(where).orderBy(desc(edgeInstances.id)).limit(size).offset(offset);
         const [{ n }] = await db
             .select({ n: sql<number>`count(*)::int` })
             .from(edgeInstances)
+            .innerJoin(devices, eq(devices.id, edgeInstances.gatewayId))
             .where(where);
         return ok(c, { records: rows.map(instanceRow), total: Number(n) });
     });
@@ -183,7 +194,7 @@ export function edgeRoutes(services: Services) {
             .from(devices)
             .innerJoin(products, eq(products.id, devices.productId))
             .leftJoin(edgeInstances, eq(edgeInstances.gatewayId, devices.id))
-            .where(and(eq(products.nodeType, 1), isNull(edgeInstances.id)))
+            .where(and(eq(products.nodeType, 1), isNull(edgeInstances.id), scopeByProjectId(devices.projectId)))
             .orderBy(desc(devices.id))
             .limit(500);
         return ok(
@@ -390,6 +401,9 @@ export function edgeRoutes(services: Services) {
         if (!gone.length) throw notFound('该设备未分配给此实例');
         return ok(c, null);
     });
+
+    // ---- 场景联动, 函数计算, 流数据分析, 消息路由, 设置, 监控 ----
+    app.route('/instance', edgeTabRoutes(services, requireInstance));
 
     // ---- deployment ----
     app.post('/instance/deploy', async (c) => {

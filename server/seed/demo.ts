@@ -86,6 +86,14 @@ export const DEMO_PRODUCTS: DemoProduct[] = [
         dataType: 0,
         projectCode: 'P2024004',
         remark: '车间边缘网关，下挂 Modbus 电表',
+        // What an edge gateway reports about itself: the edge instance's 监控 tab reads these.
+        functions: [
+            property('cpuUsage', 'CPU使用率', num('float', 0, 100, '%', 0.1)),
+            property('memUsage', '内存使用率', num('float', 0, 100, '%', 0.1)),
+            property('diskUsage', '磁盘使用率', num('float', 0, 100, '%', 0.1)),
+            property('msgUp', '上行消息数', num('int', 0, 1000000, '条/分钟', 1)),
+            property('msgDown', '下行消息数', num('int', 0, 1000000, '条/分钟', 1)),
+        ],
     },
     {
         productName: '三相电表_E1',

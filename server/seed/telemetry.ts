@@ -104,6 +104,25 @@ const MODELS: Record<string, Model> = {
             };
         },
     },
+    // An edge gateway's own figures (the edge instance's 监控 tab): busier in working hours, disk slowly filling.
+    边缘网关_G1: {
+        step: 5 * MINUTE,
+        reporter(index, random) {
+            let disk = 42 + index * 6;
+            return (at) => {
+                const busy = Math.max(0, daily(at, 14));
+                disk = Math.min(95, disk + 0.002);
+                const up = Math.round(60 + 240 * busy + random() * 30);
+                return {
+                    cpuUsage: round(18 + 35 * busy + random() * 8, 1),
+                    memUsage: round(52 + 12 * busy + random() * 4, 1),
+                    diskUsage: round(disk, 1),
+                    msgUp: up,
+                    msgDown: Math.round(up / 12 + random() * 3),
+                };
+            };
+        },
+    },
     温湿度传感器_T1: {
         step: 15 * MINUTE,
         reporter(index, random) {

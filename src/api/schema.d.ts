@@ -463,6 +463,278 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    '/api/edge/instance/functions': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description 函数计算: the instance's functions by name, env as JSON object text. 缺少实例ID; 404 边缘实例不存在. */
+        get: operations['edgeFunctions'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/function/save': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Adds (no id) or edits a function of the instance (schemas/edge.ts edgeFunctionSchema): 请输入函数名称, 请选择运行环境, 请输入函数入口, 函数入口格式为 文件名.函数名，例如 index.handler, 内存规格为16~2048之间的整数（MB）, 超时时间为1~900之间的整数（秒）, 请选择运行方式, 环境变量必须是JSON对象, 环境变量名只能包含字母、数字和下划线，且不能以数字开头; 409 该实例已有同名函数; 404 边缘实例不存在 / 函数不存在. */
+        post: operations['saveEdgeFunction'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/function/delete': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Deletes a function of the instance. 404 函数不存在. */
+        post: operations['deleteEdgeFunction'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/streams': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description 流数据分析: the instance's stream-analysis jobs by name. 404 边缘实例不存在. */
+        get: operations['edgeStreams'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/stream/save': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Adds (no id) or edits a stream-analysis job (edgeStreamSchema): 请输入任务名称, 请输入数据源Topic, Topic过滤器不是合法的MQTT主题过滤器：+ 只能单独占一级，# 只能单独作为最后一级, 请选择窗口类型, 窗口长度为1~86400之间的整数（秒）, 请输入分析语句, 分析语句必须是以 SELECT 开头的 SQL 语句, 请选择输出目标, 请选择输出到的函数或任务, 该实例没有名为“…”的函数; 409 该实例已有同名任务. */
+        post: operations['saveEdgeStream'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/stream/delete': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Deletes a stream-analysis job of the instance. 404 流数据分析任务不存在. */
+        post: operations['deleteEdgeStream'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/routes': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description 消息路由: the instance's routes in the order added. 404 边缘实例不存在. */
+        get: operations['edgeRoutes'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/route/save': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Adds (no id) or edits a message route (edgeRouteSchema): 请选择消息来源, 请选择来源设备、函数或任务, 请输入Topic过滤器, Topic过滤器不是合法的MQTT主题过滤器：+ 只能单独占一级，# 只能单独作为最后一级, 请选择消息目标, 请选择目标函数或任务, QoS只能是0或1, 来源设备必须是该网关或其子设备, 消息来源与目标不能相同; 404 消息路由不存在. */
+        post: operations['saveEdgeRoute'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/route/delete': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Deletes a message route of the instance. 404 消息路由不存在. */
+        post: operations['deleteEdgeRoute'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/rules': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description 场景联动: the platform's scene linkage rules the instance runs at the edge. 404 边缘实例不存在. */
+        get: operations['edgeInstanceRules'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/endpoints': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description What a route's source or target and a job's output may name: kind device (the gateway first, then its sub-devices), function or stream (the instance's own). 400 kind只能是device、function或stream. */
+        get: operations['edgeEndpoints'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/ruleOptions': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Scene linkage rules (type 1) of the gateway's project not yet run by the instance, for 添加规则. */
+        get: operations['edgeRuleOptions'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/rule/add': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Runs a platform scene linkage rule at the edge: 请选择场景联动规则, 只能添加场景联动规则, 只能添加网关所属项目的场景联动规则; 404 规则不存在. */
+        post: operations['addEdgeRule'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/rule/remove': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Stops running the rule at the edge (the rule stays on the platform). 404 该实例未使用此规则. */
+        post: operations['removeEdgeRule'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/settings/save': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description 设置 (edgeSettingsSchema): 请选择日志级别, 日志保留天数为1~30之间的整数, 离线消息缓存为1~1024之间的整数（MB）, 心跳间隔为10~600之间的整数（秒）. Answers the saved settings. */
+        post: operations['saveEdgeSettings'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/edge/instance/monitor': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description 监控: what the gateway reports as its own properties (cpuUsage, memUsage, diskUsage in %, msgUp / msgDown messages per minute): the latest values and the last hour averaged per minute. reported false: the gateway has reported none of them. */
+        get: operations['edgeMonitor'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     '/api/video-device/list': {
         parameters: {
             query?: never;
@@ -4331,6 +4603,12 @@ export interface components {
             /** @enum {string|null} */
             deployStatus?: 'pending' | 'success' | 'failed' | 'offline' | null;
             createTime: components['schemas']['Time'];
+            /** @enum {string} */
+            logLevel?: 'debug' | 'info' | 'warn' | 'error';
+            logUpload?: boolean;
+            logRetentionDays?: number;
+            cacheSizeMb?: number;
+            heartbeatSeconds?: number;
         };
         EdgeInstanceForm: {
             id?: number;
@@ -4378,6 +4656,149 @@ export interface components {
         };
         EdgeDeployForm: {
             id: number;
+        };
+        EdgeItemRef: {
+            instanceId: number;
+            id: number;
+        };
+        EdgeFunction: {
+            id: number;
+            instanceId: number;
+            name: string;
+            /** @enum {string} */
+            runtime: 'nodejs20' | 'python3' | 'java8';
+            handler: string;
+            code?: string;
+            memoryMb: number;
+            timeoutSeconds: number;
+            /** @enum {string} */
+            mode: 'trigger' | 'long';
+            /** @description environment variables as a JSON object text */
+            env: string;
+            description?: string | null;
+            createTime?: components['schemas']['Time'];
+        };
+        EdgeFunctionForm: {
+            instanceId: number;
+            id?: number;
+            name: string;
+            /** @enum {string} */
+            runtime: 'nodejs20' | 'python3' | 'java8';
+            handler: string;
+            code?: string;
+            memoryMb: number;
+            timeoutSeconds: number;
+            /** @enum {string} */
+            mode: 'trigger' | 'long';
+            /** @description a JSON object of names to text values, e.g. {"LOG_LEVEL":"info"} */
+            env?: string;
+            description?: string;
+        };
+        EdgeStream: {
+            id: number;
+            instanceId: number;
+            name: string;
+            sourceTopic: string;
+            /** @enum {string} */
+            windowType: 'none' | 'tumbling' | 'sliding';
+            windowSeconds: number;
+            statement: string;
+            /** @enum {string} */
+            targetType: 'cloud' | 'function' | 'stream';
+            targetName?: string | null;
+            description?: string | null;
+            createTime?: components['schemas']['Time'];
+        };
+        EdgeStreamForm: {
+            instanceId: number;
+            id?: number;
+            name: string;
+            /** @description an MQTT topic filter */
+            sourceTopic: string;
+            /** @enum {string} */
+            windowType: 'none' | 'tumbling' | 'sliding';
+            windowSeconds?: number;
+            /** @description a SELECT statement */
+            statement: string;
+            /** @enum {string} */
+            targetType: 'cloud' | 'function' | 'stream';
+            /** @description the function's or job's name (targetType function / stream) */
+            targetName?: string;
+            description?: string;
+        };
+        EdgeRoute: {
+            id: number;
+            instanceId: number;
+            /** @enum {string} */
+            sourceType: 'device' | 'allDevices' | 'function' | 'stream';
+            sourceName?: string | null;
+            topicFilter: string;
+            /** @enum {string} */
+            targetType: 'cloud' | 'function' | 'stream';
+            targetName?: string | null;
+            /** @enum {integer} */
+            qos: 0 | 1;
+            createTime?: components['schemas']['Time'];
+        };
+        EdgeRouteForm: {
+            instanceId: number;
+            id?: number;
+            /** @enum {string} */
+            sourceType: 'device' | 'allDevices' | 'function' | 'stream';
+            /** @description the device's name (the gateway or its sub-device), or the function's or job's name */
+            sourceName?: string;
+            /** @description an MQTT topic filter (+ one whole level, # the whole last level) */
+            topicFilter: string;
+            /** @enum {string} */
+            targetType: 'cloud' | 'function' | 'stream';
+            targetName?: string;
+            /** @enum {integer} */
+            qos: 0 | 1;
+        };
+        EdgeRule: {
+            ruleId: number;
+            name: string;
+            enabled: boolean;
+            productName: string;
+            description?: string | null;
+        };
+        EdgeRuleRef: {
+            instanceId: number;
+            ruleId: number;
+        };
+        EdgeSettings: {
+            /** @enum {string} */
+            logLevel: 'debug' | 'info' | 'warn' | 'error';
+            logUpload: boolean;
+            logRetentionDays: number;
+            cacheSizeMb: number;
+            heartbeatSeconds: number;
+        };
+        EdgeSettingsForm: {
+            instanceId: number;
+            /** @enum {string} */
+            logLevel: 'debug' | 'info' | 'warn' | 'error';
+            logUpload: boolean;
+            logRetentionDays: number;
+            cacheSizeMb: number;
+            heartbeatSeconds: number;
+        };
+        EdgeMonitorFigures: {
+            cpuUsage?: number | null;
+            memUsage?: number | null;
+            diskUsage?: number | null;
+            msgUp?: number | null;
+            msgDown?: number | null;
+        };
+        EdgeMonitor: {
+            reported: boolean;
+            latest: components['schemas']['EdgeMonitorFigures'];
+            lastReport?: components['schemas']['Time'] | null;
+            series: (components['schemas']['EdgeMonitorFigures'] & {
+                /** @description HH:mm */
+                minute: string;
+                time: components['schemas']['Time'];
+            })[];
         };
         EdgeDeployment: {
             id: number;
@@ -6830,6 +7251,474 @@ export interface operations {
             };
             400: components['responses']['BadRequest'];
             401: components['responses']['Unauthorized'];
+        };
+    };
+    edgeFunctions: {
+        parameters: {
+            query: {
+                instanceId: number;
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['EdgeFunction'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    saveEdgeFunction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['EdgeFunctionForm'];
+                'multipart/form-data': components['schemas']['EdgeFunctionForm'];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['EdgeFunction'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+            409: components['responses']['Conflict'];
+        };
+    };
+    deleteEdgeFunction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['EdgeItemRef'];
+                'multipart/form-data': components['schemas']['EdgeItemRef'];
+            };
+        };
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    edgeStreams: {
+        parameters: {
+            query: {
+                instanceId: number;
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['EdgeStream'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    saveEdgeStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['EdgeStreamForm'];
+                'multipart/form-data': components['schemas']['EdgeStreamForm'];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['EdgeStream'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+            409: components['responses']['Conflict'];
+        };
+    };
+    deleteEdgeStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['EdgeItemRef'];
+                'multipart/form-data': components['schemas']['EdgeItemRef'];
+            };
+        };
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    edgeRoutes: {
+        parameters: {
+            query: {
+                instanceId: number;
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['EdgeRoute'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    saveEdgeRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['EdgeRouteForm'];
+                'multipart/form-data': components['schemas']['EdgeRouteForm'];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['EdgeRoute'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    deleteEdgeRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['EdgeItemRef'];
+                'multipart/form-data': components['schemas']['EdgeItemRef'];
+            };
+        };
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    edgeInstanceRules: {
+        parameters: {
+            query: {
+                instanceId: number;
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['EdgeRule'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    edgeEndpoints: {
+        parameters: {
+            query: {
+                instanceId: number;
+                kind: 'device' | 'function' | 'stream';
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Options */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            name: string;
+                            label: string;
+                        }[];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    edgeRuleOptions: {
+        parameters: {
+            query: {
+                instanceId: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Options */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            id: number;
+                            label: string;
+                        }[];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    addEdgeRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['EdgeRuleRef'];
+                'multipart/form-data': components['schemas']['EdgeRuleRef'];
+            };
+        };
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    removeEdgeRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['EdgeRuleRef'];
+                'multipart/form-data': components['schemas']['EdgeRuleRef'];
+            };
+        };
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    saveEdgeSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['EdgeSettingsForm'];
+                'multipart/form-data': components['schemas']['EdgeSettingsForm'];
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['EdgeSettings'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    edgeMonitor: {
+        parameters: {
+            query: {
+                instanceId: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Figures */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['EdgeMonitor'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
         };
     };
     listVideoDevices: {

@@ -39,6 +39,8 @@ describe.skipIf(!haveChromium)('video devices in Chromium', () => {
     });
 
     let gatewayClient: MqttClient | undefined;
+    /** The edge gateway's product and the deployment documents it received. */
+    const edge = { productKey: '', documents: [] as any[] };
 
     afterAll(async () => {
         gatewayClient?.end(true);
@@ -144,7 +146,10 @@ describe.skipIf(!haveChromium)('video devices in Chromium', () => {
     it('creates an edge instance on a gateway signed in over MQTT, assigns a driver and two sub-devices, deploys', async () => {
         // A gateway with three sub-devices, and a driver (the driver screen is seen below).
         const products = (await api('/api/product/list-product')).data.list as Array<any>;
-        const gwProduct = products.find((p) => p.nodeType === 1);
+        // The demo's edge gateway product: its thing model has the figures the 监控 tab shows.
+        const gwProduct =
+            products.find((p) => p.productName === '边缘网关_G1') ?? products.find((p) => p.nodeType === 1);
+        edge.productKey = gwProduct.productKey;
         const subProduct = products.find((p) => p.nodeType === 0);
         const gw = (await api('/api/device/save', { productKey: gwProduct.productKey, deviceName: 'edge_gw' })).data;
         const subs: string[] = [];
@@ -176,8 +181,9 @@ describe.skipIf(!haveChromium)('video devices in Chromium', () => {
         });
         const topic = `/${gwProduct.productKey}/edge_gw/user/edge/deploy`;
         await gatewayClient.subscribeAsync(topic, { qos: 1 });
-        const documents: any[] = [];
+        const documents = edge.documents;
         gatewayClient.on('message', (t, payload) => {
+            if (!t.endsWith('/user/edge/deploy')) return;
             const doc = JSON.parse(payload.toString());
             documents.push(doc.params);
             void gatewayClient!.publishAsync(
@@ -236,5 +242,98 @@ describe.skipIf(!haveChromium)('video devices in Chromium', () => {
         await page.getByRole('tab', { name: '部署日志' }).click();
         await page.getByRole('row', { name: /已应用 v1/ }).waitFor();
         await screenshot(page, 'edge-log');
+    });
+
+    it('adds a function and a route on the instance, deploys them, and shows what the gateway reports in 监控', async () => {
+        await page.getByRole('tab', { name: '函数计算' }).click();
+        await byText(page, '该实例暂无函数').waitFor();
+        await page.getByRole('button', { name: '新建函数' }).first().click();
+        const fnForm = dialog('新建函数');
+        await fnForm.getByRole('textbox', { name: /函数名称/ }).fill('edge_fn');
+        await fnForm.getByRole('button', { name: '添加环境变量' }).click();
+        await fnForm.getByRole('textbox', { name: '变量名' }).fill('THRESHOLD');
+        await fnForm.getByRole('textbox', { name: '值' }).fill('80');
+        await fnForm.getByRole('button', { name: '确定' }).click();
+        await toast('创建成功').waitFor();
+        await page.getByRole('row', { name: /edge_fn/ }).waitFor();
+        await screenshot(page, 'edge-func');
+
+        await page.getByRole('tab', { name: '消息路由' }).click();
+        await byText(page, '该实例暂无消息路由').waitFor();
+        await page.getByRole('button', { name: '新建路由' }).first().click();
+        const routeForm = dialog('新建路由');
+        await routeForm.getByRole('textbox', { name: /Topic过滤器/ }).fill('/sys/+/+/thing/#/post');
+        // 消息来源 first, then 消息目标: the second 函数计算 is the target.
+        await routeForm.getByRole('radio', { name: '函数计算' }).nth(1).check();
+        await routeForm.getByRole('combobox', { name: /目标/ }).click();
+        await page.getByRole('option', { name: 'edge_fn' }).click();
+        await routeForm.getByRole('button', { name: '确定' }).click();
+        await byText(routeForm, 'Topic过滤器不是合法的MQTT主题过滤器').waitFor();
+        await screenshot(page, 'edge-router-form');
+        await routeForm.getByRole('textbox', { name: /Topic过滤器/ }).fill('/sys/+/+/thing/event/#');
+        await routeForm.getByRole('button', { name: '确定' }).click();
+        await toast('创建成功').waitFor();
+        await page.getByRole('row', { name: /函数计算：edge_fn/ }).waitFor();
+        await screenshot(page, 'edge-router');
+
+        for (const [tab, text, name] of [
+            ['场景联动', '该实例暂无在边缘运行的场景联动规则', 'edge-scene'],
+            ['流数据分析', '该实例暂无流数据分析任务', 'edge-data'],
+            ['设置', '设置、场景联动、函数、流数据分析任务与消息路由在下次', 'edge-setting'],
+        ]) {
+            await page.getByRole('tab', { name: tab }).click();
+            await byText(page, text).waitFor();
+            await screenshot(page, name);
+        }
+        // The stream job form: its output picked from the instance's functions.
+        await page.getByRole('tab', { name: '流数据分析' }).click();
+        await page.getByRole('button', { name: '新建任务' }).first().click();
+        const jobForm = dialog('新建任务');
+        await jobForm.getByRole('textbox', { name: /任务名称/ }).fill('avg_power');
+        await jobForm.getByRole('textbox', { name: /数据源Topic/ }).fill('/sys/+/+/thing/event/property/post');
+        await jobForm
+            .getByRole('textbox', { name: /分析语句/ })
+            .fill('SELECT deviceName, avg(ActivePower) FROM source GROUP BY deviceName');
+        await jobForm.getByRole('radio', { name: '函数计算' }).check();
+        await jobForm.getByRole('combobox', { name: /输出到/ }).click();
+        await page.getByRole('option', { name: 'edge_fn' }).click();
+        await screenshot(page, 'edge-data-form');
+        await jobForm.getByRole('button', { name: '确定' }).click();
+        await toast('创建成功').waitFor();
+        await page.getByRole('row', { name: /avg_power/ }).waitFor();
+        await screenshot(page, 'edge-data');
+
+        await page.getByRole('button', { name: '部署' }).first().click();
+        await page.getByRole('dialog').getByRole('button', { name: '确定' }).click();
+        await toast('版本 2：部署成功（已应用 v2）').waitFor();
+        expect(edge.documents[1]).toMatchObject({
+            version: 2,
+            functions: [{ name: 'edge_fn', runtime: 'nodejs20', env: { THRESHOLD: '80' } }],
+            routes: [{ sourceType: 'allDevices', topicFilter: '/sys/+/+/thing/event/#', targetName: 'edge_fn' }],
+            streams: [{ name: 'avg_power', windowType: 'tumbling', windowSeconds: 60, targetName: 'edge_fn' }],
+            settings: { logLevel: 'info', heartbeatSeconds: 60 },
+        });
+
+        // The gateway reports its own figures as properties; 监控 shows the latest and the last hour.
+        await page.getByRole('tab', { name: '监控' }).click();
+        await byText(page, '网关最近一小时没有上报监控数据').first().waitFor();
+        await screenshot(page, 'edge-monitor-empty');
+        const post = `/sys/${edge.productKey}/edge_gw/thing/event/property/post`;
+        for (const [i, cpu] of [31.5, 42.5].entries())
+            await gatewayClient!.publishAsync(
+                post,
+                JSON.stringify({
+                    id: String(100 + i),
+                    version: '1.0',
+                    method: 'thing.event.property.post',
+                    params: { cpuUsage: cpu, memUsage: 61.2, diskUsage: 48.5, msgUp: 120, msgDown: 12 },
+                }),
+                { qos: 1 },
+            );
+        await page.reload();
+        await page.getByTestId('count-latest.cpuUsage').filter({ hasText: '42.5' }).waitFor();
+        await expect(page.getByTestId('count-latest.memUsage').textContent()).resolves.toContain('61.2');
+        await page.locator('.MuiChartsSurface-root').first().waitFor();
+        await screenshot(page, 'edge-monitor');
     });
 });

@@ -1,3 +1,5 @@
+import { eq } from 'drizzle-orm';
+import { devices, rules } from '../../server/db/schema';
 import type { TestServer } from '../../server/testing';
 import { createDevice, createProduct, listForm } from './devicesSupport';
 import { call, form, type Answer } from './support';
@@ -119,5 +121,150 @@ export function edgeHappyCases(server: () => TestServer): Cases {
             await call(s(), 'POST', '/api/edge/instance/deploy', form({ id }));
             return call(s(), 'GET', `/api/edge/instance/deployments?instanceId=${id}`);
         },
+        ...edgeTabCases(s, instance),
+    };
+}
+
+/** The detail's 监控 / 场景联动 / 函数计算 / 流数据分析 / 消息路由 / 设置 calls, each on an instance of its own. */
+function edgeTabCases(s: () => TestServer, instance: () => Promise<{ id: number; gatewayId: number }>): Cases {
+    const fn = (instanceId: number, name = 'contract_fn') =>
+        call(
+            s(),
+            'POST',
+            '/api/edge/instance/function/save',
+            form({
+                instanceId,
+                name,
+                runtime: 'nodejs20',
+                handler: 'index.handler',
+                memoryMb: 128,
+                timeoutSeconds: 3,
+                mode: 'trigger',
+                env: '{"A":"1"}',
+            }),
+        );
+    const job = (instanceId: number) =>
+        call(
+            s(),
+            'POST',
+            '/api/edge/instance/stream/save',
+            form({
+                instanceId,
+                name: 'contract_job',
+                sourceTopic: '#',
+                windowType: 'none',
+                statement: 'SELECT * FROM source',
+                targetType: 'cloud',
+            }),
+        );
+    const route = (instanceId: number) =>
+        call(
+            s(),
+            'POST',
+            '/api/edge/instance/route/save',
+            form({
+                instanceId,
+                sourceType: 'allDevices',
+                topicFilter: '/sys/+/+/thing/#',
+                targetType: 'cloud',
+                qos: 1,
+            }),
+        );
+    const idOf = (a: Answer<unknown>) => (a.body as { data: { id: number } }).data.id;
+    /** A scene linkage rule of the gateway's project, added to the instance. */
+    const rule = async () => {
+        const { id, gatewayId } = await instance();
+        const [device] = await s()
+            .db.select({ productId: devices.productId, projectId: devices.projectId })
+            .from(devices)
+            .where(eq(devices.id, gatewayId));
+        const [created] = await s()
+            .db.insert(rules)
+            .values({ name: 'contract_edge_rule', type: 1, productId: device.productId, projectId: device.projectId })
+            .returning({ id: rules.id });
+        return { id, ruleId: created.id };
+    };
+    return {
+        'GET /api/edge/instance/monitor': async () =>
+            call(s(), 'GET', `/api/edge/instance/monitor?instanceId=${(await instance()).id}`),
+        'GET /api/edge/instance/endpoints': async () =>
+            call(s(), 'GET', `/api/edge/instance/endpoints?instanceId=${(await instance()).id}&kind=device`),
+        'GET /api/edge/instance/functions': async () => {
+            const { id } = await instance();
+            await fn(id);
+            return call(s(), 'GET', `/api/edge/instance/functions?instanceId=${id}`);
+        },
+        'POST /api/edge/instance/function/save': async () => fn((await instance()).id),
+        'POST /api/edge/instance/function/delete': async () => {
+            const { id } = await instance();
+            return call(
+                s(),
+                'POST',
+                '/api/edge/instance/function/delete',
+                form({ instanceId: id, id: idOf(await fn(id)) }),
+            );
+        },
+        'GET /api/edge/instance/streams': async () => {
+            const { id } = await instance();
+            await job(id);
+            return call(s(), 'GET', `/api/edge/instance/streams?instanceId=${id}`);
+        },
+        'POST /api/edge/instance/stream/save': async () => job((await instance()).id),
+        'POST /api/edge/instance/stream/delete': async () => {
+            const { id } = await instance();
+            return call(
+                s(),
+                'POST',
+                '/api/edge/instance/stream/delete',
+                form({ instanceId: id, id: idOf(await job(id)) }),
+            );
+        },
+        'GET /api/edge/instance/routes': async () => {
+            const { id } = await instance();
+            await route(id);
+            return call(s(), 'GET', `/api/edge/instance/routes?instanceId=${id}`);
+        },
+        'POST /api/edge/instance/route/save': async () => route((await instance()).id),
+        'POST /api/edge/instance/route/delete': async () => {
+            const { id } = await instance();
+            return call(
+                s(),
+                'POST',
+                '/api/edge/instance/route/delete',
+                form({ instanceId: id, id: idOf(await route(id)) }),
+            );
+        },
+        'GET /api/edge/instance/rules': async () => {
+            const { id, ruleId } = await rule();
+            await call(s(), 'POST', '/api/edge/instance/rule/add', form({ instanceId: id, ruleId }));
+            return call(s(), 'GET', `/api/edge/instance/rules?instanceId=${id}`);
+        },
+        'GET /api/edge/instance/ruleOptions': async () => {
+            const { id } = await rule();
+            return call(s(), 'GET', `/api/edge/instance/ruleOptions?instanceId=${id}`);
+        },
+        'POST /api/edge/instance/rule/add': async () => {
+            const { id, ruleId } = await rule();
+            return call(s(), 'POST', '/api/edge/instance/rule/add', form({ instanceId: id, ruleId }));
+        },
+        'POST /api/edge/instance/rule/remove': async () => {
+            const { id, ruleId } = await rule();
+            await call(s(), 'POST', '/api/edge/instance/rule/add', form({ instanceId: id, ruleId }));
+            return call(s(), 'POST', '/api/edge/instance/rule/remove', form({ instanceId: id, ruleId }));
+        },
+        'POST /api/edge/instance/settings/save': async () =>
+            call(
+                s(),
+                'POST',
+                '/api/edge/instance/settings/save',
+                form({
+                    instanceId: (await instance()).id,
+                    logLevel: 'warn',
+                    logUpload: 'true',
+                    logRetentionDays: 3,
+                    cacheSizeMb: 32,
+                    heartbeatSeconds: 120,
+                }),
+            ),
     };
 }

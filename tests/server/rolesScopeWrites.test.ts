@@ -7,6 +7,7 @@ import {
     consumerGroups,
     deviceGroups,
     devices,
+    edgeInstances,
     products,
     projects,
     rules,
@@ -41,6 +42,7 @@ const NOT_FOUND = [
     '订阅不存在',
     '消费者组不存在',
     '模拟不存在',
+    '边缘实例不存在',
 ];
 
 beforeAll(async () => {
@@ -99,7 +101,13 @@ beforeAll(async () => {
         .insert(simulations)
         .values({ productId: product.id, intervalSeconds: 5, mode: 'random' })
         .returning({ id: simulations.id });
+    // An edge instance on project B's device (its gateway): it belongs to project B.
+    const [edge] = await s.db
+        .insert(edgeInstances)
+        .values({ name: 'b-edge', gatewayId: outside.id })
+        .returning({ id: edgeInstances.id });
     Object.assign(foreign, {
+        edgeInstance: String(edge.id),
         rule: String(rule.id),
         subscription: String(subscription.id),
         consumerGroup: String(consumerGroup.id),
@@ -206,6 +214,10 @@ function probes(): Probe[] {
 async function snapshot() {
     return {
         counts: await rowCounts(s.db),
+        edge: await s.db
+            .select()
+            .from(edgeInstances)
+            .where(eq(edgeInstances.id, Number(foreign.edgeInstance))),
         device: await s.db
             .select()
             .from(devices)
@@ -248,12 +260,13 @@ describe("ids of another project's records in a write (body or query) are refuse
         expect(await snapshot()).toEqual(before);
     });
 
-    it("lists no rule, subscription, consumer group or simulation of another project's", async () => {
+    it("lists no rule, subscription, consumer group, simulation or edge instance of another project's", async () => {
         const lists: Array<[string, ReferenceKind]> = [
             ['/api/rule/list?pageNumber=1&pageSize=100', 'rule'],
             ['/api/subscription/list?pageNumber=1&pageSize=100', 'subscription'],
             ['/api/consumerGroup/list?pageNumber=1&pageSize=100', 'consumerGroup'],
             ['/api/simulation/list?pageNumber=1&pageSize=100', 'simulation'],
+            ['/api/edge/instance/list?pageNumber=1&pageSize=100', 'edgeInstance'],
         ];
         for (const [target, kind] of lists) {
             const res = await call(target);
