@@ -16,6 +16,9 @@ export default defineConfig({
         chunkSizeWarningLimit: 1500,
     },
     test: {
+        // vitest's default on these 2-core machines is one worker (availableParallelism - 1), which runs every file in
+        // turn while most of them wait on a database, a socket or a timer: two overlap those waits.
+        maxWorkers: 2,
         projects: [
             {
                 extends: true,
@@ -53,7 +56,10 @@ export default defineConfig({
                     globalSetup: ['tests/e2e/globalSetup.ts'],
                     testTimeout: 120_000,
                     hookTimeout: 240_000,
+                    // One file at a time on the shared server and one Chromium, after the other projects (group 0) are
+                    // done, so pages are not timed against test workers.
                     fileParallelism: false,
+                    sequence: { groupOrder: 1 },
                 },
             },
         ],
