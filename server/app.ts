@@ -6,6 +6,7 @@ import { createAccessHub } from './mqtt/access';
 import { deviceAccessRoutes } from './routes/deviceAccess';
 import type { AppDeps, AppEnv, Services } from './deps';
 import { fail } from './http/envelope';
+import { answerCache } from './http/answerCache';
 import { OWN_LIMIT_PATHS } from './http/input';
 import { ApiError } from './http/errors';
 import { isDataException, refuseForeignWrites, refuseNulInQuery, securityHeaders } from './http/guard';
@@ -110,6 +111,8 @@ export function createApp(deps: AppDeps) {
         app.use(prefix, requireSession(services), rights);
         app.use(`${prefix}/*`, requireSession(services), rights);
     }
+    // The busiest reads, answered again from memory while no write could have changed them (PGlite only).
+    app.use('/api/*', answerCache(services.db));
 
     app.route('/api/sso', ssoRoutes(services));
     app.route('/api', peopleRoutes(services, deps));

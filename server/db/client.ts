@@ -5,6 +5,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
+import { setDataVersion, trackWrites } from './dataVersion';
 import { lockDataDir } from './lock';
 import { migrateDatabase } from './migrate';
 import { copyTemplateInto, existingTemplate } from './template';
@@ -80,8 +81,11 @@ async function openPglite(dir: string | undefined, loadDataDir: Blob | undefined
         throw err;
     }
     let closed = false;
+    const version = trackWrites(client);
+    const db = drizzlePglite(client, { schema }) as unknown as Db;
+    setDataVersion(db, version);
     return {
-        db: drizzlePglite(client, { schema }) as unknown as Db,
+        db,
         kind: 'pglite',
         async close() {
             if (closed) return;

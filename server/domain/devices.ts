@@ -1,5 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import { and, desc, eq, inArray, isNotNull, lt, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { DeviceStatus } from '../../schemas/device';
 import type { Db, Tx } from '../db/client';
 import { deviceCounts, devices, products, projects } from '../db/schema';
@@ -97,30 +97,28 @@ export function filterSql(filter: DeviceFilter): SQL | undefined {
     return parts.length ? and(...parts) : undefined;
 }
 
-async function subDeviceCounts(db: Db | Tx, ids: number[]): Promise<Map<number, number>> {
-    if (ids.length === 0) return new Map();
-    const rows = await db
-        .select({ gwId: devices.gwId, n: sql<number>`count(*)::int` })
+/** Devices behind each row's gateway, counted in the same statement (the partial gw_id index answers it). */
+const subDeviceCount = sql<number>`(SELECT count(*) FROM ${devices} AS sub WHERE sub.gw_id = ${devices.id})::int`;
+
+async function rowsOf(db: Db | Tx, ids: number[]) {
+    return db
+        .select({ ...rowColumns, subDeviceCount, secret: devices.secret })
         .from(devices)
-        .where(and(isNotNull(devices.gwId), inArray(devices.gwId, ids)))
-        .groupBy(devices.gwId);
-    return new Map(rows.map((r) => [Number(r.gwId), Number(r.n)]));
+        .innerJoin(products, eq(products.id, devices.productId))
+        .leftJoin(projects, eq(projects.id, devices.projectId))
+        .where(inArray(devices.id, ids));
 }
 
 /** Whole rows for the ids, in the ids' order. */
 export async function hydrate(db: Db | Tx, ids: number[], timeZone: string): Promise<Device[]> {
     if (ids.length === 0) return [];
-    const rows = await db
-        .select(rowColumns)
-        .from(devices)
-        .innerJoin(products, eq(products.id, devices.productId))
-        .leftJoin(projects, eq(projects.id, devices.projectId))
-        .where(inArray(devices.id, ids));
-    const subs = await subDeviceCounts(db, ids);
+    const rows = await rowsOf(db, ids);
     const byId = new Map(rows.map((r) => [Number(r.deviceId), r]));
     return ids.flatMap((id) => {
         const row = byId.get(id);
-        return row ? [toDevice(row, subs.get(id) ?? 0, timeZone)] : [];
+        if (!row) return [];
+        const { subDeviceCount: subs, secret: _secret, ...rest } = row;
+        return [toDevice(rest, Number(subs), timeZone)];
     });
 }
 
@@ -215,10 +213,10 @@ export async function findDevice(
     deviceId: number,
     timeZone: string,
 ): Promise<DeviceWithSecret | undefined> {
-    const [device] = await hydrate(db, [deviceId], timeZone);
-    if (!device) return undefined;
-    const [row] = await db.select({ secret: devices.secret }).from(devices).where(eq(devices.id, deviceId));
-    return { ...device, secret: row.secret };
+    const [row] = await rowsOf(db, [deviceId]);
+    if (!row) return undefined;
+    const { subDeviceCount: subs, secret, ...rest } = row;
+    return { ...toDevice(rest, Number(subs), timeZone), secret };
 }
 
 export async function getDevice(db: Db | Tx, deviceId: number, timeZone: string): Promise<DeviceWithSecret> {
