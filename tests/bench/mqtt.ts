@@ -59,6 +59,15 @@ async function startPlatform(devices: number) {
             child.stdin!.write('stats\n');
             return JSON.parse(await next()) as { written: number; rss: number; connected: number };
         },
+        /** A CPU profile of the broker's main thread from `start()` to `stop(file)` (brokerProcess.ts). */
+        async profileStart() {
+            child.stdin!.write('profile-start\n');
+            await next();
+        },
+        async profileStop(file: string) {
+            child.stdin!.write(`profile-stop ${file}\n`);
+            await next();
+        },
         stop() {
             child.kill('SIGKILL');
         },
@@ -168,11 +177,15 @@ async function ingestAndLatency(): Promise<Figure[]> {
         const clients = await connectAll(platform.port, platform.devices, true);
         const topic = (i: number) =>
             `/sys/${platform.devices[i][0]}/${platform.devices[i][1]}/thing/event/property/post`;
+        // MQTT_PROFILE=FILE: the broker's CPU profile of the ingest window (open it in Chrome's DevTools).
+        const profile = process.env.MQTT_PROFILE;
+        if (profile) await platform.profileStart();
         const before = (await platform.stats()).written;
         const t0 = performance.now();
         await flood(clients, topic, INGEST_SECONDS);
         const seconds = (performance.now() - t0) / 1000;
         const after = await platform.stats();
+        if (profile) await platform.profileStop(path.resolve(profile));
         figures.push({
             name: 'platform.ingestPersisted',
             value: Math.round((after.written - before) / seconds),
@@ -288,7 +301,12 @@ async function connections(): Promise<Figure[]> {
 const group: BenchGroup = {
     name: 'mqtt',
     async run() {
-        return [...(await ingestAndLatency()), ...(await connections())];
+        // MQTT_BENCH=ingest or MQTT_BENCH=connections runs one part (default both).
+        const parts = (process.env.MQTT_BENCH ?? 'ingest,connections').split(',');
+        return [
+            ...(parts.includes('ingest') ? await ingestAndLatency() : []),
+            ...(parts.includes('connections') ? await connections() : []),
+        ];
     },
 };
 export default group;

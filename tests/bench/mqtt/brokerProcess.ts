@@ -4,7 +4,9 @@
  * `{ port, devices: [[productKey, deviceName, secret], ...] }`, then answers `stats` on stdin with
  * `{ written, rss, connected }`.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Session } from 'node:inspector/promises';
 import { createInterface } from 'node:readline';
 import { eq } from 'drizzle-orm';
@@ -15,7 +17,14 @@ import { createBroker } from '../../../server/mqtt/broker';
 import { seedDatabase } from '../../../server/seed';
 
 const count = Number(process.env.DEVICES ?? 1000);
-const handle = await openDatabase(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : {});
+// PGlite on a data directory of its own, as `npm start` runs it (BENCH_PGLITE=memory: in memory instead).
+const handle = await openDatabase(
+    process.env.DATABASE_URL
+        ? { databaseUrl: process.env.DATABASE_URL }
+        : process.env.BENCH_PGLITE === 'memory'
+          ? {}
+          : { pgliteDir: mkdtempSync(path.join(os.tmpdir(), 'bench-pglite-')) },
+);
 await seedDatabase(handle.db, { demo: true });
 const [lamp] = await handle.db.select().from(products).where(eq(products.productName, '智能路灯_L1'));
 const names = Array.from({ length: count }, (_, i) => ({ deviceName: `bench${String(i).padStart(6, '0')}` }));
