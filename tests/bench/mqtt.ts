@@ -4,12 +4,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import mqtt, { type MqttClient } from 'mqtt';
+import pg from 'pg';
 import { alibabaCredentials } from '../../server/mqtt/signIn';
 import type { BenchGroup, Figure } from './run';
 
 /**
  * `npm run bench -- mqtt`: the platform's broker (its own process, in-memory PGlite) beside Mosquitto 2 (Debian's
  * package, on a free port) under the same load from the same clients:
+ * The platform runs twice: on PGlite in a data directory (as `npm start`), then on PostgreSQL (BENCH_DATABASE_URL, else
+ * the machine's 127.0.0.1:5432/test in a schema of its own; `none` skips it), the database then in a process of its own.
  * - ingest: 1,000 devices publishing QoS 1 property posts, each waiting for its PUBACK before the next. The platform's
  *   figure is rows committed per second (PUBACK follows the write); Mosquitto's is messages relayed per second to one
  *   subscriber of every topic.
@@ -43,11 +46,11 @@ function lineReader(child: ChildProcess) {
         });
 }
 
-async function startPlatform(devices: number) {
+async function startPlatform(devices: number, extraEnv: Record<string, string> = {}) {
     const { DATABASE_URL: _db, ...env } = process.env;
     const child = spawn(process.execPath, ['--import', 'tsx', 'tests/bench/mqtt/brokerProcess.ts'], {
         cwd: ROOT,
-        env: { ...env, DEVICES: String(devices) },
+        env: { ...env, DEVICES: String(devices), ...extraEnv },
         stdio: ['pipe', 'pipe', 'inherit'],
     });
     const next = lineReader(child);
@@ -170,15 +173,20 @@ async function paced(clients: MqttClient[], topicOf: (i: number) => string, seco
 const pct = (sorted: number[], p: number) =>
     Math.round(sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] * 10) / 10;
 
-async function ingestAndLatency(): Promise<Figure[]> {
+/** The platform's ingest and latency figures, named `{label}.…`, on PGlite or (`databaseUrl`) PostgreSQL. */
+async function measurePlatform(label: string, databaseUrl?: string): Promise<Figure[]> {
     const figures: Figure[] = [];
-    const platform = await startPlatform(DEVICES);
+    const pgSchema = databaseUrl ? `bench_mqtt_${process.pid}` : undefined;
+    const platform = await startPlatform(
+        DEVICES,
+        databaseUrl ? { DATABASE_URL: databaseUrl, BENCH_PG_SCHEMA: pgSchema! } : {},
+    );
     try {
         const clients = await connectAll(platform.port, platform.devices, true);
         const topic = (i: number) =>
             `/sys/${platform.devices[i][0]}/${platform.devices[i][1]}/thing/event/property/post`;
         // MQTT_PROFILE=FILE: the broker's CPU profile of the ingest window (open it in Chrome's DevTools).
-        const profile = process.env.MQTT_PROFILE;
+        const profile = !databaseUrl && process.env.MQTT_PROFILE;
         if (profile) await platform.profileStart();
         const before = (await platform.stats()).written;
         const t0 = performance.now();
@@ -187,22 +195,52 @@ async function ingestAndLatency(): Promise<Figure[]> {
         const after = await platform.stats();
         if (profile) await platform.profileStop(path.resolve(profile));
         figures.push({
-            name: 'platform.ingestPersisted',
+            name: `${label}.ingestPersisted`,
             value: Math.round((after.written - before) / seconds),
             unit: 'msg/s',
         });
         const lat = await paced(clients, topic, LATENCY_SECONDS);
-        figures.push({ name: 'platform.latencyP50', value: pct(lat, 50), unit: 'ms' });
-        figures.push({ name: 'platform.latencyP99', value: pct(lat, 99), unit: 'ms' });
+        figures.push({ name: `${label}.latencyP50`, value: pct(lat, 50), unit: 'ms' });
+        figures.push({ name: `${label}.latencyP99`, value: pct(lat, 99), unit: 'ms' });
         figures.push({
-            name: 'platform.rssAfterIngest',
+            name: `${label}.rssAfterIngest`,
             value: Math.round((await platform.stats()).rss / 1048576),
             unit: 'MB',
         });
         for (const c of clients) c.end(true);
     } finally {
         platform.stop();
+        if (databaseUrl) {
+            const admin = new pg.Client({ connectionString: databaseUrl });
+            await admin.connect();
+            await admin.query(`DROP SCHEMA IF EXISTS "${pgSchema}" CASCADE`).finally(() => admin.end());
+        }
     }
+    return figures;
+}
+
+/** PostgreSQL for the platform's second run: BENCH_DATABASE_URL, else the machine's own when it answers. */
+async function benchDatabaseUrl(): Promise<string | undefined> {
+    const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+    if (url === 'none') return undefined;
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+    try {
+        await client.connect();
+        return url;
+    } catch {
+        console.log(`mqtt: PostgreSQL (${url}) does not answer: its run is skipped (BENCH_DATABASE_URL names another)`);
+        return undefined;
+    } finally {
+        await client.end().catch(() => undefined);
+    }
+}
+
+async function ingestAndLatency(): Promise<Figure[]> {
+    // The platform on PGlite (a data directory, as `npm start` runs it), then on PostgreSQL (DATABASE_URL: the
+    // database in a process of its own), then Mosquitto under the same clients.
+    const figures = await measurePlatform('platform');
+    const databaseUrl = await benchDatabaseUrl();
+    if (databaseUrl) figures.push(...(await measurePlatform('platformPostgres', databaseUrl)));
 
     const mosquitto = await startMosquitto();
     try {

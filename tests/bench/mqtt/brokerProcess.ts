@@ -20,7 +20,7 @@ const count = Number(process.env.DEVICES ?? 1000);
 // PGlite on a data directory of its own, as `npm start` runs it (BENCH_PGLITE=memory: in memory instead).
 const handle = await openDatabase(
     process.env.DATABASE_URL
-        ? { databaseUrl: process.env.DATABASE_URL }
+        ? { databaseUrl: process.env.DATABASE_URL, pgSchema: process.env.BENCH_PG_SCHEMA }
         : process.env.BENCH_PGLITE === 'memory'
           ? {}
           : { pgliteDir: mkdtempSync(path.join(os.tmpdir(), 'bench-pglite-')) },
