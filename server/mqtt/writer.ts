@@ -107,10 +107,12 @@ export function createMessageWriter(db: Db) {
     }
 
     return {
-        /** Resolves once the message is committed. */
+        /** Resolves once the message is committed. The object is queued as it is (not copied): pass a fresh one. */
         write(message: MessageWrite): Promise<void> {
             return new Promise((resolve, reject) => {
-                queue.push({ ...message, done: (err) => (err ? reject(err) : resolve()) });
+                const pending = message as Pending;
+                pending.done = (err) => (err ? reject(err) : resolve());
+                queue.push(pending);
                 schedule();
             });
         },
