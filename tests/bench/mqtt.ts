@@ -60,7 +60,7 @@ async function startPlatform(devices: number, extraEnv: Record<string, string> =
         devices: ready.devices,
         async stats() {
             child.stdin!.write('stats\n');
-            return JSON.parse(await next()) as { written: number; rss: number; connected: number };
+            return JSON.parse(await next()) as { written: number; batches: number; rss: number; connected: number };
         },
         /** A CPU profile of the broker's main thread from `start()` to `stop(file)` (brokerProcess.ts). */
         async profileStart() {
@@ -188,7 +188,7 @@ async function measurePlatform(label: string, databaseUrl?: string): Promise<Fig
         // MQTT_PROFILE=FILE: the broker's CPU profile of the ingest window (open it in Chrome's DevTools).
         const profile = !databaseUrl && process.env.MQTT_PROFILE;
         if (profile) await platform.profileStart();
-        const before = (await platform.stats()).written;
+        const before = await platform.stats();
         const t0 = performance.now();
         await flood(clients, topic, INGEST_SECONDS);
         const seconds = (performance.now() - t0) / 1000;
@@ -196,8 +196,13 @@ async function measurePlatform(label: string, databaseUrl?: string): Promise<Fig
         if (profile) await platform.profileStop(path.resolve(profile));
         figures.push({
             name: `${label}.ingestPersisted`,
-            value: Math.round((after.written - before) / seconds),
+            value: Math.round((after.written - before.written) / seconds),
             unit: 'msg/s',
+        });
+        figures.push({
+            name: `${label}.ingestBatchSize`,
+            value: Math.round((after.written - before.written) / Math.max(1, after.batches - before.batches)),
+            unit: 'msg/batch',
         });
         const lat = await paced(clients, topic, LATENCY_SECONDS);
         figures.push({ name: `${label}.latencyP50`, value: pct(lat, 50), unit: 'ms' });

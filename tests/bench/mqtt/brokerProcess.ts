@@ -65,6 +65,7 @@ createInterface({ input: process.stdin }).on('line', (line) => {
         process.stdout.write(
             JSON.stringify({
                 written: broker.writer.written,
+                batches: broker.writer.batches,
                 rss: process.memoryUsage().rss,
                 connected: broker.connected,
             }) + '\n',
