@@ -2,7 +2,7 @@
  * The platform's broker in a process of its own for `npm run bench -- mqtt`: an in-memory PGlite (or DATABASE_URL)
  * with the demo seed, DEVICES devices of the demo lamp product, the broker on a free port. Prints one JSON line
  * `{ port, devices: [[productKey, deviceName, secret], ...] }`, then answers `stats` on stdin with
- * `{ written, rss, connected }`.
+ * `{ written, batches, cpu, rss, connected }` (cpu: µs of CPU this process used so far).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -66,6 +66,7 @@ createInterface({ input: process.stdin }).on('line', (line) => {
             JSON.stringify({
                 written: broker.writer.written,
                 batches: broker.writer.batches,
+                cpu: (({ user, system }) => user + system)(process.cpuUsage()),
                 rss: process.memoryUsage().rss,
                 connected: broker.connected,
             }) + '\n',
