@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -54,7 +54,7 @@ async function startPlatform(devices: number, extraEnv: Record<string, string> =
         stdio: ['pipe', 'pipe', 'inherit'],
     });
     const next = lineReader(child);
-    const ready = JSON.parse(await next()) as { port: number; devices: Dev[] };
+    const ready = JSON.parse(await next()) as { port: number; dataDir?: string; devices: Dev[] };
     return {
         port: ready.port,
         devices: ready.devices,
@@ -79,6 +79,14 @@ async function startPlatform(devices: number, extraEnv: Record<string, string> =
         },
         stop() {
             child.kill('SIGKILL');
+            // PGlite's data directory, once the process is gone (it holds hundreds of MB after an ingest run).
+            if (ready.dataDir) {
+                const dir = ready.dataDir;
+                child.once('exit', () => {
+                    // with its lock and pid beside it (server/db/lock.ts)
+                    for (const p of [dir, `${dir}.lock`, `${dir}.pid`]) rmSync(p, { recursive: true, force: true });
+                });
+            }
         },
     };
 }

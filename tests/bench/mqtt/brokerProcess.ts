@@ -18,12 +18,15 @@ import { seedDatabase } from '../../../server/seed';
 
 const count = Number(process.env.DEVICES ?? 1000);
 // PGlite on a data directory of its own, as `npm start` runs it (BENCH_PGLITE=memory: in memory instead).
+// The bench removes the directory (named in the ready line) once it has stopped this process.
+const dataDir =
+    process.env.DATABASE_URL || process.env.BENCH_PGLITE === 'memory'
+        ? undefined
+        : mkdtempSync(path.join(os.tmpdir(), 'bench-pglite-'));
 const handle = await openDatabase(
     process.env.DATABASE_URL
         ? { databaseUrl: process.env.DATABASE_URL, pgSchema: process.env.BENCH_PG_SCHEMA }
-        : process.env.BENCH_PGLITE === 'memory'
-          ? {}
-          : { pgliteDir: mkdtempSync(path.join(os.tmpdir(), 'bench-pglite-')) },
+        : { pgliteDir: dataDir },
 );
 await seedDatabase(handle.db, { demo: true });
 const [lamp] = await handle.db.select().from(products).where(eq(products.productName, '智能路灯_L1'));
@@ -38,6 +41,7 @@ const port = await broker.listen(0, '0.0.0.0');
 process.stdout.write(
     JSON.stringify({
         port,
+        dataDir,
         devices: rows
             .filter((r) => r.deviceName.startsWith('bench'))
             .map((r) => [lamp.productKey, r.deviceName, r.secret]),
