@@ -219,6 +219,8 @@ export async function createBroker({ db, redisUrl, log = (m) => console.warn(m) 
             );
             return done(new Error('无权发布到该 Topic'));
         }
+        // The property post (most messages) is always allowed: accepted without a promise in between.
+        if (packet.topic === propertyPostTopic(device)) return accept(client, gateway, device, packet, done);
         mayPublishOn(device, packet.topic)
             .then((allowed) => (allowed ? accept(client, gateway, device, packet, done) : deny(gateway, packet, done)))
             .catch(() => done(null));

@@ -40,7 +40,7 @@ export interface ThingModelIndex {
 const MODEL_TTL_MS = 3_000;
 
 export function createDirectory(db: Db) {
-    const models = new Map<number, { at: number; model: Promise<ThingModelIndex> }>();
+    const models = new Map<number, { at: number; model: Promise<ThingModelIndex>; value?: ThingModelIndex }>();
 
     const select = {
         deviceId: devices.id,
@@ -138,10 +138,25 @@ export function createDirectory(db: Db) {
         model(productId: number): Promise<ThingModelIndex> {
             const hit = models.get(productId);
             if (hit && performance.now() - hit.at < MODEL_TTL_MS) return hit.model;
-            const model = loadModel(productId);
-            models.set(productId, { at: performance.now(), model });
-            model.catch(() => models.delete(productId));
-            return model;
+            const entry: { at: number; model: Promise<ThingModelIndex>; value?: ThingModelIndex } = {
+                at: performance.now(),
+                model: loadModel(productId),
+            };
+            models.set(productId, entry);
+            entry.model.then(
+                (value) => void (entry.value = value),
+                () => models.delete(productId),
+            );
+            return entry.model;
+        },
+
+        /**
+         * The same model when it is loaded and fresh, else undefined (then call model()): the message path checks a
+         * post against it without waiting for a promise each time.
+         */
+        loadedModel(productId: number): ThingModelIndex | undefined {
+            const hit = models.get(productId);
+            return hit && performance.now() - hit.at < MODEL_TTL_MS ? hit.value : undefined;
         },
     };
 }

@@ -111,7 +111,7 @@ export function createUplink({ directory, writer, publish }: Deps) {
             return reply(topic, request, method, ALINK.BAD_PARAMS, 'params 应为对象');
         const values = propertyValues(params as Record<string, unknown>);
         if (!Object.keys(values).length) return reply(topic, request, method, ALINK.BAD_PARAMS, '属性上报不能为空');
-        const model = await directory.model(device.productId);
+        const model = directory.loadedModel(device.productId) ?? (await directory.model(device.productId));
         for (const [identifier, value] of Object.entries(values)) {
             const fn = model.properties.get(identifier);
             if (!fn) return reply(topic, request, method, ALINK.BAD_PARAMS, `属性 ${identifier} 未在物模型中定义`);

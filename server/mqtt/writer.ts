@@ -32,6 +32,7 @@ export function createMessageWriter(db: Db) {
     let timer: NodeJS.Timeout | undefined;
     let flushing: Promise<void> | undefined;
     let written = 0;
+    let batches = 0;
 
     // One statement per table, its rows as one JSON document (json_to_recordset): PGlite parses and plans two
     // statements per batch instead of binding thousands of parameters. A property post is two rows: its message (the
@@ -74,6 +75,7 @@ export function createMessageWriter(db: Db) {
         try {
             await db.transaction((tx) => writeBatch(tx, batch));
             written += batch.length;
+            batches++;
             for (const p of batch) p.done();
         } catch {
             for (const p of batch) {
@@ -107,10 +109,12 @@ export function createMessageWriter(db: Db) {
     }
 
     return {
-        /** Resolves once the message is committed. */
+        /** Resolves once the message is committed. The object is queued as it is (not copied): pass a fresh one. */
         write(message: MessageWrite): Promise<void> {
             return new Promise((resolve, reject) => {
-                queue.push({ ...message, done: (err) => (err ? reject(err) : resolve()) });
+                const pending = message as Pending;
+                pending.done = (err) => (err ? reject(err) : resolve());
+                queue.push(pending);
                 schedule();
             });
         },
@@ -120,6 +124,10 @@ export function createMessageWriter(db: Db) {
         /** Messages committed since start. */
         get written() {
             return written;
+        },
+        /** Batches committed since start (written / batches: the mean batch size). */
+        get batches() {
+            return batches;
         },
         /** Waits for everything queued (shutdown, tests). */
         async drain(): Promise<void> {

@@ -1,15 +1,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import mqtt, { type MqttClient } from 'mqtt';
+import pg from 'pg';
 import { alibabaCredentials } from '../../server/mqtt/signIn';
 import type { BenchGroup, Figure } from './run';
 
 /**
  * `npm run bench -- mqtt`: the platform's broker (its own process, in-memory PGlite) beside Mosquitto 2 (Debian's
  * package, on a free port) under the same load from the same clients:
+ * The platform runs twice: on PGlite in a data directory (as `npm start`), then on PostgreSQL (BENCH_DATABASE_URL, else
+ * the machine's 127.0.0.1:5432/test in a schema of its own; `none` skips it), the database then in a process of its own.
  * - ingest: 1,000 devices publishing QoS 1 property posts, each waiting for its PUBACK before the next. The platform's
  *   figure is rows committed per second (PUBACK follows the write); Mosquitto's is messages relayed per second to one
  *   subscriber of every topic.
@@ -43,24 +46,47 @@ function lineReader(child: ChildProcess) {
         });
 }
 
-async function startPlatform(devices: number) {
+async function startPlatform(devices: number, extraEnv: Record<string, string> = {}) {
     const { DATABASE_URL: _db, ...env } = process.env;
     const child = spawn(process.execPath, ['--import', 'tsx', 'tests/bench/mqtt/brokerProcess.ts'], {
         cwd: ROOT,
-        env: { ...env, DEVICES: String(devices) },
+        env: { ...env, DEVICES: String(devices), ...extraEnv },
         stdio: ['pipe', 'pipe', 'inherit'],
     });
     const next = lineReader(child);
-    const ready = JSON.parse(await next()) as { port: number; devices: Dev[] };
+    const ready = JSON.parse(await next()) as { port: number; dataDir?: string; devices: Dev[] };
     return {
         port: ready.port,
         devices: ready.devices,
         async stats() {
             child.stdin!.write('stats\n');
-            return JSON.parse(await next()) as { written: number; rss: number; connected: number };
+            return JSON.parse(await next()) as {
+                written: number;
+                batches: number;
+                cpu: number;
+                rss: number;
+                connected: number;
+            };
+        },
+        /** A CPU profile of the broker's main thread from `start()` to `stop(file)` (brokerProcess.ts). */
+        async profileStart() {
+            child.stdin!.write('profile-start\n');
+            await next();
+        },
+        async profileStop(file: string) {
+            child.stdin!.write(`profile-stop ${file}\n`);
+            await next();
         },
         stop() {
             child.kill('SIGKILL');
+            // PGlite's data directory, once the process is gone (it holds hundreds of MB after an ingest run).
+            if (ready.dataDir) {
+                const dir = ready.dataDir;
+                child.once('exit', () => {
+                    // with its lock and pid beside it (server/db/lock.ts)
+                    for (const p of [dir, `${dir}.lock`, `${dir}.pid`]) rmSync(p, { recursive: true, force: true });
+                });
+            }
         },
     };
 }
@@ -161,35 +187,86 @@ async function paced(clients: MqttClient[], topicOf: (i: number) => string, seco
 const pct = (sorted: number[], p: number) =>
     Math.round(sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] * 10) / 10;
 
-async function ingestAndLatency(): Promise<Figure[]> {
+/** The platform's ingest and latency figures, named `{label}.…`, on PGlite or (`databaseUrl`) PostgreSQL. */
+async function measurePlatform(label: string, databaseUrl?: string): Promise<Figure[]> {
     const figures: Figure[] = [];
-    const platform = await startPlatform(DEVICES);
+    const pgSchema = databaseUrl ? `bench_mqtt_${process.pid}` : undefined;
+    const platform = await startPlatform(
+        DEVICES,
+        databaseUrl ? { DATABASE_URL: databaseUrl, BENCH_PG_SCHEMA: pgSchema! } : {},
+    );
     try {
         const clients = await connectAll(platform.port, platform.devices, true);
         const topic = (i: number) =>
             `/sys/${platform.devices[i][0]}/${platform.devices[i][1]}/thing/event/property/post`;
-        const before = (await platform.stats()).written;
+        // MQTT_PROFILE=FILE: the broker's CPU profile of the ingest window (open it in Chrome's DevTools).
+        const profile = !databaseUrl && process.env.MQTT_PROFILE;
+        if (profile) await platform.profileStart();
+        const before = await platform.stats();
         const t0 = performance.now();
         await flood(clients, topic, INGEST_SECONDS);
         const seconds = (performance.now() - t0) / 1000;
         const after = await platform.stats();
+        if (profile) await platform.profileStop(path.resolve(profile));
         figures.push({
-            name: 'platform.ingestPersisted',
-            value: Math.round((after.written - before) / seconds),
+            name: `${label}.ingestPersisted`,
+            value: Math.round((after.written - before.written) / seconds),
             unit: 'msg/s',
         });
-        const lat = await paced(clients, topic, LATENCY_SECONDS);
-        figures.push({ name: 'platform.latencyP50', value: pct(lat, 50), unit: 'ms' });
-        figures.push({ name: 'platform.latencyP99', value: pct(lat, 99), unit: 'ms' });
+        // The broker's own CPU per stored message: a figure the other jobs on a shared machine bend far less than
+        // the rate (the database's CPU is in it on PGlite, not on PostgreSQL).
         figures.push({
-            name: 'platform.rssAfterIngest',
+            name: `${label}.ingestCpuPerMessage`,
+            value: Math.round(((after.cpu - before.cpu) / Math.max(1, after.written - before.written)) * 10) / 10,
+            unit: 'µs/msg',
+        });
+        figures.push({
+            name: `${label}.ingestBatchSize`,
+            value: Math.round((after.written - before.written) / Math.max(1, after.batches - before.batches)),
+            unit: 'msg/batch',
+        });
+        const lat = await paced(clients, topic, LATENCY_SECONDS);
+        figures.push({ name: `${label}.latencyP50`, value: pct(lat, 50), unit: 'ms' });
+        figures.push({ name: `${label}.latencyP99`, value: pct(lat, 99), unit: 'ms' });
+        figures.push({
+            name: `${label}.rssAfterIngest`,
             value: Math.round((await platform.stats()).rss / 1048576),
             unit: 'MB',
         });
         for (const c of clients) c.end(true);
     } finally {
         platform.stop();
+        if (databaseUrl) {
+            const admin = new pg.Client({ connectionString: databaseUrl });
+            await admin.connect();
+            await admin.query(`DROP SCHEMA IF EXISTS "${pgSchema}" CASCADE`).finally(() => admin.end());
+        }
     }
+    return figures;
+}
+
+/** PostgreSQL for the platform's second run: BENCH_DATABASE_URL, else the machine's own when it answers. */
+async function benchDatabaseUrl(): Promise<string | undefined> {
+    const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+    if (url === 'none') return undefined;
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+    try {
+        await client.connect();
+        return url;
+    } catch {
+        console.log(`mqtt: PostgreSQL (${url}) does not answer: its run is skipped (BENCH_DATABASE_URL names another)`);
+        return undefined;
+    } finally {
+        await client.end().catch(() => undefined);
+    }
+}
+
+async function ingestAndLatency(): Promise<Figure[]> {
+    // The platform on PGlite (a data directory, as `npm start` runs it), then on PostgreSQL (DATABASE_URL: the
+    // database in a process of its own), then Mosquitto under the same clients.
+    const figures = await measurePlatform('platform');
+    const databaseUrl = await benchDatabaseUrl();
+    if (databaseUrl) figures.push(...(await measurePlatform('platformPostgres', databaseUrl)));
 
     const mosquitto = await startMosquitto();
     try {
@@ -288,7 +365,12 @@ async function connections(): Promise<Figure[]> {
 const group: BenchGroup = {
     name: 'mqtt',
     async run() {
-        return [...(await ingestAndLatency()), ...(await connections())];
+        // MQTT_BENCH=ingest or MQTT_BENCH=connections runs one part (default both).
+        const parts = (process.env.MQTT_BENCH ?? 'ingest,connections').split(',');
+        return [
+            ...(parts.includes('ingest') ? await ingestAndLatency() : []),
+            ...(parts.includes('connections') ? await connections() : []),
+        ];
     },
 };
 export default group;

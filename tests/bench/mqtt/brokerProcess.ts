@@ -2,9 +2,11 @@
  * The platform's broker in a process of its own for `npm run bench -- mqtt`: an in-memory PGlite (or DATABASE_URL)
  * with the demo seed, DEVICES devices of the demo lamp product, the broker on a free port. Prints one JSON line
  * `{ port, devices: [[productKey, deviceName, secret], ...] }`, then answers `stats` on stdin with
- * `{ written, rss, connected }`.
+ * `{ written, batches, cpu, rss, connected }` (cpu: µs of CPU this process used so far).
  */
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Session } from 'node:inspector/promises';
 import { createInterface } from 'node:readline';
 import { eq } from 'drizzle-orm';
@@ -15,7 +17,17 @@ import { createBroker } from '../../../server/mqtt/broker';
 import { seedDatabase } from '../../../server/seed';
 
 const count = Number(process.env.DEVICES ?? 1000);
-const handle = await openDatabase(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : {});
+// PGlite on a data directory of its own, as `npm start` runs it (BENCH_PGLITE=memory: in memory instead).
+// The bench removes the directory (named in the ready line) once it has stopped this process.
+const dataDir =
+    process.env.DATABASE_URL || process.env.BENCH_PGLITE === 'memory'
+        ? undefined
+        : mkdtempSync(path.join(os.tmpdir(), 'bench-pglite-'));
+const handle = await openDatabase(
+    process.env.DATABASE_URL
+        ? { databaseUrl: process.env.DATABASE_URL, pgSchema: process.env.BENCH_PG_SCHEMA }
+        : { pgliteDir: dataDir },
+);
 await seedDatabase(handle.db, { demo: true });
 const [lamp] = await handle.db.select().from(products).where(eq(products.productName, '智能路灯_L1'));
 const names = Array.from({ length: count }, (_, i) => ({ deviceName: `bench${String(i).padStart(6, '0')}` }));
@@ -29,6 +41,7 @@ const port = await broker.listen(0, '0.0.0.0');
 process.stdout.write(
     JSON.stringify({
         port,
+        dataDir,
         devices: rows
             .filter((r) => r.deviceName.startsWith('bench'))
             .map((r) => [lamp.productKey, r.deviceName, r.secret]),
@@ -56,6 +69,8 @@ createInterface({ input: process.stdin }).on('line', (line) => {
         process.stdout.write(
             JSON.stringify({
                 written: broker.writer.written,
+                batches: broker.writer.batches,
+                cpu: (({ user, system }) => user + system)(process.cpuUsage()),
                 rss: process.memoryUsage().rss,
                 connected: broker.connected,
             }) + '\n',
