@@ -32,7 +32,8 @@ export default defineConfig({
                     include: ['tests/resources/**/*.test.{ts,tsx}'],
                     setupFiles: ['tests/resources/setup.ts'],
                     globalSetup: ['tests/templateSetup.ts'],
-                    testTimeout: 60_000,
+                    // A few files fill long forms through jsdom (a minute on a loaded machine): time enough to finish.
+                    testTimeout: 120_000,
                     hookTimeout: 60_000,
                 },
             },
