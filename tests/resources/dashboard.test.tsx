@@ -19,7 +19,7 @@ class FakeMap {
     sources = new Map<string, { data: unknown }>();
     constructor(readonly options: Record<string, unknown>) {
         FakeMap.last = this;
-        setTimeout(() => void this.fire('load', {}), 0);
+        setTimeout(() => void this.fire('style.load', {}).then(() => this.fire('load', {})), 0);
     }
     on(event: string, layerOrFn: string | Handler, fn?: Handler) {
         if (typeof layerOrFn === 'string') this.handlers.push({ event, layer: layerOrFn, fn: fn! });

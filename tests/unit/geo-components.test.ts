@@ -21,7 +21,7 @@ class FakeMap {
     canvas = { style: { cursor: '' } };
     constructor(readonly options: Record<string, unknown>) {
         FakeMap.last = this;
-        setTimeout(() => this.fire('load', {}), 0);
+        setTimeout(() => void this.fire('style.load', {}).then(() => this.fire('load', {})), 0);
     }
     on(event: string, layerOrFn: string | Handler, fn?: Handler) {
         if (typeof layerOrFn === 'string') this.handlers.push({ event, layer: layerOrFn, fn: fn! });

@@ -27,6 +27,9 @@ export const COLORS = {
 
 export const EMPTY_COLLECTION: FeatureCollection = { type: 'FeatureCollection', features: [] };
 
+/** City outlines and labels are drawn from this zoom on, and fetched the first time the map gets there. */
+export const CITY_MIN_ZOOM = 5;
+
 /** District outlines are fetched for the visible box from this zoom on (the server caps the box at 12°). */
 export const DISTRICT_MIN_ZOOM = 8;
 
@@ -36,7 +39,8 @@ export function offlineStyle(api: GeoApi): StyleSpecification {
         name: '离线底图',
         sources: {
             provinces: { type: 'geojson', data: api.outlineUrl('province') },
-            cities: { type: 'geojson', data: api.outlineUrl('city') },
+            // Filled once the map is zoomed in to CITY_MIN_ZOOM (useBaseMap.ts).
+            cities: { type: 'geojson', data: EMPTY_COLLECTION },
             // Filled on demand for the visible box (districts.ts).
             districts: { type: 'geojson', data: EMPTY_COLLECTION },
         },
@@ -54,7 +58,7 @@ export function offlineStyle(api: GeoApi): StyleSpecification {
                 id: 'city-line',
                 type: 'line',
                 source: 'cities',
-                minzoom: 5,
+                minzoom: CITY_MIN_ZOOM,
                 paint: {
                     'line-color': COLORS.city,
                     'line-width': ['interpolate', ['linear'], ['zoom'], 5, 0.5, 10, 1.5],
@@ -71,7 +75,11 @@ export function offlineStyle(api: GeoApi): StyleSpecification {
                 },
             },
             label('province-label', 'provinces', 'name', { maxzoom: 7, size: 12 }),
-            label('city-label', 'cities', 'name', { minzoom: 6, maxzoom: DISTRICT_MIN_ZOOM + 1, size: 12 }),
+            label('city-label', 'cities', 'name', {
+                minzoom: CITY_MIN_ZOOM + 1,
+                maxzoom: DISTRICT_MIN_ZOOM + 1,
+                size: 12,
+            }),
             label('district-label', 'districts', 'name', { minzoom: DISTRICT_MIN_ZOOM + 1, size: 12 }),
         ],
     };
