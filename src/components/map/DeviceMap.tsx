@@ -24,6 +24,7 @@ import { createGeoApi, type GeoApi } from './geoApi';
 import { maplibregl } from './maplibre';
 import { markMap } from './marks';
 import type { DeviceMapProps, DevicePoint } from './types';
+import { COLORS } from './style';
 import { useBaseMap } from './useBaseMap';
 
 /** The map element carries its maplibre map under this name, for tests and benchmarks (queryRenderedFeatures). */
@@ -286,7 +287,7 @@ export default function DeviceMap({
 
     return (
         <Box
-            sx={{ position: 'relative', height, borderRadius: 1, overflow: 'hidden', bgcolor: '#e6edf4' }}
+            sx={{ position: 'relative', height, borderRadius: 1, overflow: 'hidden', bgcolor: COLORS.background }}
             data-state={rendered ? 'rendered' : 'loading'}
             data-first-render={firstRender ?? undefined}
             data-points={represented}

@@ -44,9 +44,16 @@ export function offlineStyle(api: GeoApi): StyleSpecification {
             // Filled on demand for the visible box (districts.ts).
             districts: { type: 'geojson', data: EMPTY_COLLECTION },
         },
+        // No background layer: the sea is the map container's own colour (COLORS.background) behind a clear canvas.
+        // Each layer kind is a shader program compiled on the first frame, 100 ms and more each on a software GPU.
         layers: [
-            { id: 'background', type: 'background', paint: { 'background-color': COLORS.background } },
-            { id: 'province-fill', type: 'fill', source: 'provinces', paint: { 'fill-color': COLORS.land } },
+            {
+                id: 'province-fill',
+                type: 'fill',
+                source: 'provinces',
+                // The province lines draw the edges; the antialiasing outline would be one more program.
+                paint: { 'fill-color': COLORS.land, 'fill-antialias': false },
+            },
             {
                 id: 'district-line',
                 type: 'line',

@@ -81,35 +81,43 @@ export function useBaseMap(container: RefObject<HTMLDivElement | null>, { api, c
         let instance: MapLibreMap | undefined;
         let detach: (() => void) | undefined;
         let observer: ResizeObserver | undefined;
+        const box = container.current;
+        if (!box) return;
+        // The map (its WebGL context and painter, a few hundred ms on a software GPU) is created while the style
+        // config is on its way; the style follows when it answers.
+        let created: MapLibreMap;
+        try {
+            created = instance = new maplibregl.Map({
+                container: box,
+                center: initial.current.center,
+                zoom: initial.current.zoom,
+                attributionControl: false,
+                locale: MAP_LOCALE,
+                dragRotate: false,
+                pitchWithRotate: false,
+                // The map is idle (and its first render reported) only once symbols have faded in: no fade.
+                fadeDuration: 0,
+                // The offline style is ours and valid (tests/unit); an online one is its provider's.
+                validateStyle: false,
+            });
+        } catch {
+            setError(WEBGL_MESSAGE);
+            return;
+        }
+        markMap('map:created');
+        created.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'top-right');
+        created.touchZoomRotate.disableRotation();
+        created.on('load', () => markMap('map:load'));
+        // A dialog grows into its size after the map was created: keep the canvas matched to the box.
+        if (typeof ResizeObserver !== 'undefined') {
+            observer = new ResizeObserver(() => created.resize());
+            observer.observe(box);
+        }
         markMap('map:style-asked');
         void resolveStyle(api).then((style) => {
             markMap('map:style-answered');
-            if (cancelled || !container.current) return;
-            try {
-                instance = new maplibregl.Map({
-                    container: container.current,
-                    style,
-                    center: initial.current.center,
-                    zoom: initial.current.zoom,
-                    attributionControl: false,
-                    locale: MAP_LOCALE,
-                    dragRotate: false,
-                    pitchWithRotate: false,
-                    // The map is idle (and its first render reported) only once symbols have faded in: no fade.
-                    fadeDuration: 0,
-                    // The offline style is ours and valid (tests/unit); an online one is its provider's.
-                    validateStyle: false,
-                });
-            } catch {
-                setError(WEBGL_MESSAGE);
-                return;
-            }
-            markMap('map:created');
-            const created = instance;
-            created.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'top-right');
-            created.touchZoomRotate.disableRotation();
-            created.on('load', () => markMap('map:load'));
-            created.on('style.load', () => {
+            if (cancelled) return;
+            created.once('style.load', () => {
                 markMap('map:style-loaded');
                 if (cancelled) return;
                 if (isOfflineStyle(style)) {
@@ -122,11 +130,7 @@ export function useBaseMap(container: RefObject<HTMLDivElement | null>, { api, c
                 }
                 setMap(created);
             });
-            // A dialog grows into its size after the map was created: keep the canvas matched to the box.
-            if (typeof ResizeObserver !== 'undefined') {
-                observer = new ResizeObserver(() => created.resize());
-                observer.observe(container.current);
-            }
+            created.setStyle(style);
         });
         return () => {
             cancelled = true;
