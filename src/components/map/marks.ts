@@ -5,6 +5,7 @@
 export type MapMark =
     | 'map:style-asked'
     | 'map:style-answered'
+    | 'map:creating'
     | 'map:created'
     | 'map:style-loaded'
     | 'map:load'

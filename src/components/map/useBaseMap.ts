@@ -86,6 +86,7 @@ export function useBaseMap(container: RefObject<HTMLDivElement | null>, { api, c
         // The map (its WebGL context and painter, a few hundred ms on a software GPU) is created while the style
         // config is on its way; the style follows when it answers.
         let created: MapLibreMap;
+        markMap('map:creating');
         try {
             created = instance = new maplibregl.Map({
                 container: box,
