@@ -85,6 +85,8 @@ export function useBaseMap(container: RefObject<HTMLDivElement | null>, { api, c
         if (!box) return;
         // The map (its WebGL context and painter, a few hundred ms on a software GPU) is created while the style
         // config is on its way; the style follows when it answers.
+        markMap('map:style-asked');
+        const styled = resolveStyle(api);
         let created: MapLibreMap;
         markMap('map:creating');
         try {
@@ -114,8 +116,7 @@ export function useBaseMap(container: RefObject<HTMLDivElement | null>, { api, c
             observer = new ResizeObserver(() => created.resize());
             observer.observe(box);
         }
-        markMap('map:style-asked');
-        void resolveStyle(api).then((style) => {
+        void styled.then((style) => {
             markMap('map:style-answered');
             if (cancelled) return;
             created.once('style.load', () => {
