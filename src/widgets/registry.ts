@@ -33,7 +33,11 @@ export const widgets: Record<string, LazyExoticComponent<ComponentType<any>>> = 
     /** 我的项目: the project cards of the dashboard, each to its overview, and 新建项目. */
     projectCards: lazy(() => import('./dashboard/ProjectCards').then((m) => ({ default: m.ProjectCards }))),
     /** 设备分布: every located device on the map (clusters from the server above 10,000), click to open one. */
-    deviceMap: lazy(() => import('./dashboard/LocationMap').then((m) => ({ default: m.LocationMap }))),
+    // maplibre's chunk (about 1 MB) downloads beside the widget's own instead of after it has rendered.
+    deviceMap: lazy(() => {
+        void import('../components/map/DeviceMap');
+        return import('./dashboard/LocationMap').then((m) => ({ default: m.LocationMap }));
+    }),
     /** The answer of a device CSV import ({ answer }): written names, refused rows with line and reason. */
     deviceImportResult: lazy(() => import('./devices/ImportResult').then((m) => ({ default: m.ImportResultView }))),
     /** A JSON document shown indented ({ text, caption }): a logged message's payload. */

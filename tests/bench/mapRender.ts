@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { serve } from '@hono/node-server';
 import { eq, sql } from 'drizzle-orm';
 import { chromium } from 'playwright-core';
@@ -21,6 +23,11 @@ import type { BenchGroup, Figure } from './run';
 const SIZES = (process.env.MAP_BENCH_SIZES ?? '100000,1000000').split(',').map(Number);
 const HARNESS = 'src/components/map/harness/map-harness.html';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/**
+ * MAP_BENCH_ANCHOR=<a checkout of an earlier commit> (e.g. `git worktree add --detach /tmp/anchor main` with
+ * node_modules linked): its console and harness are built too and measured in the same run (anchor_* figures).
+ */
+const ANCHOR = process.env.MAP_BENCH_ANCHOR;
 
 /** [lng, lat, weight]: devices gather around these cities, 0.6° / 0.45° standard spread (as the map harness). */
 const CITIES: Array<[number, number, number]> = [
@@ -91,6 +98,57 @@ interface Render {
     transfer: number;
     decoded: number;
     serverWait: number;
+    /** ms from navigation start to each step of the way (phases below), and the outlines' sizes. */
+    phases: Record<string, number>;
+}
+
+/**
+ * Where the time of a first render goes, each as ms since navigation start: the page's own scripts, maplibre's
+ * chunk and worker, the map's performance marks (src/components/map/marks.ts), the style config and the map's
+ * device calls answered. The outlines are fetched by maplibre's worker, out of the page's resource timing: their
+ * sizes are measured apart (outlines_*), their arrival shows in map:load.
+ */
+const PHASES = `(() => {
+    const out = {};
+    const nav = performance.getEntriesByType('navigation')[0];
+    if (nav) out.dom_ready = nav.domContentLoadedEventEnd;
+    const res = performance.getEntriesByType('resource');
+    const last = (test) => {
+        const hits = res.filter(test);
+        return hits.length ? Math.max(...hits.map((e) => e.responseEnd)) : undefined;
+    };
+    // maplibre lands in the chunk of useBaseMap, the first module that imports it (src/components/map/maplibre.ts).
+    out.maplibre_js = last((e) => /useBaseMap-[^/]*\\.js/.test(e.name));
+    out.worker_js = last((e) => /worker/.test(e.name) && /\\.m?js/.test(e.name));
+    out.map_js = last((e) => /DeviceMap-[^/]*\\.js/.test(e.name));
+    out.style_config = last((e) => e.name.includes('/api/geo/config'));
+    out.locations_call = last((e) => e.name.includes('/queryLonLatList'));
+    for (const m of performance.getEntriesByType('mark')) {
+        if (m.name.startsWith('map:') && !(m.name.slice(4) in out)) out[m.name.slice(4).replace(/-/g, '_')] = m.startTime;
+    }
+    for (const k of Object.keys(out)) if (out[k] === undefined) delete out[k];
+    return out;
+})()`;
+
+/** An outline layer's bytes as the server sends them (gzip) and decoded: node's fetch would hide the first. */
+function outlineBytes(url: string, token: string): Promise<{ wire: number; decoded: number }> {
+    return new Promise((resolve, reject) => {
+        const req = httpGet(
+            url,
+            { headers: { Cookie: `Authorization=${token}`, 'Accept-Encoding': 'gzip' } },
+            (res) => {
+                const chunks: Buffer[] = [];
+                res.on('data', (c: Buffer) => chunks.push(c));
+                res.on('end', () => {
+                    const body = Buffer.concat(chunks);
+                    const gzipped = res.headers['content-encoding'] === 'gzip';
+                    resolve({ wire: body.length, decoded: gzipped ? gunzipSync(body).length : body.length });
+                });
+                res.on('error', reject);
+            },
+        );
+        req.on('error', reject);
+    });
 }
 
 const MAP_CALLS = ['/api/device/queryLonLatList', '/api/device/queryLonLatClusters'];
@@ -116,14 +174,16 @@ async function firstRender(browser: Browser, url: string, token: string, target:
             decoded: number;
             wait: number;
         }>;
+        const phases = (await page.evaluate(PHASES)) as Record<string, number>;
         if (errors.length) throw new Error(`page errors: ${errors.join('; ')}`);
-        if (!calls.length) throw new Error(`${target} asked for no map data`);
+        if (!calls.length && !target.includes('mode=base')) throw new Error(`${target} asked for no map data`);
         return {
             firstRender: rendered,
             represented,
             transfer: calls.reduce((n, c) => n + c.encoded, 0),
             decoded: calls.reduce((n, c) => n + c.decoded, 0),
-            serverWait: Math.max(...calls.map((c) => c.wait)),
+            serverWait: calls.length ? Math.max(...calls.map((c) => c.wait)) : 0,
+            phases,
         };
     } finally {
         await context.close();
@@ -135,6 +195,7 @@ async function firstRender(browser: Browser, url: string, token: string, target:
  * console and the map harness built into a temporary directory and served by the platform (PGlite) on a free port.
  * Each figure is cold (a fresh browser context, nothing cached), from navigation to the frame DeviceMap marks with
  * data-first-render (its devices source loaded and the map idle, clusters drawn):
+ *   basemap_*    the offline base map alone (no devices), harness page ?view=api&mode=base
  *   whole_*      every located device fetched at once and clustered in the browser (the map before server clusters;
  *                still the dashboard's way up to 10,000 devices), harness page ?view=api&mode=whole
  *   clusters_*   the server's clusters for the view, harness page ?view=api&mode=server
@@ -160,6 +221,20 @@ const group: BenchGroup = {
                 },
             });
             add('console_build', round(performance.now() - t), 'ms');
+            const anchorOut = path.join(dir, 'anchor');
+            if (ANCHOR) {
+                await build({
+                    root: ANCHOR,
+                    configFile: path.join(ANCHOR, 'vite.config.ts'),
+                    logLevel: 'error',
+                    build: {
+                        outDir: anchorOut,
+                        rolldownOptions: {
+                            input: { main: path.join(ANCHOR, 'index.html'), harness: path.join(ANCHOR, HARNESS) },
+                        },
+                    },
+                });
+            }
             browser = await chromium.launch({
                 executablePath: CHROMIUM,
                 headless: true,
@@ -177,7 +252,7 @@ const group: BenchGroup = {
             for (const size of SIZES) {
                 const label = size >= 1_000_000 ? `${size / 1_000_000}m` : `${size / 1000}k`;
                 const handle = await openDatabase({});
-                let http: ReturnType<typeof serve> | undefined;
+                const servers: Array<ReturnType<typeof serve>> = [];
                 try {
                     await ensureAdmin(handle.db, 'bench_password');
                     await seedDatabase(handle.db, { demo: false });
@@ -189,36 +264,65 @@ const group: BenchGroup = {
                     await deviceClusterIndex(handle.db).snapshot();
                     add(`${label}_cluster_index_build`, round(performance.now() - t), 'ms');
 
-                    const app = createApp({ db: handle.db, config: { ...loadConfig({}), publicDir: outDir } });
                     const [admin] = await handle.db.select().from(users).limit(1);
                     const token = await createSession(handle.db, admin.id, new Date());
-                    http = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
-                    await new Promise<void>((resolve) => http!.once('listening', () => resolve()));
-                    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+                    /** The platform on a free port, serving the console built into `publicDir`. */
+                    const start = async (publicDir: string) => {
+                        const app = createApp({ db: handle.db, config: { ...loadConfig({}), publicDir } });
+                        const http = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
+                        servers.push(http);
+                        await new Promise<void>((resolve) => http.once('listening', () => resolve()));
+                        return `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+                    };
+                    const url = await start(outDir);
+                    if (size === SIZES[0]) {
+                        for (const level of ['province', 'city'] as const) {
+                            const bytes = await outlineBytes(`${url}/api/geo/outlines?level=${level}`, token);
+                            add(`outlines_${level}_gzip`, kb(bytes.wire), 'KB');
+                            add(`outlines_${level}_decoded`, kb(bytes.decoded), 'KB');
+                        }
+                    }
+                    const anchorUrl = ANCHOR ? await start(anchorOut) : undefined;
 
-                    const rounds: Array<[string, string]> = [
-                        ['whole', `/${HARNESS}?view=api&mode=whole`],
-                        ['clusters', `/${HARNESS}?view=api&mode=server`],
-                        ['dashboard', '/introduce'],
+                    const rounds: Array<[string, string, string]> = [
+                        ['basemap', url, `/${HARNESS}?view=api&mode=base`],
+                        ['whole', url, `/${HARNESS}?view=api&mode=whole`],
+                        ['clusters', url, `/${HARNESS}?view=api&mode=server`],
+                        ['dashboard', url, '/introduce'],
                     ];
-                    for (const [name, target] of rounds) {
+                    if (anchorUrl) {
+                        rounds.push(
+                            ['anchor_clusters', anchorUrl, `/${HARNESS}?view=api&mode=server`],
+                            ['anchor_dashboard', anchorUrl, '/introduce'],
+                        );
+                    }
+                    if (process.env.MAP_BENCH_SKIP_WHOLE) rounds.splice(1, 1);
+                    for (const [name, base, target] of rounds) {
                         try {
-                            const r = await firstRender(browser, url, token, target);
+                            const r = await firstRender(browser, base, token, target);
                             if (name === 'whole' && r.represented !== size) {
                                 throw new Error(`the map holds ${r.represented} devices, not ${size}`);
                             }
-                            if (r.represented <= 0) throw new Error('the map drew nothing');
+                            if (name !== 'basemap' && r.represented <= 0) throw new Error('the map drew nothing');
                             add(`${label}_${name}_cold_first_render`, round(r.firstRender), 'ms');
                             add(`${label}_${name}_server_wait`, round(r.serverWait), 'ms');
                             add(`${label}_${name}_transfer`, kb(r.transfer), 'KB');
                             add(`${label}_${name}_decoded`, kb(r.decoded), 'KB');
+                            for (const [phase, value] of Object.entries(r.phases)) {
+                                const isSize = phase.endsWith('_kb');
+                                add(
+                                    `${label}_${name}_${isSize ? phase : `at_${phase}`}`,
+                                    isSize ? value : round(value),
+                                    isSize ? 'KB' : 'ms',
+                                );
+                            }
                         } catch (err) {
                             console.error(`mapRender ${label} ${name}: ${err instanceof Error ? err.message : err}`);
                             add(`${label}_${name}_cold_first_render`, -1, 'ms (failed)');
                         }
                     }
                 } finally {
-                    if (http) await new Promise((r) => http!.close(r));
+                    for (const http of servers) await new Promise((r) => http.close(r));
                     await handle.close();
                 }
             }

@@ -19,7 +19,20 @@ class FakeMap {
     sources = new Map<string, { data: unknown }>();
     constructor(readonly options: Record<string, unknown>) {
         FakeMap.last = this;
-        setTimeout(() => void this.fire('load', {}), 0);
+    }
+    style: unknown;
+    /** As maplibre: the style loads a frame later ('style.load'), then the first frame ('load'). */
+    setStyle(style: unknown) {
+        this.style = style;
+        setTimeout(() => void this.fire('style.load', {}).then(() => this.fire('load', {})), 0);
+        return this;
+    }
+    once(event: string, fn: Handler) {
+        const wrapped: Handler = (e) => {
+            this.off(event, wrapped);
+            return fn(e);
+        };
+        return this.on(event, wrapped);
     }
     on(event: string, layerOrFn: string | Handler, fn?: Handler) {
         if (typeof layerOrFn === 'string') this.handlers.push({ event, layer: layerOrFn, fn: fn! });
@@ -65,7 +78,7 @@ class FakeMap {
         return true;
     }
     getStyle() {
-        return this.options.style;
+        return this.style;
     }
     easeTo() {}
     resize() {}

@@ -21,7 +21,20 @@ class FakeMap {
     canvas = { style: { cursor: '' } };
     constructor(readonly options: Record<string, unknown>) {
         FakeMap.last = this;
-        setTimeout(() => this.fire('load', {}), 0);
+    }
+    style: unknown;
+    /** As maplibre: the style loads a frame later ('style.load'), then the first frame ('load'). */
+    setStyle(style: unknown) {
+        this.style = style;
+        setTimeout(() => void this.fire('style.load', {}).then(() => this.fire('load', {})), 0);
+        return this;
+    }
+    once(event: string, fn: Handler) {
+        const wrapped: Handler = (e) => {
+            this.off(event, wrapped);
+            return fn(e);
+        };
+        return this.on(event, wrapped);
     }
     on(event: string, layerOrFn: string | Handler, fn?: Handler) {
         if (typeof layerOrFn === 'string') this.handlers.push({ event, layer: layerOrFn, fn: fn! });
@@ -59,7 +72,7 @@ class FakeMap {
     }
     districts = { spec: {}, setData: vi.fn() };
     getStyle() {
-        return this.options.style;
+        return this.style;
     }
     resize() {}
     remove() {}
@@ -141,7 +154,7 @@ describe('MapPickerDialog', () => {
     it('opens on SPEC centre and zoom, offline outlines, district outlines for the view', async () => {
         await open();
         expect(FakeMap.last!.options).toMatchObject({ center: [121.6, 31.2], zoom: 11 });
-        const style = FakeMap.last!.options.style as { sources: Record<string, { data: unknown }>; glyphs?: string };
+        const style = FakeMap.last!.style as { sources: Record<string, { data: unknown }>; glyphs?: string };
         expect(style.glyphs).toBeUndefined();
         expect(style.sources.provinces.data).toBe('http://test/api/geo/outlines?level=province');
         expect(FakeMap.last!.districts.setData).toHaveBeenCalledWith(

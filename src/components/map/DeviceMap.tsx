@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { Alert, Box, Button, CircularProgress, Typography } from '@mui/material';
 import type { GeoJSONSource, Map as MapLibreMap, MapLayerMouseEvent, Popup } from 'maplibre-gl';
 import {
@@ -11,6 +11,7 @@ import {
     deviceLayers,
     deviceSource,
     NO_DATA,
+    plannedView,
     POINT_LAYER,
     SOURCE_ID,
     STATUS_TEXT,
@@ -21,7 +22,9 @@ import {
 } from './deviceLayers';
 import { createGeoApi, type GeoApi } from './geoApi';
 import { maplibregl } from './maplibre';
+import { markMap } from './marks';
 import type { DeviceMapProps, DevicePoint } from './types';
+import { COLORS } from './style';
 import { useBaseMap } from './useBaseMap';
 
 /** The map element carries its maplibre map under this name, for tests and benchmarks (queryRenderedFeatures). */
@@ -167,7 +170,33 @@ export default function DeviceMap({
         };
     }, [map]);
 
-    // Server mode: ask for the view on load, after moves (the first move at once, then at most one request per
+    // Server mode: the first view is asked for as soon as the container has its size, beside the style config, the
+    // map's creation and its basemap, not after them; the map adopts the answer when its view is inside it.
+    const early = useRef<{
+        query: MapViewQuery;
+        answer: Promise<MapClusterAnswer>;
+        controller: AbortController;
+    } | null>(null);
+    useLayoutEffect(() => {
+        const box = container.current;
+        if (!fetchView || givenLoading || early.current || !box?.clientWidth || !box.clientHeight) return;
+        const query = viewQuery(plannedView(DEVICE_MAP_CENTER, DEVICE_MAP_ZOOM, box.clientWidth, box.clientHeight));
+        const controller = new AbortController();
+        markMap('map:clusters-asked');
+        const answer = fetchView(query, controller.signal);
+        // Its failure is reported where the map adopts it.
+        answer.catch(() => undefined);
+        early.current = { query, answer, controller };
+    }, [fetchView, givenLoading]);
+    useEffect(
+        () => () => {
+            early.current?.controller.abort();
+            early.current = null;
+        },
+        [],
+    );
+
+    // Server mode: ask for the view once the map exists, after moves (the first move at once, then at most one request per
     // REFETCH_DEBOUNCE_MS, the last view winning), and again while the server's index catches up.
     useEffect(() => {
         if (!map || !fetchView || givenLoading) return;
@@ -177,13 +206,26 @@ export default function DeviceMap({
         let lastAt = -Infinity;
         const run = (force: boolean) => {
             if (!force && fetched && covers(fetched, map)) return;
-            const query = viewQuery(map);
-            fetched = query;
+            const first = early.current;
+            early.current = null;
             controller?.abort();
-            const own = (controller = new AbortController());
-            fetchView(query, own.signal).then(
+            let answer: Promise<MapClusterAnswer>;
+            if (first && covers(first.query, map)) {
+                fetched = first.query;
+                controller = first.controller;
+                answer = first.answer;
+            } else {
+                first?.controller.abort();
+                fetched = viewQuery(map);
+                controller = new AbortController();
+                markMap('map:clusters-asked');
+                answer = fetchView(fetched, controller.signal);
+            }
+            const own = controller;
+            answer.then(
                 (answer) => {
                     if (own.signal.aborted) return;
+                    markMap('map:clusters-answered');
                     setFetchError(null);
                     setServed(answer);
                     if (answer.rebuilding) timer = setTimeout(() => run(true), REBUILD_RETRY_MS);
@@ -233,6 +275,7 @@ export default function DeviceMap({
         const mark = () => {
             if (!map.isSourceLoaded(SOURCE_ID)) return;
             map.off('idle', mark);
+            markMap('map:first-render');
             setFirstRender(Math.round(performance.now()));
         };
         // The points reach the source in the effects above (addSource on load, else setData), each followed by idle.
@@ -244,7 +287,7 @@ export default function DeviceMap({
 
     return (
         <Box
-            sx={{ position: 'relative', height, borderRadius: 1, overflow: 'hidden', bgcolor: '#e6edf4' }}
+            sx={{ position: 'relative', height, borderRadius: 1, overflow: 'hidden', bgcolor: COLORS.background }}
             data-state={rendered ? 'rendered' : 'loading'}
             data-first-render={firstRender ?? undefined}
             data-points={represented}

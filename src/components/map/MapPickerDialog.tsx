@@ -32,6 +32,7 @@ import {
     statusText,
 } from './pickerState';
 import type { GeoSearchHit, MapPickerDialogProps } from './types';
+import { COLORS } from './style';
 import { useBaseMap } from './useBaseMap';
 
 const ZOOM_BY_LEVEL: Record<GeoSearchHit['level'], number> = { province: 6, city: 9, district: 11, poi: 15 };
@@ -111,7 +112,7 @@ function PickerContent(props: MapPickerDialogProps & { api?: GeoApi }) {
                 <Box
                     ref={container}
                     data-testid="map-picker-map"
-                    sx={{ height: 420, borderRadius: 1, overflow: 'hidden', bgcolor: '#e6edf4', mt: 1 }}
+                    sx={{ height: 420, borderRadius: 1, overflow: 'hidden', bgcolor: COLORS.background, mt: 1 }}
                 />
                 {mapError && (
                     <Alert severity="warning" sx={{ mt: 1 }}>

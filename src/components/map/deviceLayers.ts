@@ -109,6 +109,28 @@ export function viewQuery(map: { getZoom(): number; getBounds(): Bounds }): MapV
     };
 }
 
+/** maplibre's tiles are 512 px: the world is this many pixels wide at zoom 0. */
+const TILE_SIZE = 512;
+const mercatorY = (lat: number) => (1 - Math.log(Math.tan(Math.PI / 4 + (lat * Math.PI) / 360)) / Math.PI) / 2;
+const latitudeOf = (y: number) => (Math.atan(Math.sinh(Math.PI * (1 - 2 * y))) * 180) / Math.PI;
+
+/**
+ * The view a map of `width` × `height` px will show at `center` and `zoom` (Web Mercator, no rotation or pitch), in
+ * the shape viewQuery reads: the first view can be asked for before the map exists.
+ */
+export function plannedView(center: [number, number], zoom: number, width: number, height: number) {
+    const world = TILE_SIZE * 2 ** zoom;
+    const halfLng = (width / 2 / world) * 360;
+    const y = mercatorY(center[1]);
+    const bounds = {
+        getWest: () => center[0] - halfLng,
+        getEast: () => center[0] + halfLng,
+        getNorth: () => latitudeOf(Math.max(0, y - height / 2 / world)),
+        getSouth: () => latitudeOf(Math.min(1, y + height / 2 / world)),
+    };
+    return { getZoom: () => zoom, getBounds: () => bounds };
+}
+
 /** The view is inside what `query` fetched, at the same zoom: nothing new to ask. */
 export function covers(query: MapViewQuery, map: { getZoom(): number; getBounds(): Bounds }): boolean {
     const b = map.getBounds();

@@ -27,6 +27,9 @@ export const COLORS = {
 
 export const EMPTY_COLLECTION: FeatureCollection = { type: 'FeatureCollection', features: [] };
 
+/** City outlines and labels are drawn from this zoom on, and fetched the first time the map gets there. */
+export const CITY_MIN_ZOOM = 5;
+
 /** District outlines are fetched for the visible box from this zoom on (the server caps the box at 12°). */
 export const DISTRICT_MIN_ZOOM = 8;
 
@@ -36,13 +39,21 @@ export function offlineStyle(api: GeoApi): StyleSpecification {
         name: '离线底图',
         sources: {
             provinces: { type: 'geojson', data: api.outlineUrl('province') },
-            cities: { type: 'geojson', data: api.outlineUrl('city') },
+            // Filled once the map is zoomed in to CITY_MIN_ZOOM (useBaseMap.ts).
+            cities: { type: 'geojson', data: EMPTY_COLLECTION },
             // Filled on demand for the visible box (districts.ts).
             districts: { type: 'geojson', data: EMPTY_COLLECTION },
         },
+        // No background layer: the sea is the map container's own colour (COLORS.background) behind a clear canvas.
+        // Each layer kind is a shader program compiled on the first frame, 100 ms and more each on a software GPU.
         layers: [
-            { id: 'background', type: 'background', paint: { 'background-color': COLORS.background } },
-            { id: 'province-fill', type: 'fill', source: 'provinces', paint: { 'fill-color': COLORS.land } },
+            {
+                id: 'province-fill',
+                type: 'fill',
+                source: 'provinces',
+                // The province lines draw the edges; the antialiasing outline would be one more program.
+                paint: { 'fill-color': COLORS.land, 'fill-antialias': false },
+            },
             {
                 id: 'district-line',
                 type: 'line',
@@ -54,7 +65,7 @@ export function offlineStyle(api: GeoApi): StyleSpecification {
                 id: 'city-line',
                 type: 'line',
                 source: 'cities',
-                minzoom: 5,
+                minzoom: CITY_MIN_ZOOM,
                 paint: {
                     'line-color': COLORS.city,
                     'line-width': ['interpolate', ['linear'], ['zoom'], 5, 0.5, 10, 1.5],
@@ -71,7 +82,11 @@ export function offlineStyle(api: GeoApi): StyleSpecification {
                 },
             },
             label('province-label', 'provinces', 'name', { maxzoom: 7, size: 12 }),
-            label('city-label', 'cities', 'name', { minzoom: 6, maxzoom: DISTRICT_MIN_ZOOM + 1, size: 12 }),
+            label('city-label', 'cities', 'name', {
+                minzoom: CITY_MIN_ZOOM + 1,
+                maxzoom: DISTRICT_MIN_ZOOM + 1,
+                size: 12,
+            }),
             label('district-label', 'districts', 'name', { minzoom: DISTRICT_MIN_ZOOM + 1, size: 12 }),
         ],
     };

@@ -3,12 +3,30 @@ import type { GeoJSONSource, Map as MapLibreMap } from 'maplibre-gl';
 import type { GeoApi } from './geoApi';
 import { MAP_LOCALE } from './locale';
 import { maplibregl } from './maplibre';
-import { DISTRICT_MIN_ZOOM, isOfflineStyle, resolveStyle } from './style';
+import { markMap } from './marks';
+import { CITY_MIN_ZOOM, DISTRICT_MIN_ZOOM, isOfflineStyle, resolveStyle } from './style';
 
 export const WEBGL_MESSAGE = '当前浏览器无法显示地图（需要 WebGL 支持）';
 
 /** The widest box of districts asked for at once; the server refuses more than 12° each way. */
 const MAX_SPAN = 12;
+
+/**
+ * City outlines are drawn from zoom CITY_MIN_ZOOM on: they are fetched (776 KB of GeoJSON, tiled in the worker) the
+ * first time the map is there, so a country-wide first view loads the provinces alone.
+ */
+export function attachCityOutlines(map: MapLibreMap, api: GeoApi): () => void {
+    const update = () => {
+        if (map.getZoom() < CITY_MIN_ZOOM) return;
+        map.off('moveend', update);
+        map.getSource<GeoJSONSource>('cities')?.setData(api.outlineUrl('city'));
+    };
+    map.on('moveend', update);
+    update();
+    return () => {
+        map.off('moveend', update);
+    };
+}
 
 /**
  * Loads district outlines for the visible box once the map is zoomed in far enough. The box is rounded out to
@@ -48,7 +66,9 @@ export interface BaseMapOptions {
 
 /**
  * A maplibre map in the container, on the configured style (offline outlines unless MAP_STYLE_URL is set).
- * `map` is set once the style has loaded; `error` when the browser cannot draw maps.
+ * `map` is set once the style is parsed ('style.load': its sources and layers exist, their data may still be on the
+ * way), so callers add their own sources and start their own requests while the basemap loads, and the first frame
+ * draws both; `error` when the browser cannot draw maps.
  */
 export function useBaseMap(container: RefObject<HTMLDivElement | null>, { api, center, zoom }: BaseMapOptions) {
     const [map, setMap] = useState<MapLibreMap | null>(null);
@@ -61,36 +81,58 @@ export function useBaseMap(container: RefObject<HTMLDivElement | null>, { api, c
         let instance: MapLibreMap | undefined;
         let detach: (() => void) | undefined;
         let observer: ResizeObserver | undefined;
-        void resolveStyle(api).then((style) => {
-            if (cancelled || !container.current) return;
-            try {
-                instance = new maplibregl.Map({
-                    container: container.current,
-                    style,
-                    center: initial.current.center,
-                    zoom: initial.current.zoom,
-                    attributionControl: false,
-                    locale: MAP_LOCALE,
-                    dragRotate: false,
-                    pitchWithRotate: false,
-                });
-            } catch {
-                setError(WEBGL_MESSAGE);
-                return;
-            }
-            const created = instance;
-            created.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'top-right');
-            created.touchZoomRotate.disableRotation();
-            created.on('load', () => {
+        const box = container.current;
+        if (!box) return;
+        // The map (its WebGL context and painter, a few hundred ms on a software GPU) is created while the style
+        // config is on its way; the style follows when it answers.
+        markMap('map:style-asked');
+        const styled = resolveStyle(api);
+        let created: MapLibreMap;
+        markMap('map:creating');
+        try {
+            created = instance = new maplibregl.Map({
+                container: box,
+                center: initial.current.center,
+                zoom: initial.current.zoom,
+                attributionControl: false,
+                locale: MAP_LOCALE,
+                dragRotate: false,
+                pitchWithRotate: false,
+                // The map is idle (and its first render reported) only once symbols have faded in: no fade.
+                fadeDuration: 0,
+                // The offline style is ours and valid (tests/unit); an online one is its provider's.
+                validateStyle: false,
+            });
+        } catch {
+            setError(WEBGL_MESSAGE);
+            return;
+        }
+        markMap('map:created');
+        created.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'top-right');
+        created.touchZoomRotate.disableRotation();
+        created.on('load', () => markMap('map:load'));
+        // A dialog grows into its size after the map was created: keep the canvas matched to the box.
+        if (typeof ResizeObserver !== 'undefined') {
+            observer = new ResizeObserver(() => created.resize());
+            observer.observe(box);
+        }
+        void styled.then((style) => {
+            markMap('map:style-answered');
+            if (cancelled) return;
+            created.once('style.load', () => {
+                markMap('map:style-loaded');
                 if (cancelled) return;
-                if (isOfflineStyle(style)) detach = attachDistrictOutlines(created, api);
+                if (isOfflineStyle(style)) {
+                    const cities = attachCityOutlines(created, api);
+                    const districts = attachDistrictOutlines(created, api);
+                    detach = () => {
+                        cities();
+                        districts();
+                    };
+                }
                 setMap(created);
             });
-            // A dialog grows into its size after the map was created: keep the canvas matched to the box.
-            if (typeof ResizeObserver !== 'undefined') {
-                observer = new ResizeObserver(() => created.resize());
-                observer.observe(container.current);
-            }
+            created.setStyle(style);
         });
         return () => {
             cancelled = true;

@@ -62,6 +62,11 @@ export function LocationMap() {
         },
         [list, navigate],
     );
+    // A map that switches between browser and server clustering starts afresh; the first answer only decides the
+    // way, so the map created while it was on its way (its basemap loading meanwhile) is kept.
+    const way = data ? (byServer ? 'server' : 'browser') : undefined;
+    const [mapKey, setMapKey] = useState<{ way?: string; n: number }>({ n: 0 });
+    if (way && way !== mapKey.way) setMapKey({ way, n: mapKey.way ? mapKey.n + 1 : mapKey.n });
     const total = byServer ? (serverTotal ?? data?.total) : (data?.total ?? list?.length);
 
     return (
@@ -92,9 +97,8 @@ export function LocationMap() {
                 </Alert>
             ) : (
                 <Suspense fallback={<Box sx={{ height: MAP_HEIGHT, bgcolor: '#e6edf4', borderRadius: 1 }} aria-busy />}>
-                    {/* A map that switches between browser and server clustering starts afresh. */}
                     <DeviceMap
-                        key={byServer ? 'server' : 'browser'}
+                        key={mapKey.n}
                         points={points}
                         loading={!data}
                         height={MAP_HEIGHT}

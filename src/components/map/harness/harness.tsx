@@ -3,7 +3,8 @@
  * /src/components/map/harness/map-harness.html) and for tests/e2e/map.test.ts. Not part of the console build.
  *   ?view=picker               the map picker dialog (button 打开地图选点)
  *   ?view=devices&n=100000     the device map with n generated devices (n=0: the empty state)
- *   ?view=api&mode=whole       the platform's located devices fetched whole (mode=server: server clusters)
+ *   ?view=api&mode=whole       the platform's located devices fetched whole (mode=server: server clusters;
+ *                              mode=base: no devices, the base map alone)
  * window.__harness exposes the maplibre map, the confirmed address and the first-render time.
  */
 import { useCallback, useEffect, useState } from 'react';
@@ -179,7 +180,7 @@ async function platformData<T>(url: string, signal?: AbortSignal): Promise<T> {
  * once and clusters them in the browser (the dashboard's way up to 10,000 devices, and its only way before server
  * clusters); `server` asks the server for the clusters of each view.
  */
-function ApiView({ mode }: { mode: 'whole' | 'server' }) {
+function ApiView({ mode }: { mode: 'whole' | 'server' | 'base' }) {
     const [points, setPoints] = useState<DevicePoint[] | null>(mode === 'whole' ? null : []);
     const [error, setError] = useState<string | null>(null);
     const [clicked, setClicked] = useState<DevicePoint | null>(null);
@@ -200,7 +201,7 @@ function ApiView({ mode }: { mode: 'whole' | 'server' }) {
     return (
         <Box sx={{ p: 3 }}>
             <Typography sx={{ mb: 1 }}>
-                设备分布（{mode === 'whole' ? '整图' : '服务端聚合'}）
+                设备分布（{{ whole: '整图', server: '服务端聚合', base: '底图' }[mode]}）
                 {clicked && (
                     <span data-testid="clicked">
                         已点击设备 {String(clicked.id)}（产品 {String(clicked.productId)}）
@@ -226,7 +227,7 @@ createRoot(document.getElementById('root')!).render(
     view === 'devices' ? (
         <DevicesView n={Number(params.get('n') ?? 2000)} />
     ) : view === 'api' ? (
-        <ApiView mode={params.get('mode') === 'server' ? 'server' : 'whole'} />
+        <ApiView mode={(['server', 'base'] as const).find((m) => m === params.get('mode')) ?? 'whole'} />
     ) : (
         <PickerView />
     ),
