@@ -597,6 +597,14 @@ export const EDGE_TABS: Record<'monitor' | 'scene' | 'func' | 'data' | 'router' 
 };
 
 /** The calls of the tabs, for the resource's `api.custom`. */
+/** A paged list of the instance's records (pageNumber / pageSize in, data.records / data.total out). */
+const pagedList = (get: string): ApiCall => ({
+    get,
+    paging: ['pageNumber', 'pageSize'],
+    read: 'data.records',
+    total: 'data.total',
+});
+
 export const EDGE_TAB_CALLS: Record<string, ApiCall> = {
     monitor: { get: '/api/edge/instance/monitor', read: 'data' },
     rules: { get: '/api/edge/instance/rules', read: 'data.records', total: 'data.total' },
@@ -604,28 +612,13 @@ export const EDGE_TAB_CALLS: Record<string, ApiCall> = {
     addRule: { post: '/api/edge/instance/rule/add' },
     removeRule: { post: '/api/edge/instance/rule/remove' },
     endpoints: { get: '/api/edge/instance/endpoints', read: 'data' },
-    functions: {
-        get: '/api/edge/instance/functions',
-        paging: ['pageNumber', 'pageSize'],
-        read: 'data.records',
-        total: 'data.total',
-    },
+    functions: pagedList('/api/edge/instance/functions'),
     saveFunction: { post: '/api/edge/instance/function/save' },
     deleteFunction: { post: '/api/edge/instance/function/delete' },
-    streams: {
-        get: '/api/edge/instance/streams',
-        paging: ['pageNumber', 'pageSize'],
-        read: 'data.records',
-        total: 'data.total',
-    },
+    streams: pagedList('/api/edge/instance/streams'),
     saveStream: { post: '/api/edge/instance/stream/save' },
     deleteStream: { post: '/api/edge/instance/stream/delete' },
-    routes: {
-        get: '/api/edge/instance/routes',
-        paging: ['pageNumber', 'pageSize'],
-        read: 'data.records',
-        total: 'data.total',
-    },
+    routes: pagedList('/api/edge/instance/routes'),
     saveRoute: { post: '/api/edge/instance/route/save' },
     deleteRoute: { post: '/api/edge/instance/route/delete' },
     saveSettings: { post: '/api/edge/instance/settings/save' },
