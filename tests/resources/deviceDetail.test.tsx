@@ -21,7 +21,18 @@ class FakeMap {
     touchZoomRotate = { disableRotation() {} };
     constructor(readonly options: Record<string, unknown>) {
         FakeMap.last = this;
-        setTimeout(() => this.fire('load', {}), 0);
+    }
+    /** As maplibre: the style loads a frame later ('style.load'), then the first frame ('load'). */
+    setStyle() {
+        setTimeout(() => void this.fire('style.load', {}).then(() => this.fire('load', {})), 0);
+        return this;
+    }
+    once(event: string, fn: Handler) {
+        const wrapped: Handler = (e) => {
+            this.off(event, wrapped);
+            return fn(e);
+        };
+        return this.on(event, wrapped);
     }
     on(event: string, layerOrFn: string | Handler, fn?: Handler) {
         this.handlers.push({ event, fn: typeof layerOrFn === 'string' ? fn! : layerOrFn });
