@@ -8,6 +8,7 @@ import pg from 'pg';
 import { setDataVersion, trackWrites } from './dataVersion';
 import { lockDataDir } from './lock';
 import { migrateDatabase } from './migrate';
+import { openRemotePglite } from './pgliteRemote';
 import { copyTemplateInto, existingTemplate } from './template';
 import { schema } from './schema';
 
@@ -18,6 +19,8 @@ export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 export interface DatabaseHandle {
     db: Db;
     kind: 'pglite' | 'postgres';
+    /** PGlite runs in a worker thread (PGLITE_WORKER=1). */
+    inWorker?: boolean;
     close(): Promise<void>;
 }
 
@@ -69,12 +72,18 @@ export function pgliteDirOf(dataDir: string): string {
 async function openPglite(dir: string | undefined, loadDataDir: Blob | undefined): Promise<DatabaseHandle> {
     const release = dir ? await lockDataDir(dir) : undefined;
     let client: PGlite;
+    let inWorker = false;
     try {
         // A data directory without a database yet starts from the migrated template when this install has one.
         const fresh = dir && !existsSync(path.join(dir, 'PG_VERSION')) && !copyTemplateInto(dir);
-        client = dir
-            ? new PGlite(dir, { loadDataDir: fresh ? existingTemplate() : undefined })
-            : new PGlite({ loadDataDir });
+        const tarball = dir ? (fresh ? existingTemplate() : undefined) : loadDataDir;
+        inWorker = process.env.PGLITE_WORKER === '1';
+        // PGLITE_WORKER=1: the database in a worker thread (pgliteRemote.ts), with the same interface for drizzle.
+        client = inWorker
+            ? (openRemotePglite(dir, tarball ? await tarball.arrayBuffer() : undefined) as unknown as PGlite)
+            : dir
+              ? new PGlite(dir, { loadDataDir: tarball })
+              : new PGlite({ loadDataDir: tarball });
         await client.waitReady;
     } catch (err) {
         await release?.();
@@ -87,6 +96,7 @@ async function openPglite(dir: string | undefined, loadDataDir: Blob | undefined
     return {
         db,
         kind: 'pglite',
+        inWorker,
         async close() {
             if (closed) return;
             closed = true;

@@ -193,101 +193,115 @@ const group: BenchGroup = {
             await handle.close();
             add('fill', Math.round(performance.now() - t), 'ms');
 
-            const port = await freePort();
-            const base = `http://127.0.0.1:${port}`;
-            server = spawnServer(['--import', 'tsx', 'server/index.ts'], {
-                DATA_DIR: dataDir,
-                PORT: String(port),
-                ADMIN_PASSWORD: PASSWORD,
-                PUBLIC_DIR: path.join(os.tmpdir(), 'no-console-build'),
-            });
-            t = performance.now();
-            await waitFor(`${base}/sso/login`, server.child, server.output);
-            add('start_with_devices', Math.round(performance.now() - t), 'ms');
-            const login = await fetch(`${base}/sso/login`, {
-                method: 'POST',
-                body: new URLSearchParams({ username: 'admin', password: PASSWORD }),
-                redirect: 'manual',
-            });
-            const cookie = login.headers.get('set-cookie')?.split(';')[0];
-            if (!cookie) throw new Error(`sign-in failed: ${login.status}`);
-            const headers = { cookie, origin: base };
-            const get = (target: string) => () =>
-                fetch(`${base}${target}`, { headers }).then(async (r) => {
-                    const body = (await r.json()) as { code?: number; returnCode?: string };
-                    return r.ok && (body.code === 200 || body.code === 0 || body.returnCode === '1111');
+            // One server at a time on the same data: the database on the main thread (the default), then in a worker
+            // thread (PGLITE_WORKER=1, figures prefixed worker_).
+            const session = async (prefix: string, env: Record<string, string>) => {
+                const port = await freePort();
+                const base = `http://127.0.0.1:${port}`;
+                server = spawnServer(['--import', 'tsx', 'server/index.ts'], {
+                    ...env,
+                    DATA_DIR: dataDir,
+                    PORT: String(port),
+                    ADMIN_PASSWORD: PASSWORD,
+                    PUBLIC_DIR: path.join(os.tmpdir(), 'no-console-build'),
                 });
-            const newest = (await (
-                await fetch(`${base}/api/device/list?pageNumber=1&pageSize=1`, { headers })
-            ).json()) as {
-                data: { records: Array<{ deviceId: number }> };
-            };
-            const firstDevice = newest.data.records[0].deviceId;
-            let serial = 0;
-            const createDelete = () => async () => {
-                const body = new URLSearchParams({
-                    productKey: productKeys[serial % PRODUCTS],
-                    deviceName: `ld_${serial++}`,
+                t = performance.now();
+                await waitFor(`${base}/sso/login`, server.child, server.output);
+                add(`${prefix}start_with_devices`, Math.round(performance.now() - t), 'ms');
+                const login = await fetch(`${base}/sso/login`, {
+                    method: 'POST',
+                    body: new URLSearchParams({ username: 'admin', password: PASSWORD }),
+                    redirect: 'manual',
                 });
-                const saved = (await (
-                    await fetch(`${base}/api/device/save`, { method: 'POST', headers, body })
+                const cookie = login.headers.get('set-cookie')?.split(';')[0];
+                if (!cookie) throw new Error(`sign-in failed: ${login.status}`);
+                const headers = { cookie, origin: base };
+                const get = (target: string) => () =>
+                    fetch(`${base}${target}`, { headers }).then(async (r) => {
+                        const body = (await r.json()) as { code?: number; returnCode?: string };
+                        return r.ok && (body.code === 200 || body.code === 0 || body.returnCode === '1111');
+                    });
+                const newest = (await (
+                    await fetch(`${base}/api/device/list?pageNumber=1&pageSize=1`, { headers })
                 ).json()) as {
-                    code: number;
-                    data?: { deviceId: number };
+                    data: { records: Array<{ deviceId: number }> };
                 };
-                if (saved.code !== 0 || !saved.data) return false;
-                const removed = await fetch(`${base}/api/device?deviceId=${saved.data.deviceId}`, {
-                    method: 'DELETE',
-                    headers,
-                });
-                return removed.ok && ((await removed.json()) as { code: number }).code === 0;
-            };
-            const reads: Array<(client: number) => () => Promise<boolean>> = [
-                () => get('/api/product?pageNumber=1&pageSize=10'),
-                (c) => get(`/api/device/list?pageNumber=${1 + (c % 50)}&pageSize=10`),
-                (c) =>
-                    get(
-                        `/api/device/list?pageNumber=${1 + (c % 20)}&pageSize=10&productKey=${productKeys[c % PRODUCTS]}`,
-                    ),
-                (c) => get(`/api/device/detail?deviceId=${firstDevice - (c % 1000)}`),
-                () => get('/api/dashboard/count'),
-                () => get('/api/device/total'),
-                () => get('/api/project/list?page=1&size=10'),
-                () => get('/api/group/list?pageNumber=1&pageSize=10'),
-                () => get('/api/menu'),
-            ];
-            // One client alone, each call 20 times (the median): what a request costs without a queue.
-            const names = ['product', 'device_page', 'device_page_product', 'device_detail', 'dashboard_count'];
-            names.push('device_total', 'project_list', 'group_list', 'menu');
-            for (const [i, read] of reads.entries()) {
+                const firstDevice = newest.data.records[0].deviceId;
+                let serial = 0;
+                const createDelete = () => async () => {
+                    const body = new URLSearchParams({
+                        productKey: productKeys[serial % PRODUCTS],
+                        deviceName: `ld_${serial++}`,
+                    });
+                    const saved = (await (
+                        await fetch(`${base}/api/device/save`, { method: 'POST', headers, body })
+                    ).json()) as {
+                        code: number;
+                        data?: { deviceId: number };
+                    };
+                    if (saved.code !== 0 || !saved.data) return false;
+                    const removed = await fetch(`${base}/api/device?deviceId=${saved.data.deviceId}`, {
+                        method: 'DELETE',
+                        headers,
+                    });
+                    return removed.ok && ((await removed.json()) as { code: number }).code === 0;
+                };
+                const reads: Array<(client: number) => () => Promise<boolean>> = [
+                    () => get('/api/product?pageNumber=1&pageSize=10'),
+                    (c) => get(`/api/device/list?pageNumber=${1 + (c % 50)}&pageSize=10`),
+                    (c) =>
+                        get(
+                            `/api/device/list?pageNumber=${1 + (c % 20)}&pageSize=10&productKey=${productKeys[c % PRODUCTS]}`,
+                        ),
+                    (c) => get(`/api/device/detail?deviceId=${firstDevice - (c % 1000)}`),
+                    () => get('/api/dashboard/count'),
+                    () => get('/api/device/total'),
+                    () => get('/api/project/list?page=1&size=10'),
+                    () => get('/api/group/list?pageNumber=1&pageSize=10'),
+                    () => get('/api/menu'),
+                ];
+                // One client alone, each call 20 times (the median): what a request costs without a queue.
+                const names = ['product', 'device_page', 'device_page_product', 'device_detail', 'dashboard_count'];
+                names.push('device_total', 'project_list', 'group_list', 'menu');
+                for (const [i, read] of reads.entries()) {
+                    const times: number[] = [];
+                    for (let k = 0; k < 20; k++) {
+                        const t0 = performance.now();
+                        if (!(await read(k)())) throw new Error(`${names[i]} failed`);
+                        times.push(performance.now() - t0);
+                    }
+                    times.sort((a, b) => a - b);
+                    add(`${prefix}single_client_${names[i]}`, Math.round(times[10] * 10) / 10, 'ms');
+                }
                 const times: number[] = [];
                 for (let k = 0; k < 20; k++) {
                     const t0 = performance.now();
-                    if (!(await read(k)())) throw new Error(`${names[i]} failed`);
+                    if (!(await createDelete()())) throw new Error('create+delete failed');
                     times.push(performance.now() - t0);
                 }
-                times.sort((a, b) => a - b);
-                add(`single_client_${names[i]}`, Math.round(times[10] * 10) / 10, 'ms');
-            }
-            const times: number[] = [];
-            for (let k = 0; k < 20; k++) {
-                const t0 = performance.now();
-                if (!(await createDelete()())) throw new Error('create+delete failed');
-                times.push(performance.now() - t0);
-            }
-            add('single_client_create_delete', Math.round(times.sort((a, b) => a - b)[10] * 10) / 10, 'ms');
+                add(
+                    `${prefix}single_client_create_delete`,
+                    Math.round(times.sort((a, b) => a - b)[10] * 10) / 10,
+                    'ms',
+                );
 
-            let n = 0;
-            const mix = (client: number) => {
-                n++;
-                if (n % 10 === 0) return createDelete();
-                return reads[n % reads.length](client);
+                let n = 0;
+                const mix = (client: number) => {
+                    n++;
+                    if (n % 10 === 0) return createDelete();
+                    return reads[n % reads.length](client);
+                };
+                const rssBefore = rssOf(server.child.pid!);
+                add4(`${prefix}mix`, await load(mix));
+                add(`${prefix}server_rss_before`, rssBefore, 'MB');
+                add(`${prefix}server_rss_after`, rssOf(server.child.pid!), 'MB');
+                add4(`${prefix}menu_only`, await load(() => get('/api/menu')));
+                server.child.kill('SIGTERM');
+                await new Promise((r) => server!.child.once('exit', r));
+                server = undefined;
             };
-            const rssBefore = rssOf(server.child.pid!);
-            add4('mix', await load(mix));
-            add('server_rss_before', rssBefore, 'MB');
-            add('server_rss_after', rssOf(server.child.pid!), 'MB');
-            add4('menu_only', await load(() => get('/api/menu')));
+            await session('', { PGLITE_WORKER: '0' });
+            await session('worker_', { PGLITE_WORKER: '1' });
             return figures;
         } finally {
             server?.child.kill('SIGTERM');

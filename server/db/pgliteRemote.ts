@@ -1,0 +1,127 @@
+import { Worker } from 'node:worker_threads';
+import { fromRoot } from '../paths';
+
+/**
+ * PGlite in a worker thread (server/db/pgliteWorker.mjs), seen from the main thread with the part of PGlite's interface
+ * drizzle and the server use: query, exec, transaction, close. PGlite runs one statement at a time either way; in a
+ * worker its parsing, planning and execution leave the main thread free for HTTP and MQTT, so the two cores both work.
+ * Statements of an open transaction go to that transaction; others wait behind it in PGlite's own lock, as in process.
+ */
+
+interface Reply {
+    id: number;
+    ok: boolean;
+    result?: unknown;
+    error?: Record<string, unknown> & { message: string };
+}
+
+interface QueryOptions {
+    rowMode?: 'array' | 'object';
+    parsers?: Record<number, (value: string, type: number) => unknown>;
+}
+
+export interface QueryResult {
+    rows: unknown[];
+    fields: Array<{ name: string; dataTypeID: number }>;
+    affectedRows?: number;
+}
+
+export interface RemoteClient {
+    query(sql: string, params?: unknown[], options?: QueryOptions): Promise<QueryResult>;
+    exec(sql: string): Promise<QueryResult[]>;
+}
+
+export interface RemotePglite extends RemoteClient {
+    transaction<T>(fn: (tx: RemoteClient) => Promise<T>): Promise<T>;
+    close(): Promise<void>;
+    waitReady: Promise<void>;
+}
+
+const WORKER_FILE = fromRoot('server', 'db', 'pgliteWorker.mjs');
+
+/** The types a caller's parsers keep as text. Only such parsers can cross to the worker (drizzle's all do). */
+function rawTypes(parsers: QueryOptions['parsers']): number[] | undefined {
+    if (!parsers) return undefined;
+    const types = Object.keys(parsers).map(Number);
+    for (const type of types) {
+        const probe = `probe-${type}`;
+        if (parsers[type](probe, type) !== probe)
+            throw new Error(`PGlite worker: the parser for type ${type} is not the identity`);
+    }
+    return types;
+}
+
+/** An error with the fields PostgreSQL gave (code, constraint, detail...), as callers read them. */
+function rebuild(error: NonNullable<Reply['error']>): Error {
+    const err = new Error(error.message);
+    Object.assign(err, error);
+    return err;
+}
+
+export function openRemotePglite(dir: string | undefined, loadDataDir?: ArrayBuffer): RemotePglite {
+    const worker = new Worker(WORKER_FILE, {
+        workerData: { dir, loadDataDir },
+        transferList: loadDataDir ? [loadDataDir] : [],
+    });
+    const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+    let nextId = 1;
+    let failure: Error | undefined;
+    worker.on('message', (reply: Reply) => {
+        const waiter = pending.get(reply.id);
+        if (!waiter) return;
+        pending.delete(reply.id);
+        if (reply.ok) waiter.resolve(reply.result);
+        else waiter.reject(rebuild(reply.error!));
+    });
+    const fail = (err: Error) => {
+        failure = err;
+        for (const waiter of pending.values()) waiter.reject(err);
+        pending.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`PGlite worker exited (${code})`)));
+
+    const send = <T>(message: Record<string, unknown>): Promise<T> => {
+        if (failure) return Promise.reject(failure);
+        const id = nextId++;
+        return new Promise<T>((resolve, reject) => {
+            pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+            worker.postMessage({ ...message, id });
+        });
+    };
+
+    const clientOf = (tx?: number): RemoteClient => ({
+        query: (sql, params = [], options = {}) =>
+            send<QueryResult>({
+                op: 'query',
+                sql,
+                params,
+                tx,
+                rowMode: options.rowMode,
+                rawTypes: rawTypes(options.parsers),
+            }),
+        exec: (sql) => send<QueryResult[]>({ op: 'exec', sql, tx }),
+    });
+
+    return {
+        ...clientOf(),
+        waitReady: send<null>({ op: 'ready' }).then(() => undefined),
+        async transaction<T>(fn: (tx: RemoteClient) => Promise<T>): Promise<T> {
+            const tx = await send<number>({ op: 'begin' });
+            let result: T;
+            try {
+                result = await fn(clientOf(tx));
+            } catch (err) {
+                await send({ op: 'end', tx, commit: false });
+                throw err;
+            }
+            await send({ op: 'end', tx, commit: true });
+            return result;
+        },
+        async close() {
+            if (failure) return;
+            await send({ op: 'close' });
+            await worker.terminate();
+        },
+    };
+}

@@ -1,0 +1,95 @@
+// The embedded database in a worker thread (PGLITE_WORKER=1): PGlite runs here, on its own core, while the main thread
+// answers HTTP and MQTT. server/db/pgliteRemote.ts is the other side: it sends statements and transactions as messages.
+// Plain JavaScript, so the sources (tsx) and the bundle (dist-server) start it alike.
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite } from '@electric-sql/pglite';
+
+const { dir, loadDataDir } = workerData;
+const pglite = dir
+    ? new PGlite(dir, { loadDataDir: loadDataDir ? new Blob([loadDataDir]) : undefined })
+    : new PGlite({ loadDataDir: loadDataDir ? new Blob([loadDataDir]) : undefined });
+
+/** Open transactions by id: their PGlite transaction object and how to end them. */
+const transactions = new Map();
+let nextTransaction = 1;
+const ROLLBACK = Symbol('rollback');
+
+/** The error as plain fields (a PostgreSQL error's code, constraint, detail... survive the message). */
+function plain(err) {
+    const out = { message: String(err?.message ?? err), name: err?.name };
+    for (const key of Object.keys(err ?? {})) {
+        const value = err[key];
+        if (value === undefined || typeof value === 'function' || typeof value === 'object') continue;
+        out[key] = value;
+    }
+    return out;
+}
+
+/** Identity parsers for the types the caller reads as text (drizzle keeps dates and intervals as strings). */
+const rawParsers = (types) => (types?.length ? Object.fromEntries(types.map((t) => [t, (value) => value])) : undefined);
+
+async function run(message) {
+    switch (message.op) {
+        case 'ready':
+            await pglite.waitReady;
+            return null;
+        case 'query': {
+            const target = message.tx ? transactions.get(message.tx).tx : pglite;
+            const result = await target.query(message.sql, message.params, {
+                rowMode: message.rowMode,
+                parsers: rawParsers(message.rawTypes),
+            });
+            return { rows: result.rows, fields: result.fields, affectedRows: result.affectedRows };
+        }
+        case 'exec': {
+            const target = message.tx ? transactions.get(message.tx).tx : pglite;
+            return (await target.exec(message.sql)).map((r) => ({
+                rows: r.rows,
+                fields: r.fields,
+                affectedRows: r.affectedRows,
+            }));
+        }
+        case 'begin':
+            return await new Promise((resolve, reject) => {
+                const id = nextTransaction++;
+                pglite
+                    .transaction(
+                        (tx) =>
+                            new Promise((commit, rollback) => {
+                                transactions.set(id, { tx, commit, rollback });
+                                resolve(id);
+                            }),
+                    )
+                    .then(
+                        () => transactions.get(id)?.ended?.resolve(null),
+                        (err) => {
+                            const open = transactions.get(id);
+                            if (!open) return reject(err);
+                            if (err === ROLLBACK) open.ended?.resolve(null);
+                            else open.ended?.reject(err);
+                        },
+                    )
+                    .finally(() => transactions.delete(id));
+            });
+        case 'end': {
+            const open = transactions.get(message.tx);
+            return await new Promise((resolve, reject) => {
+                open.ended = { resolve, reject };
+                if (message.commit) open.commit();
+                else open.rollback(ROLLBACK);
+            });
+        }
+        case 'close':
+            await pglite.close();
+            return null;
+        default:
+            throw new Error(`unknown op ${message.op}`);
+    }
+}
+
+parentPort.on('message', (message) => {
+    run(message).then(
+        (result) => parentPort.postMessage({ id: message.id, ok: true, result }),
+        (err) => parentPort.postMessage({ id: message.id, ok: false, error: plain(err) }),
+    );
+});
