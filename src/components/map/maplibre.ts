@@ -11,7 +11,8 @@ maplibregl.setWorkerUrl(workerUrl);
 // each other; two let them run side by side (the dashboard map with 100,000 devices was ready seconds earlier).
 maplibregl.setWorkerCount(2);
 // The workers (and their script, a chunk of its own) start loading with this module, not when the first map is
-// created after the style config answered: the outlines are fetched and tiled in them.
-maplibregl.prewarm();
+// created after the style config answered: the outlines are fetched and tiled in them. Only where workers exist
+// (not under jsdom, whose pages draw no map).
+if (typeof Worker !== 'undefined') maplibregl.prewarm();
 
 export { maplibregl };
