@@ -1,5 +1,14 @@
 import type { ApiCall } from '../../dataProvider/types';
-import type { Action, FieldDefinition, FormValues, ListSpec, Row, Scope, TabSpec } from '../../src/engine/types';
+import type {
+    Action,
+    FieldDefinition,
+    FormAction,
+    FormValues,
+    ListSpec,
+    Row,
+    Scope,
+    TabSpec,
+} from '../../src/engine/types';
 import {
     EDGE_FUNCTION_MODES,
     EDGE_RUNTIMES,
@@ -159,6 +168,47 @@ const rulesList: ListSpec = {
     empty: { text: '该实例暂无在边缘运行的场景联动规则', action: addRule },
 };
 
+// ---- 函数计算, 流数据分析, 消息路由: one form to create and edit, a row action to delete ----
+
+interface Editable {
+    /** The toolbar button that creates one (新建函数). */
+    addLabel: string;
+    /** The row form's title (编辑函数). */
+    editTitle: string;
+    fields: Array<[string, FieldDefinition]>;
+    schema: FormAction['schema'];
+    /** The save call (creates without an id, updates with the row's). */
+    save: string;
+    params: (scope: Scope, id?: unknown) => Record<string, unknown>;
+    /** A new one's values. */
+    created: (scope: Scope) => FormValues;
+    /** An existing row's values. */
+    edited: (record: Row) => FormValues;
+}
+
+function formActions(e: Editable): { add: FormAction; edit: FormAction } {
+    const form = { kind: 'form', width: 'md', fields: e.fields, schema: e.schema, refresh: REFRESH } as const;
+    return {
+        add: {
+            ...form,
+            label: e.addLabel,
+            variant: 'contained',
+            defaults: e.created,
+            submit: { call: e.save, params: (scope) => e.params(scope) },
+            success: '创建成功',
+        },
+        edit: {
+            ...form,
+            label: '编辑',
+            title: e.editTitle,
+            mode: 'edit',
+            defaults: ({ page, record }) => ({ instanceId: page?.id, ...e.edited(record) }),
+            submit: { call: e.save, params: (scope) => e.params(scope, scope.record.id) },
+            success: '修改成功',
+        },
+    };
+}
+
 // ---- 函数计算 ----
 
 /** Key / value rows as the call's JSON object text, and back. */
@@ -207,14 +257,14 @@ const functionParams = ({ page, record, values }: Scope, id?: unknown) => ({
     env: envText(values?.env),
 });
 
-const addFunction: Action = {
-    kind: 'form',
-    label: '新建函数',
-    variant: 'contained',
-    width: 'md',
+const functionForms = formActions({
+    addLabel: '新建函数',
+    editTitle: '编辑函数',
     fields: functionFields,
     schema: edgeFunctionFormSchema,
-    defaults: () => ({
+    save: 'saveFunction',
+    params: functionParams,
+    created: () => ({
         runtime: 'nodejs20',
         handler: 'index.handler',
         mode: 'trigger',
@@ -222,10 +272,18 @@ const addFunction: Action = {
         timeoutSeconds: 5,
         env: [],
     }),
-    submit: { call: 'saveFunction', params: (scope) => functionParams(scope) },
-    success: '创建成功',
-    refresh: REFRESH,
-};
+    edited: (r) => ({
+        name: r.name,
+        runtime: r.runtime,
+        handler: r.handler,
+        mode: r.mode,
+        memoryMb: r.memoryMb,
+        timeoutSeconds: r.timeoutSeconds,
+        env: envRows(r.env),
+        code: r.code ?? '',
+        description: r.description ?? '',
+    }),
+});
 
 const functionsList: ListSpec = {
     source: { call: 'functions', params: (scope) => ({ instanceId: scope.record.id }) },
@@ -252,34 +310,9 @@ const functionsList: ListSpec = {
         ],
         ['createTime', { label: '创建时间', type: 'datetime', format: 'YYYY-MM-DD HH:mm:ss' }],
     ],
-    toolbar: [addFunction],
-    rowActions: [
-        {
-            kind: 'form',
-            label: '编辑',
-            title: '编辑函数',
-            mode: 'edit',
-            width: 'md',
-            fields: functionFields,
-            schema: edgeFunctionFormSchema,
-            defaults: ({ record }) => ({
-                name: record.name,
-                runtime: record.runtime,
-                handler: record.handler,
-                mode: record.mode,
-                memoryMb: record.memoryMb,
-                timeoutSeconds: record.timeoutSeconds,
-                env: envRows(record.env),
-                code: record.code ?? '',
-                description: record.description ?? '',
-            }),
-            submit: { call: 'saveFunction', params: (scope) => functionParams(scope, scope.record.id) },
-            success: '修改成功',
-            refresh: REFRESH,
-        },
-        deleteRow('deleteFunction', '函数'),
-    ],
-    empty: { text: '该实例暂无函数', action: addFunction },
+    toolbar: [functionForms.add],
+    rowActions: [functionForms.edit, deleteRow('deleteFunction', '函数')],
+    empty: { text: '该实例暂无函数', action: functionForms.add },
 };
 
 function deleteRow(call: string, what: string): Action {
@@ -364,24 +397,31 @@ const streamParams = ({ page, record, values }: Scope, id?: unknown) => ({
     targetName: values?.targetType === 'cloud' ? '' : values?.targetName,
 });
 
-const addStream: Action = {
-    kind: 'form',
-    label: '新建任务',
-    variant: 'contained',
-    width: 'md',
+const streamForms = formActions({
+    addLabel: '新建任务',
+    editTitle: '编辑流数据分析任务',
     fields: streamFields,
     schema: edgeStreamSchema,
-    defaults: (scope) => ({
+    save: 'saveStream',
+    params: streamParams,
+    created: (scope) => ({
         instanceId: instanceOf(scope),
         windowType: 'tumbling',
         windowSeconds: 60,
         targetType: 'cloud',
         statement: 'SELECT ',
     }),
-    submit: { call: 'saveStream', params: (scope) => streamParams(scope) },
-    success: '创建成功',
-    refresh: REFRESH,
-};
+    edited: (r) => ({
+        name: r.name,
+        sourceTopic: r.sourceTopic,
+        windowType: r.windowType,
+        windowSeconds: r.windowSeconds,
+        statement: r.statement,
+        targetType: r.targetType,
+        targetName: r.targetName ?? '',
+        description: r.description ?? '',
+    }),
+});
 
 const target = (r: Row) => `${nameOf(EDGE_TARGETS, r.targetType)}${r.targetName ? `：${String(r.targetName)}` : ''}`;
 
@@ -406,34 +446,9 @@ const streamsList: ListSpec = {
         ['statement', { label: '分析语句', ellipsis: 260 }],
         ['targetType', { label: '输出目标', render: target }],
     ],
-    toolbar: [addStream],
-    rowActions: [
-        {
-            kind: 'form',
-            label: '编辑',
-            title: '编辑流数据分析任务',
-            mode: 'edit',
-            width: 'md',
-            fields: streamFields,
-            schema: edgeStreamSchema,
-            defaults: (scope) => ({
-                instanceId: scope.page?.id,
-                name: scope.record.name,
-                sourceTopic: scope.record.sourceTopic,
-                windowType: scope.record.windowType,
-                windowSeconds: scope.record.windowSeconds,
-                statement: scope.record.statement,
-                targetType: scope.record.targetType,
-                targetName: scope.record.targetName ?? '',
-                description: scope.record.description ?? '',
-            }),
-            submit: { call: 'saveStream', params: (scope) => streamParams(scope, scope.record.id) },
-            success: '修改成功',
-            refresh: REFRESH,
-        },
-        deleteRow('deleteStream', '任务'),
-    ],
-    empty: { text: '该实例暂无流数据分析任务', action: addStream },
+    toolbar: [streamForms.add],
+    rowActions: [streamForms.edit, deleteRow('deleteStream', '任务')],
+    empty: { text: '该实例暂无流数据分析任务', action: streamForms.add },
 };
 
 const routeFields: Array<[string, FieldDefinition]> = [
@@ -470,18 +485,23 @@ const routeParams = ({ page, record, values }: Scope, id?: unknown) => ({
     qos: values?.qos,
 });
 
-const addRoute: Action = {
-    kind: 'form',
-    label: '新建路由',
-    variant: 'contained',
-    width: 'md',
+const routeForms = formActions({
+    addLabel: '新建路由',
+    editTitle: '编辑消息路由',
     fields: routeFields,
     schema: edgeRouteSchema,
-    defaults: (scope) => ({ instanceId: instanceOf(scope), sourceType: 'allDevices', targetType: 'cloud', qos: 0 }),
-    submit: { call: 'saveRoute', params: (scope) => routeParams(scope) },
-    success: '创建成功',
-    refresh: REFRESH,
-};
+    save: 'saveRoute',
+    params: routeParams,
+    created: (scope) => ({ instanceId: instanceOf(scope), sourceType: 'allDevices', targetType: 'cloud', qos: 0 }),
+    edited: (r) => ({
+        sourceType: r.sourceType,
+        sourceName: r.sourceName ?? '',
+        topicFilter: r.topicFilter,
+        targetType: r.targetType,
+        targetName: r.targetName ?? '',
+        qos: r.qos,
+    }),
+});
 
 const routesList: ListSpec = {
     source: { call: 'routes', params: (scope) => ({ instanceId: scope.record.id }) },
@@ -502,32 +522,9 @@ const routesList: ListSpec = {
         ['qos', { label: '服务质量', render: (r) => `QoS ${String(r.qos)}` }],
         ['createTime', { label: '创建时间', type: 'datetime', format: 'YYYY-MM-DD HH:mm:ss' }],
     ],
-    toolbar: [addRoute],
-    rowActions: [
-        {
-            kind: 'form',
-            label: '编辑',
-            title: '编辑消息路由',
-            mode: 'edit',
-            width: 'md',
-            fields: routeFields,
-            schema: edgeRouteSchema,
-            defaults: (scope) => ({
-                instanceId: scope.page?.id,
-                sourceType: scope.record.sourceType,
-                sourceName: scope.record.sourceName ?? '',
-                topicFilter: scope.record.topicFilter,
-                targetType: scope.record.targetType,
-                targetName: scope.record.targetName ?? '',
-                qos: scope.record.qos,
-            }),
-            submit: { call: 'saveRoute', params: (scope) => routeParams(scope, scope.record.id) },
-            success: '修改成功',
-            refresh: REFRESH,
-        },
-        deleteRow('deleteRoute', '消息路由'),
-    ],
-    empty: { text: '该实例暂无消息路由', action: addRoute },
+    toolbar: [routeForms.add],
+    rowActions: [routeForms.edit, deleteRow('deleteRoute', '消息路由')],
+    empty: { text: '该实例暂无消息路由', action: routeForms.add },
 };
 
 // ---- 设置 ----

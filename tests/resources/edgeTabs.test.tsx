@@ -99,6 +99,24 @@ describe('/edge/instance/detail/{id} tabs', () => {
         expect(JSON.parse(String(saved.env))).toEqual({ MODE: 'edge' });
     });
 
+    it('函数计算: 编辑 opens the row in the same form, filled in, and saves it under its id', async () => {
+        await open('func');
+        const row = (await screen.findByText('rule_fn', {}, SLOW)).closest('tr') as HTMLElement;
+        fireEvent.click(within(row).getByRole('button', { name: '编辑' }));
+        const dialog = await screen.findByRole('dialog', { name: '编辑函数' });
+        expect(within(dialog).getByRole('textbox', { name: /函数入口/ })).toHaveValue('index.handler');
+        expect(within(dialog).getByRole('textbox', { name: '变量名' })).toHaveValue('MODE');
+        const timeout = within(dialog).getByRole('spinbutton', { name: /超时/ });
+        await userEvent.clear(timeout);
+        await userEvent.type(timeout, '30');
+        fireEvent.click(within(dialog).getByRole('button', { name: '确定' }));
+        expect(await screen.findByText('修改成功', {}, SLOW)).toBeInTheDocument();
+        const saved = await list(`/api/edge/instance/functions?instanceId=${instanceId}`);
+        expect(saved).toHaveLength(1);
+        expect(saved[0]).toMatchObject({ name: 'rule_fn', timeoutSeconds: 30, handler: 'index.handler' });
+        expect(JSON.parse(String(saved[0].env))).toEqual({ MODE: 'edge' });
+    });
+
     it('消息路由: refuses a topic filter that is not an MQTT filter, then routes all devices to the function', async () => {
         await open('router');
         expect(await screen.findByText('该实例暂无消息路由', {}, SLOW)).toBeInTheDocument();

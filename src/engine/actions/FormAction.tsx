@@ -2,7 +2,7 @@ import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { yupResolver } from '@hookform/resolvers/yup';
 import { Box, Button, LinearProgress, Typography } from '@mui/material';
 import { useFormState, useWatch, type Resolver } from 'react-hook-form';
-import { Form, useDataProvider } from 'react-admin';
+import { Form, useDataProvider, useRecordContext } from 'react-admin';
 import type { AnyObjectSchema } from 'yup';
 import { runCall, useCall, useRefresh } from '../calls';
 import type { PlatformDataProvider } from '../choices';
@@ -125,6 +125,11 @@ export function ActionForm({
         [inputs, mode, defaultValues],
     );
 
+    // react-admin's Form lays the surrounding record (the list row, the page's record) over its defaultValues: the
+    // defaults come last here, so what `defaults` made of a record's field (rows out of JSON text, '' for null) stays.
+    const around = useRecordContext();
+    const record = useMemo(() => ({ ...around, ...starting }), [around, starting]);
+
     const submit = async (submitted: FormValues) => {
         // react-hook-form leaves disabled inputs out of what it submits; their values still belong to the call.
         const values = { ...submitted };
@@ -165,6 +170,7 @@ export function ActionForm({
                     ? undefined
                     : (inner) => (
                           <Form
+                              record={record}
                               resolver={resolver}
                               defaultValues={starting}
                               onSubmit={submit}
