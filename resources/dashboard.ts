@@ -169,7 +169,10 @@ export default defineResource({
             },
             /** { list: [ { deviceId, productId, deviceName, longitude, latitude, status } ], total } */
             deviceLocations: { get: '/api/device/queryLonLatList', read: 'data', success: 'code0' },
-            /** { total, zoom, clusters, devices, truncated, rebuilding }; params zoom, bbox (the map's view) */
+            /**
+             * { total, zoom, clusters, devices, truncated, rebuilding, whole? }; params zoom, bbox (the map's view), and
+             * whole (every device at once, whole: true, when at most that many are located)
+             */
             deviceClusters: { get: '/api/device/queryLonLatClusters', read: 'data', success: 'code0' },
             /** { records, total }: the 我的项目 cards (params page, size) */
             projects: { get: '/api/project/list', read: 'data' },

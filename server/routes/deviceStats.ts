@@ -33,12 +33,10 @@ function parseZoom(raw: string | undefined): number {
     return zoom;
 }
 
-const LIMIT_MESSAGE = 'limit 应为正整数';
-
-function parseLimit(raw: string | undefined): number | undefined {
+function parseLimit(raw: string | undefined, name = 'limit'): number | undefined {
     const value = raw?.trim();
     if (!value) return undefined;
-    if (!/^\d{1,9}$/.test(value) || Number(value) === 0) throw badRequest(LIMIT_MESSAGE);
+    if (!/^\d{1,9}$/.test(value) || Number(value) === 0) throw badRequest(`${name} 应为正整数`);
     return Number(value);
 }
 
@@ -84,12 +82,25 @@ async function scopedClusters(db: Db, zoom: number, bbox: Bbox): Promise<string>
     return `${ENVELOPE_HEAD}${JSON.stringify(answer)}}`;
 }
 
+/**
+ * The located devices as one cluster answer with `whole: true` (no clusters, every device in `devices`, whatever the
+ * bbox): for a map that clusters them itself. From locatedDevicesJson's `{"list":[...],"total":n}`.
+ */
+const wholeAnswer = (zoom: number, located: string) =>
+    `${ENVELOPE_HEAD}{"whole":true,"zoom":${zoom},"clusters":[],"truncated":false,"rebuilding":false,` +
+    `"devices":${located.slice('{"list":'.length)}}`;
+
+/** The count at the end of locatedDevicesJson's text. */
+const locatedTotal = (located: string) => Number(/"total":(\d+)}$/.exec(located)?.[1] ?? 0);
+
 /** /api/device: devices per category and the device map (docs/platform-api.md "Dashboard"). */
 export function deviceStatsRoutes({ db }: Services) {
     const app = new Hono<AppEnv>();
     const mapCache = new DeviceMapCache();
     const clusters = deviceClusterIndex(db);
     const clusterAnswers = new AnswerCache();
+    /** Whole answers (the platform's located devices in cluster shape), one per zoom asked. */
+    const wholeCaches = new Map<number, DeviceMapCache>();
 
     app.get('/getCntGroupByCate', async (c) => ok(c, { records: await devicesByCategory(db) }));
 
@@ -115,10 +126,26 @@ export function deviceStatsRoutes({ db }: Services) {
     // What the map shows at a zoom within a bounding box: clusters of 80 px, devices one by one where few remain
     // (domain/deviceClusters.ts). Answers are cached per index generation, so a map panned back and forth, or opened
     // by many operators, costs one worker query and one gzip per view.
+    // whole=N: when at most N devices are located, every one of them comes at once (whole: true) and the client
+    // clusters them itself, so its first call both decides the way and brings the first view.
     app.get('/queryLonLatClusters', async (c) => {
         const zoom = parseZoom(c.req.query('zoom'));
         const bbox = parseBbox(c.req.query('bbox')) ?? [-180, -90, 180, 90];
-        if (currentScope()) return jsonAnswer(c, new CompressedAnswer(await scopedClusters(db, zoom, bbox)));
+        const whole = parseLimit(c.req.query('whole'), 'whole');
+        if (currentScope()) {
+            if (whole !== undefined) {
+                const located = await locatedDevicesJson(db);
+                const z = Math.min(Math.floor(zoom), CLUSTER_MAX_ZOOM + 1);
+                if (locatedTotal(located) <= whole) return jsonAnswer(c, new CompressedAnswer(wholeAnswer(z, located)));
+            }
+            return jsonAnswer(c, new CompressedAnswer(await scopedClusters(db, zoom, bbox)));
+        }
+        if (whole !== undefined && (await clusters.snapshot()).total <= whole) {
+            const z = Math.min(Math.floor(zoom), CLUSTER_MAX_ZOOM + 1);
+            let cache = wholeCaches.get(z);
+            if (!cache) wholeCaches.set(z, (cache = new DeviceMapCache()));
+            return jsonAnswer(c, await cache.answer(db, async () => wholeAnswer(z, await locatedDevicesJson(db))));
+        }
         const { generation, rebuilding } = await clusters.snapshot();
         const key = `${generation}|${rebuilding}|${Math.floor(zoom)}|${bbox.join(',')}`;
         let answer = clusterAnswers.get(key);

@@ -3208,7 +3208,9 @@ export interface paths {
          *     follows device changes within a few seconds; rebuilding = true says a newer one is being built (ask again).
          *     total counts every located device, in view or not. Devices at most 5,000 per answer (truncated = true beyond).
          *     zoom must be a number from 0 to 22, else zoom 应为 0 到 22 之间的数字; bbox as for queryLonLatList
-         *     (absent: the whole world).
+         *     (absent: the whole world). whole=N: when at most N devices are located (the caller's projects' for a user who
+         *     is not an administrator), every one of them at once whatever the bbox, with whole = true and no clusters (the
+         *     dashboard's first call: the browser then clusters them); not a positive whole number: whole 应为正整数.
          */
         get: operations['locatedDeviceClusters'];
         put?: never;
@@ -11573,6 +11575,8 @@ export interface operations {
                 zoom: string;
                 /** @description west,south,east,north */
                 bbox?: string;
+                /** @description most devices the client takes whole */
+                whole?: string;
             };
             header?: never;
             path?: never;
@@ -11609,6 +11613,7 @@ export interface operations {
                             }[];
                             truncated: boolean;
                             rebuilding: boolean;
+                            whole?: boolean;
                         };
                     };
                 };

@@ -4,7 +4,7 @@ import { http } from 'msw';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { alertEvents, apps, categories, devices, products, projects, scenes } from '../../server/db/schema';
 import type { TestServer } from '../../server/testing';
-import { POINT_LAYER, SOURCE_ID } from '../../src/components/map/deviceLayers';
+import { CLUSTER_LAYER, POINT_LAYER, SOURCE_ID } from '../../src/components/map/deviceLayers';
 import { currentLocation, fail, mswServer, platformHandler, renderApp, searchParam, startPlatform } from './helpers';
 
 /**
@@ -17,6 +17,7 @@ class FakeMap {
     static last: FakeMap | undefined;
     handlers: Array<{ event: string; layer?: string; fn: Handler }> = [];
     sources = new Map<string, { data: unknown }>();
+    specs = new Map<string, Record<string, unknown>>();
     constructor(readonly options: Record<string, unknown>) {
         FakeMap.last = this;
     }
@@ -63,6 +64,7 @@ class FakeMap {
     }
     addSource(id: string, spec: { data: unknown }) {
         this.sources.set(id, { data: spec.data });
+        this.specs.set(id, spec);
     }
     addLayer() {}
     getSource(id: string) {
@@ -80,7 +82,7 @@ class FakeMap {
     getStyle() {
         return this.style;
     }
-    easeTo() {}
+    easeTo(_to: { zoom: number }) {}
     resize() {}
     remove() {}
 }
@@ -343,7 +345,11 @@ describe('dashboard (/introduce)', () => {
         expect(within(table).getAllByRole('row')).toHaveLength(4);
     });
 
-    it('puts every located device on the map; clicking one opens its detail', async () => {
+    it('puts every located device on the map from its one first call; clicking one opens its detail', async () => {
+        const asked: URL[] = [];
+        mswServer.events.on('request:start', ({ request }) => {
+            if (request.url.includes('/api/device/queryLonLat')) asked.push(new URL(request.url));
+        });
         renderApp('/introduce');
         expect(await screen.findByTestId('located-count')).toHaveTextContent(`已定位设备 ${seeded.located.length} 台`);
         await waitFor(() => expect(mappedDevices()).toBe(seeded.located.length));
@@ -351,6 +357,12 @@ describe('dashboard (/introduce)', () => {
         // SPEC: zoom 5 (one lower on maplibre's 512-px tiles), centred on Beijing.
         expect(FakeMap.last!.options.zoom).toBe(4);
         expect(FakeMap.last!.options.center).toEqual([116.4, 39.9]);
+        // Few devices: they came whole in the first answer and maplibre clusters them; nothing else was asked.
+        expect(asked.map((u) => [u.pathname, u.searchParams.get('whole')])).toEqual([
+            ['/api/device/queryLonLatClusters', '10000'],
+        ]);
+        expect(FakeMap.last!.specs.get(SOURCE_ID)).toMatchObject({ cluster: true, clusterRadius: 80 });
+        mswServer.events.removeAllListeners();
 
         const target = seeded.located[1];
         await act(() => FakeMap.last!.fire('click', { features: [{ properties: { id: target.id } }] }, POINT_LAYER));
@@ -359,10 +371,73 @@ describe('dashboard (/introduce)', () => {
         );
     });
 
+    it('clusters on the server when more devices are located than travel whole: a cluster zooms in, a device opens', async () => {
+        // The platform answers as it does beyond the limit: the whole map is never sent, only the view's clusters.
+        const asked: URL[] = [];
+        mswServer.use(
+            http.get('*/api/device/queryLonLatClusters', ({ request }) => {
+                const url = new URL(request.url);
+                asked.push(new URL(url));
+                url.searchParams.delete('whole');
+                return server.app.fetch(new Request(url, { headers: { cookie: `Authorization=${server.token}` } }));
+            }),
+        );
+        renderApp('/introduce');
+        expect(await screen.findByTestId('located-count')).toHaveTextContent(`已定位设备 ${seeded.located.length} 台`);
+        await waitFor(() => expect(FakeMap.last?.sources.get(SOURCE_ID)).toBeDefined());
+        expect(FakeMap.last!.specs.get(SOURCE_ID)).not.toHaveProperty('cluster');
+        expect(asked[0].searchParams.get('whole')).toBe('10000');
+        const features = () =>
+            (FakeMap.last!.sources.get(SOURCE_ID)!.data as { features: Array<{ properties: Record<string, unknown> }> })
+                .features;
+        const cluster = features().find((f) => f.properties.cluster);
+        expect(cluster).toBeDefined();
+        const map = FakeMap.last!;
+        const eased: unknown[] = [];
+        map.easeTo = (to: { zoom: number }) => {
+            eased.push(to);
+            map.options.zoom = to.zoom;
+        };
+        const at = { type: 'Point', coordinates: [116.4, 39.9] };
+        await act(() =>
+            map.fire('click', { features: [{ properties: cluster!.properties, geometry: at }] }, CLUSTER_LAYER),
+        );
+        // Where the server said the cluster splits.
+        const zoom = Number(cluster!.properties.expansion_zoom);
+        expect(zoom).toBeGreaterThan(4);
+        expect(eased).toEqual([{ center: [116.4, 39.9], zoom: zoom + 0.01 }]);
+        // The map moved: the new view is asked for, without `whole`.
+        await act(() => map.fire('moveend', {}));
+        await waitFor(() => expect(asked.length).toBe(2));
+        expect(asked[1].searchParams.get('zoom')).toBe(String(zoom));
+        expect(asked[1].searchParams.has('whole')).toBe(false);
+        await waitFor(() => expect(features().some((f) => !f.properties.cluster)).toBe(true));
+
+        const device = features().find((f) => !f.properties.cluster);
+        expect(device).toBeDefined();
+        const located = seeded.located.find((d) => d.id === device!.properties.id)!;
+        await act(() => FakeMap.last!.fire('click', { features: [{ properties: device!.properties }] }, POINT_LAYER));
+        await waitFor(() =>
+            expect(currentLocation.pathname).toBe(`/devInstanceDetail/${located.productId}/${located.id}`),
+        );
+    });
+
     it('says 暂无数据 on the map when no device has a location', async () => {
         mswServer.use(
-            http.get('*/api/device/queryLonLatList', () =>
-                Response.json({ code: 0, msg: 'success', data: { list: [], total: 0 } }),
+            http.get('*/api/device/queryLonLatClusters', () =>
+                Response.json({
+                    code: 0,
+                    msg: 'success',
+                    data: {
+                        whole: true,
+                        total: 0,
+                        zoom: 4,
+                        clusters: [],
+                        devices: [],
+                        truncated: false,
+                        rebuilding: false,
+                    },
+                }),
             ),
         );
         renderApp('/introduce');

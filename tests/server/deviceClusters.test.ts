@@ -39,9 +39,10 @@ interface Answer {
     total: number;
     zoom: number;
     clusters: Array<{ clusterId: number; longitude: number; latitude: number; count: number; expansionZoom: number }>;
-    devices: Array<{ deviceId: number; productId: number; deviceName: string; status: string }>;
+    devices: Array<{ deviceId: number; productId: number; deviceName: string; status: string; longitude: number }>;
     truncated: boolean;
     rebuilding: boolean;
+    whole?: boolean;
 }
 
 const clusters = async (query: string) => {
@@ -157,6 +158,35 @@ describe('the device map clusters', () => {
         expect(await urumqi()).toBe(before);
         // Requests keep coming; one of them starts the rebuild in the background, and the change shows.
         await expect.poll(urumqi, { timeout: 10_000, interval: 50 }).toBe('DISABLE');
+    });
+});
+
+describe('the first call of the dashboard map (whole=N)', () => {
+    it('answers every located device, whatever the view, when at most N are located', async () => {
+        // A view far from every device: the whole answer is not cut to it.
+        const a = await clusters('zoom=4.3&bbox=-10,-10,-9,-9&whole=501');
+        expect(a).toMatchObject({ whole: true, total: 501, zoom: 4, clusters: [], truncated: false });
+        expect(a.devices).toHaveLength(501);
+        expect(a.devices.find((d) => d.deviceName === 'urumqi')).toMatchObject({ productId, longitude: 87.62 });
+        // Each device as the whole list gives it (name, product, position, status).
+        const list = await call<{ data: { list: Answer['devices'] } }>(s, 'GET', '/api/device/queryLonLatList');
+        const byId = (l: Answer['devices']) => [...l].sort((x, y) => x.deviceId - y.deviceId);
+        expect(byId(a.devices)).toEqual(byId(list.body.data.list));
+    });
+
+    it("answers the view's clusters as without it when more than N are located", async () => {
+        const over = await clusters('zoom=3&bbox=73,18,135,54&whole=500');
+        expect(over.whole).toBeUndefined();
+        expect(over).toEqual(await clusters('zoom=3&bbox=73,18,135,54'));
+        expect(over.clusters.length).toBeGreaterThanOrEqual(2);
+    });
+
+    it('refuses a limit that is not a positive whole number, in Chinese', async () => {
+        for (const whole of ['0', '-3', 'ten', '1.5']) {
+            const res = await s.fetch(`/api/device/queryLonLatClusters?zoom=3&whole=${whole}`);
+            expect(res.status).toBe(400);
+            expect(((await res.json()) as { msg: string }).msg).toBe('whole 应为正整数');
+        }
     });
 });
 

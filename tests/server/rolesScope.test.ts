@@ -88,6 +88,19 @@ describe('a user who is not an administrator sees only the projects they are sta
         );
         expect(clusters.data.devices.length).toBe(map.data.total);
         for (const d of clusters.data.devices) expect(inProject.has(d.deviceId)).toBe(true);
+        // The dashboard's first call: few enough for the whole map is counted over the project, not the platform.
+        const whole = await json<{ data: { whole?: boolean; total: number; devices: Array<{ deviceId: number }> } }>(
+            get(`/api/device/queryLonLatClusters?zoom=3&bbox=0,0,1,1&whole=${map.data.total}`),
+        );
+        expect(whole.data.whole).toBe(true);
+        expect(whole.data.total).toBe(map.data.total);
+        expect(new Set(whole.data.devices.map((d) => d.deviceId))).toEqual(
+            new Set(map.data.list.map((d) => d.deviceId)),
+        );
+        const over = await json<{ data: { whole?: boolean } }>(
+            get(`/api/device/queryLonLatClusters?zoom=3&whole=${map.data.total - 1}`),
+        );
+        expect(over.data.whole).toBeUndefined();
     });
 
     it("lists that project's products, groups and alerts only", async () => {

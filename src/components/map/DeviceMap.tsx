@@ -42,6 +42,11 @@ export interface DeviceMapExtraProps {
      * what comes back, and `points` is not used. For maps of more devices than a browser clusters comfortably.
      */
     fetchView?: (query: MapViewQuery, signal: AbortSignal) => Promise<MapClusterAnswer>;
+    /**
+     * With fetchView: the first request asks for every device when at most this many are located. An answer that
+     * is `whole` is clustered in the browser from then on, and nothing more is asked as the map moves.
+     */
+    wholeLimit?: number;
 }
 
 /** Moves closer together than this share one request (the last one wins). */
@@ -67,6 +72,7 @@ export default function DeviceMap({
     api: givenApi,
     loading: givenLoading = false,
     fetchView,
+    wholeLimit,
 }: DeviceMapProps & DeviceMapExtraProps) {
     const api = useMemo(() => givenApi ?? createGeoApi(), [givenApi]);
     const container = useRef<HTMLDivElement | null>(null);
@@ -75,9 +81,11 @@ export default function DeviceMap({
     const [served, setServed] = useState<MapClusterAnswer | null>(null);
     const [fetchError, setFetchError] = useState<string | null>(null);
     const retryRef = useRef<() => void>(() => undefined);
+    /** maplibre clusters the devices: they are all here (given, or a whole answer), not the server's clusters. */
+    const browserClusters = !serverMode || served?.whole === true;
     const shownPoints = serverMode ? (served?.devices ?? NO_POINTS) : points;
     const data = useMemo(
-        () => (serverMode ? clusterFeatures(served) : toFeatureCollection(points)),
+        () => (serverMode && !served?.whole ? clusterFeatures(served) : toFeatureCollection(served?.devices ?? points)),
         [serverMode, served, points],
     );
     const loading = givenLoading || (serverMode && !served);
@@ -93,16 +101,16 @@ export default function DeviceMap({
     const shown = useRef<typeof data | null>(null);
     const [firstRender, setFirstRender] = useState<number | null>(null);
 
-    // The source goes in once the caller knows which way the devices come (givenLoading over); a map that changes
-    // way is a new map (the caller keys it).
+    // The source goes in once the way the devices come is known: the caller's points are there (givenLoading over),
+    // or the server's first answer said whether it clusters them (whole or not).
     const sourceAdded = useRef(false);
     useEffect(() => {
-        if (!map || givenLoading || sourceAdded.current) return;
+        if (!map || loading || sourceAdded.current) return;
         sourceAdded.current = true;
         shown.current = dataRef.current;
-        map.addSource(SOURCE_ID, deviceSource(dataRef.current, !serverMode));
+        map.addSource(SOURCE_ID, deviceSource(dataRef.current, browserClusters));
         for (const layer of deviceLayers(countFont(map.getStyle()))) map.addLayer(layer);
-    }, [map, givenLoading, serverMode]);
+    }, [map, loading, browserClusters]);
 
     useEffect(() => {
         if (!map) return;
@@ -181,13 +189,14 @@ export default function DeviceMap({
         const box = container.current;
         if (!fetchView || givenLoading || early.current || !box?.clientWidth || !box.clientHeight) return;
         const query = viewQuery(plannedView(DEVICE_MAP_CENTER, DEVICE_MAP_ZOOM, box.clientWidth, box.clientHeight));
+        if (wholeLimit !== undefined) query.whole = wholeLimit;
         const controller = new AbortController();
         markMap('map:clusters-asked');
         const answer = fetchView(query, controller.signal);
         // Its failure is reported where the map adopts it.
         answer.catch(() => undefined);
         early.current = { query, answer, controller };
-    }, [fetchView, givenLoading]);
+    }, [fetchView, givenLoading, wholeLimit]);
     useEffect(
         () => () => {
             early.current?.controller.abort();
@@ -197,15 +206,18 @@ export default function DeviceMap({
     );
 
     // Server mode: ask for the view once the map exists, after moves (the first move at once, then at most one request per
-    // REFETCH_DEBOUNCE_MS, the last view winning), and again while the server's index catches up.
+    // REFETCH_DEBOUNCE_MS, the last view winning), and again while the server's index catches up. Until an answer
+    // came, the request asks for every device if few enough (wholeLimit); once one came whole, nothing more is asked.
     useEffect(() => {
         if (!map || !fetchView || givenLoading) return;
         let controller: AbortController | undefined;
         let timer: ReturnType<typeof setTimeout> | undefined;
         let fetched: MapViewQuery | undefined;
         let lastAt = -Infinity;
+        let answered = false;
+        let whole = false;
         const run = (force: boolean) => {
-            if (!force && fetched && covers(fetched, map)) return;
+            if (whole || (!force && fetched && covers(fetched, map))) return;
             const first = early.current;
             early.current = null;
             controller?.abort();
@@ -217,6 +229,7 @@ export default function DeviceMap({
             } else {
                 first?.controller.abort();
                 fetched = viewQuery(map);
+                if (!answered && wholeLimit !== undefined) fetched.whole = wholeLimit;
                 controller = new AbortController();
                 markMap('map:clusters-asked');
                 answer = fetchView(fetched, controller.signal);
@@ -228,6 +241,12 @@ export default function DeviceMap({
                     markMap('map:clusters-answered');
                     setFetchError(null);
                     setServed(answer);
+                    answered = true;
+                    if (answer.whole) {
+                        whole = true;
+                        map.off('moveend', onMoveEnd);
+                        return;
+                    }
                     if (answer.rebuilding) timer = setTimeout(() => run(true), REBUILD_RETRY_MS);
                 },
                 (err: unknown) => {
@@ -255,7 +274,7 @@ export default function DeviceMap({
             clearTimeout(timer);
             controller?.abort();
         };
-    }, [map, fetchView, givenLoading]);
+    }, [map, fetchView, givenLoading, wholeLimit]);
 
     useEffect(() => {
         if (!map || !sourceAdded.current || shown.current === data) return;

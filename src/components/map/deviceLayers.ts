@@ -69,6 +69,8 @@ export function deviceSource(data: FeatureCollection, clustered = true): GeoJSON
 export interface MapViewQuery {
     zoom: number;
     bbox: [west: number, south: number, east: number, north: number];
+    /** Every device at once when at most this many are located (the answer says `whole`): the map's first call. */
+    whole?: number;
 }
 
 /** The server's answer for a view (GET /api/device/queryLonLatClusters). */
@@ -79,6 +81,8 @@ export interface MapClusterAnswer {
     devices: DevicePoint[];
     /** The server's index is catching up with device changes: ask again shortly. */
     rebuilding?: boolean;
+    /** Asked with `whole` and few enough devices: `devices` holds every located device, for the map to cluster. */
+    whole?: boolean;
 }
 
 type Bounds = { getWest(): number; getSouth(): number; getEast(): number; getNorth(): number };

@@ -70,21 +70,17 @@ export interface DeviceLocation {
     status?: string;
 }
 
-export interface DeviceLocations {
-    list: DeviceLocation[];
-    total: number;
-    /** More devices are located than WHOLE_MAP_LIMIT: the list is empty and the map asks the server for clusters. */
-    truncated?: boolean;
-}
-
-/** Up to this many located devices travel whole and are clustered in the browser (about 1 MB, no refetch on pans). */
+/**
+ * Up to this many located devices travel whole in the map's first answer and are clustered in the browser (about
+ * 1 MB, no refetch on pans); beyond, the server clusters each view.
+ */
 export const WHOLE_MAP_LIMIT = 10_000;
 
-type Call = 'deviceLocations';
+type Call = 'projects';
 
-const key = (call: Call | 'projects', params: Record<string, unknown> = {}) => [DASHBOARD, call, params] as const;
+const key = (call: Call, params: Record<string, unknown> = {}) => [DASHBOARD, call, params] as const;
 
-function options<T>(dataProvider: PlatformDataProvider, call: Call | 'projects', params: Record<string, unknown> = {}) {
+function options<T>(dataProvider: PlatformDataProvider, call: Call, params: Record<string, unknown> = {}) {
     return {
         queryKey: key(call, params),
         queryFn: async ({ signal }: { signal: AbortSignal }) =>
@@ -97,9 +93,6 @@ function options<T>(dataProvider: PlatformDataProvider, call: Call | 'projects',
 }
 
 const usePlatform = () => useDataProvider<PlatformDataProvider>();
-
-export const useDeviceLocations = () =>
-    useQuery(options<DeviceLocations>(usePlatform(), 'deviceLocations', { limit: WHOLE_MAP_LIMIT }));
 
 export const projectParams = { page: 1, size: PROJECT_CARDS };
 
