@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler, Next } from 'hono';
 import { tableVersionsOf } from '../db/dataVersion';
 import type { Db } from '../db/client';
 import type { AppEnv } from '../deps';
@@ -33,26 +33,66 @@ interface Entry {
     answer: CompressedAnswer;
 }
 
+type Answer = Promise<Entry | undefined>;
+
+/** The computation of one key under way, and the one that will start when it ends (for requests that came since). */
+interface Slot {
+    running: Answer;
+    queued?: { answer: Answer; settle: (entry: Entry | undefined) => void };
+}
+
 /**
  * GET answers of CACHED_READS kept per user, project scope and URL while none of the tables they were computed from
  * was written (server/db/dataVersion.ts): a device created or deleted drops the device pages and counts, not the
  * product, project or group lists that read no device. An answer is only served again when nothing could have
- * changed it since it was computed. Identical requests that arrive while one is being computed wait for it and share
- * its answer when no write to its tables finished meanwhile. The answer's gzipped bytes are kept with it. A database
- * without this record (PostgreSQL, which other processes may write) is not cached.
+ * changed it since it was computed. The answer's gzipped bytes are kept with it. A database without this record
+ * (PostgreSQL, which other processes may write) is not cached.
+ *
+ * At most one computation per key runs at a time: requests that come while one runs wait for it and take its answer
+ * if none of its tables was written since it started; otherwise one computation starts when it ends, for all of
+ * them (it started after each of them came, so it shows every write they could have seen). Under a stream of writes
+ * a page asked for by many clients costs the database one computation per computation time, not one per request.
  */
 export function answerCache(db: Db, paths: Set<string> = CACHED_READS): MiddlewareHandler<AppEnv> {
     const tables = tableVersionsOf(db);
     const entries = new Map<string, Entry>();
-    const flights = new Map<string, Promise<Entry | undefined>>();
+    const slots = new Map<string, Slot>();
     const fresh = (entry: Entry | undefined): entry is Entry =>
         !!entry && !tables!.changedSince(entry.tables, entry.seq) && Date.now() - entry.at < ANSWER_MAX_AGE_MS;
-    const send = async (c: Parameters<MiddlewareHandler<AppEnv>>[0], entry: Entry) => {
+    const send = async (c: Context<AppEnv>, entry: Entry) => {
         const headers: Record<string, string> = { 'content-type': entry.type, vary: 'Accept-Encoding' };
         if (!/\bgzip\b/.test(c.req.header('accept-encoding') ?? '')) return c.body(entry.answer.text, 200, headers);
         // The compress middleware leaves answers that carry a Content-Encoding alone.
         const bytes = new Uint8Array(await entry.answer.gzipped());
         return c.body(bytes, 200, { ...headers, 'content-encoding': 'gzip' });
+    };
+    /** The route's answer as an entry (undefined when it is not a 200 JSON answer), kept while still fresh. */
+    const compute = async (c: Context<AppEnv>, next: Next, key: string): Answer => {
+        const seq = tables!.seq();
+        const read = await tables!.record(() => next());
+        const type = c.res.headers.get('content-type') ?? '';
+        if (c.res.status !== 200 || !type.includes('application/json') || c.res.headers.has('content-encoding'))
+            return undefined;
+        const entry = {
+            seq,
+            tables: read.tables,
+            at: Date.now(),
+            type,
+            answer: new CompressedAnswer(await c.res.clone().text()),
+        };
+        // Kept only when no write to its tables finished while it was computed (it may not show that write).
+        if (fresh(entry)) {
+            if (entries.size >= MAX_ENTRIES) entries.clear();
+            entries.set(key, entry);
+        }
+        return entry;
+    };
+    /** Ends the running computation of a key: the queued one (if any) becomes the running one. */
+    const finish = (key: string, slot: Slot) => {
+        if (slot.queued) {
+            slot.running = slot.queued.answer;
+            slot.queued = undefined;
+        } else slots.delete(key);
     };
     return async (c, next) => {
         if (!tables || c.req.method !== 'GET' || !paths.has(c.req.path)) return next();
@@ -64,38 +104,32 @@ export function answerCache(db: Db, paths: Set<string> = CACHED_READS): Middlewa
         const key = `${user.id} ${scope} ${url.slice(url.indexOf('/', url.indexOf('//') + 2))}`;
         const hit = entries.get(key);
         if (fresh(hit)) return send(c, hit);
-        const flight = flights.get(key);
-        if (flight) {
-            // Computed from a start before this request came: shared only when no write to its tables came since.
-            const shared = await flight;
-            if (fresh(shared)) return send(c, shared);
-            return next();
+        let slot = slots.get(key);
+        if (slot?.queued) {
+            // The queued computation starts after this request came: its answer is this request's answer.
+            const entry = await slot.queued.answer;
+            return entry ? send(c, entry) : next();
         }
-        let settle!: (entry: Entry | undefined) => void;
-        const done = new Promise<Entry | undefined>((resolve) => (settle = resolve));
-        flights.set(key, done);
+        let settle: (entry: Entry | undefined) => void;
+        if (slot) {
+            const answer = new Promise<Entry | undefined>((resolve) => (settle = resolve));
+            slot.queued = { answer, settle: settle! };
+            const previous = await slot.running;
+            if (fresh(previous)) {
+                finish(key, slot);
+                settle!(previous);
+                return send(c, previous);
+            }
+        } else {
+            slot = { running: new Promise<Entry | undefined>((resolve) => (settle = resolve)) };
+            slots.set(key, slot);
+        }
         let entry: Entry | undefined;
         try {
-            const seq = tables.seq();
-            const read = await tables.record(() => next());
-            const type = c.res.headers.get('content-type') ?? '';
-            if (c.res.status === 200 && type.includes('application/json') && !c.res.headers.has('content-encoding')) {
-                entry = {
-                    seq,
-                    tables: read.tables,
-                    at: Date.now(),
-                    type,
-                    answer: new CompressedAnswer(await c.res.clone().text()),
-                };
-                // Kept only when no write to its tables finished while it was computed (it may not show that write).
-                if (fresh(entry)) {
-                    if (entries.size >= MAX_ENTRIES) entries.clear();
-                    entries.set(key, entry);
-                }
-            }
+            entry = await compute(c, next, key);
         } finally {
-            if (flights.get(key) === done) flights.delete(key);
-            settle(entry);
+            finish(key, slot);
+            settle!(entry);
         }
         if (entry) {
             // The route's answer is final once it returned: replace it, rather than merging headers into it.

@@ -112,6 +112,59 @@ describe('answers cached per table', () => {
     });
 });
 
+describe('requests that come while the same answer is computed', () => {
+    const total = async () => {
+        const res = await s.fetch('/api/device/total');
+        return ((await res.json()) as { data: { inActiveTotal: number } }).data.inActiveTotal;
+    };
+
+    it('see every write that finished before they were sent', async () => {
+        const start = await total();
+        for (let round = 1; round <= 3; round++) {
+            const early = Array.from({ length: 10 }, total);
+            await createDevice(s, product.productKey);
+            const late = Array.from({ length: 10 }, total);
+            for (const n of await Promise.all(early)) expect([start + round - 1, start + round]).toContain(n);
+            expect(await Promise.all(late)).toEqual(Array(10).fill(start + round));
+        }
+    });
+
+    it('do not take an answer whose statements ran before a write that finished before they came', async () => {
+        const start = await total();
+        // Written after the last answer: the next request computes it again.
+        await createDevice(s, product.productKey);
+        // The counting statement runs at once, but its rows are handed back only once the device below is written.
+        const client = (s.db as unknown as { $client: { query: (...args: unknown[]) => Promise<unknown> } }).$client;
+        const query = client.query.bind(client);
+        let ran!: () => void;
+        const counted = new Promise<void>((resolve) => (ran = resolve));
+        let release!: () => void;
+        const written = new Promise<void>((resolve) => (release = resolve));
+        let armed = true;
+        const spy = vi.spyOn(client, 'query').mockImplementation(async (...args: unknown[]) => {
+            const hold = armed && String(args[0]).includes('device_counts');
+            if (hold) armed = false;
+            const result = await query(...args);
+            if (hold) {
+                ran();
+                await written;
+            }
+            return result;
+        });
+        try {
+            const early = total();
+            await counted;
+            await createDevice(s, product.productKey);
+            const late = Array.from({ length: 5 }, total);
+            release();
+            expect(await early).toBe(start + 1);
+            expect(await Promise.all(late)).toEqual(Array(5).fill(start + 2));
+        } finally {
+            spy.mockRestore();
+        }
+    });
+});
+
 describe('the record of writes per table', () => {
     it('marks what a write reaches through triggers and cascades, and no more', async () => {
         const tracker = tableVersionsOf(s.db)!;
