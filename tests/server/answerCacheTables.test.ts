@@ -100,6 +100,15 @@ describe('answers cached per table', () => {
         });
         const detail = `/api/device/detail?deviceId=${device.deviceId}`;
         expect(((await data(detail)).device as { projectName: string }).projectName).toBe(project.name);
+        const renamed = await call(
+            s,
+            'POST',
+            '/api/product/update',
+            form({ productId: product.productId, productName: '按表缓存产品改名' }),
+        );
+        expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+        expect(((await data(detail)).product as { productName: string }).productName).toBe('按表缓存产品改名');
+        expect((await data(deviceList)).records[0].productName).toBe('按表缓存产品改名');
         // A direct statement (as the broker writes status) shows on the detail and the list alike.
         await s.db.update(devices).set({ remark: '直接写入' }).where(eq(devices.id, device.deviceId));
         expect(((await data(detail)).device as { remark: string }).remark).toBe('直接写入');
@@ -109,6 +118,36 @@ describe('answers cached per table', () => {
         expect(removed.status).toBe(200);
         expect((await call(s, 'GET', detail)).status).toBe(404);
         expect(await read()).toEqual({ ...start, products: start.products + 1, groups: start.groups + 1 });
+    });
+});
+
+describe('a productKey looked up again from memory', () => {
+    it('finds the product once it exists, and no longer once it is gone', async () => {
+        const productKey = 'MemoKey0001';
+        const page = () => data(`/api/device/list?pageNumber=1&pageSize=10&productKey=${productKey}`);
+        expect((await page()).total).toBe(0);
+        const [row] = await s.db
+            .insert(products)
+            .values({
+                productKey,
+                productName: '按表缓存直写产品',
+                nodeType: 0,
+                categoryId: 3,
+                networkType: 5,
+                dataType: 0,
+            })
+            .returning({ id: products.id });
+        await s.db.insert(devices).values({
+            productId: row.id,
+            deviceName: 'memo_dev',
+            username: 'memo_dev&k',
+            clientId: 'k.memo_dev',
+            secret: 's',
+        });
+        expect((await page()).records.map((r) => r.deviceName)).toEqual(['memo_dev']);
+        await s.db.delete(devices).where(eq(devices.productId, row.id));
+        await s.db.delete(products).where(eq(products.id, row.id));
+        expect((await page()).total).toBe(0);
     });
 });
 
