@@ -226,7 +226,10 @@ export function trackWrites(client: PGlite): DataVersion {
             loading ??= (async () => {
                 const before = ddl;
                 const loaded = await loadCatalog(query);
-                if (ddl === before) catalog = loaded;
+                if (ddl !== before) return;
+                // Statements were matched against the old catalog.
+                named.clear();
+                catalog = loaded;
             })().finally(() => (loading = undefined));
             return loading;
         },
