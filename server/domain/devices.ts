@@ -6,6 +6,7 @@ import { deviceCounts, devices, products, projects } from '../db/schema';
 import { notFound } from '../http/errors';
 import { currentScope, scopeByProjectId } from '../rights/scope';
 import { formatTime } from '../http/time';
+import { tableMemo } from '../db/tableMemo';
 
 /** What the list, the export and the counters filter on. productId narrows to one product; the rest are optional. */
 export interface DeviceFilter {
@@ -135,18 +136,27 @@ export function newestFirst(filter: DeviceFilter): SQL[] {
 }
 
 /**
- * A page, newest first. The ids are found on devices alone, walking the primary key (or the product / status /
- * project index) backwards and stopping after offset + limit rows; only the page's rows are then joined.
+ * A page of whole rows, newest first, in one statement. The page's ids are found on devices alone (a subquery
+ * walking the primary key, or the product / status / project index, backwards and stopping after offset + limit
+ * rows); only their rows are joined. Every filter fixes the leading column of the index it walks, so within the
+ * page newest first is the id order.
  */
-export async function pageIds(db: Db, filter: DeviceFilter, limit: number, offset: number): Promise<number[]> {
-    const rows = await db
+export async function devicePage(db: Db, filter: DeviceFilter, limit: number, offset: number, timeZone: string) {
+    const page = db
         .select({ id: devices.id })
         .from(devices)
         .where(filterSql(filter))
         .orderBy(...newestFirst(filter))
         .limit(limit)
         .offset(offset);
-    return rows.map((r) => Number(r.id));
+    const rows = await db
+        .select({ ...rowColumns, subDeviceCount })
+        .from(devices)
+        .innerJoin(products, eq(products.id, devices.productId))
+        .leftJoin(projects, eq(projects.id, devices.projectId))
+        .where(inArray(devices.id, page))
+        .orderBy(desc(devices.id));
+    return rows.map(({ subDeviceCount: subs, ...rest }) => toDevice(rest, Number(subs), timeZone));
 }
 
 /** The next chunk of an export: ids below `before` (keyset), so every chunk is an index range, never an offset. */
@@ -239,13 +249,14 @@ export interface ProductRef {
     productName: string;
 }
 
-export async function productByKey(db: Db | Tx, productKey: string): Promise<ProductRef | undefined> {
+/** Asked by nearly every device page: answered from memory while products is not written (tableMemo). */
+export const productByKey = tableMemo(async (db: Db | Tx, productKey: string): Promise<ProductRef | undefined> => {
     const [row] = await db
         .select({ id: products.id, productKey: products.productKey, productName: products.productName })
         .from(products)
         .where(eq(products.productKey, productKey));
     return row;
-}
+});
 
 export async function productById(db: Db | Tx, productId: number): Promise<ProductRef | undefined> {
     const [row] = await db

@@ -5,6 +5,7 @@ import type { Db, Tx } from '../db/client';
 import { categories, devices, productCounts, products, projects } from '../db/schema';
 import { notFound } from '../http/errors';
 import { formatTime } from '../http/time';
+import { tableMemo } from '../db/tableMemo';
 import { currentScope } from '../rights/scope';
 
 const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -116,9 +117,15 @@ async function countProducts(db: Db, where: SQL | undefined): Promise<number> {
     return Number(total);
 }
 
-export async function findProduct(db: Db | Tx, timeZone: string, productId: number): Promise<Product | undefined> {
+/** Asked by every device detail: answered from memory while its tables are not written (tableMemo). */
+const productOf = tableMemo(async (db: Db | Tx, key: `${number} ${string}`) => {
+    const productId = Number(key.slice(0, key.indexOf(' ')));
     const [row] = await selectProducts(db).where(eq(products.id, productId)).limit(1);
-    return row ? toProduct(row, timeZone) : undefined;
+    return row ? toProduct(row, key.slice(key.indexOf(' ') + 1)) : undefined;
+});
+
+export function findProduct(db: Db | Tx, timeZone: string, productId: number): Promise<Product | undefined> {
+    return productOf(db, `${productId} ${timeZone}`);
 }
 
 export async function getProduct(db: Db | Tx, timeZone: string, productId: number): Promise<Product> {

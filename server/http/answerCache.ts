@@ -1,5 +1,5 @@
-import type { MiddlewareHandler } from 'hono';
-import { dataVersionOf } from '../db/dataVersion';
+import type { Context, MiddlewareHandler, Next } from 'hono';
+import { tableVersionsOf } from '../db/dataVersion';
 import type { Db } from '../db/client';
 import type { AppEnv } from '../deps';
 import { CompressedAnswer } from '../domain/deviceMapCache';
@@ -25,66 +25,111 @@ export const ANSWER_MAX_AGE_MS = 5_000;
 const MAX_ENTRIES = 2_000;
 
 interface Entry {
-    version: number;
+    /** The data sequence number when it was computed, and the tables it was computed from. */
+    seq: number;
+    tables: Set<string>;
     at: number;
     type: string;
     answer: CompressedAnswer;
 }
 
+type Answer = Promise<Entry | undefined>;
+
+/** The computation of one key under way, and the one that will start when it ends (for requests that came since). */
+interface Slot {
+    running: Answer;
+    queued?: { answer: Answer; settle: (entry: Entry | undefined) => void };
+}
+
 /**
- * GET answers of CACHED_READS kept per user and URL while the data version (server/db/dataVersion.ts) stays the same:
- * any write in this process moves the version on, so an answer is only served again when nothing could have changed
- * it since it was computed. Identical requests that arrive while one is being computed wait for it and share its
- * answer (they arrived before any later write finished). The answer's gzipped bytes are kept with it. A database
- * without a data version (PostgreSQL, which other processes may write) is not cached.
+ * GET answers of CACHED_READS kept per user, project scope and URL while none of the tables they were computed from
+ * was written (server/db/dataVersion.ts): a device created or deleted drops the device pages and counts, not the
+ * product, project or group lists that read no device. An answer is only served again when nothing could have
+ * changed it since it was computed. The answer's gzipped bytes are kept with it. A database without this record
+ * (PostgreSQL, which other processes may write) is not cached.
+ *
+ * At most one computation per key runs at a time: requests that come while one runs wait for it and take its answer
+ * if none of its tables was written since it started; otherwise one computation starts when it ends, for all of
+ * them (it started after each of them came, so it shows every write they could have seen). Under a stream of writes
+ * a page asked for by many clients costs the database one computation per computation time, not one per request.
  */
 export function answerCache(db: Db, paths: Set<string> = CACHED_READS): MiddlewareHandler<AppEnv> {
-    const version = dataVersionOf(db);
+    const tables = tableVersionsOf(db);
     const entries = new Map<string, Entry>();
-    const flights = new Map<string, { version: number; done: Promise<Entry | undefined> }>();
-    const send = async (c: Parameters<MiddlewareHandler<AppEnv>>[0], entry: Entry) => {
+    const slots = new Map<string, Slot>();
+    const fresh = (entry: Entry | undefined): entry is Entry =>
+        !!entry && !tables!.changedSince(entry.tables, entry.seq) && Date.now() - entry.at < ANSWER_MAX_AGE_MS;
+    const send = async (c: Context<AppEnv>, entry: Entry) => {
         const headers: Record<string, string> = { 'content-type': entry.type, vary: 'Accept-Encoding' };
         if (!/\bgzip\b/.test(c.req.header('accept-encoding') ?? '')) return c.body(entry.answer.text, 200, headers);
         // The compress middleware leaves answers that carry a Content-Encoding alone.
         const bytes = new Uint8Array(await entry.answer.gzipped());
         return c.body(bytes, 200, { ...headers, 'content-encoding': 'gzip' });
     };
-    return async (c, next) => {
-        if (!version || c.req.method !== 'GET' || !paths.has(c.req.path)) return next();
-        const url = new URL(c.req.url);
-        const key = `${c.get('user').id} ${url.pathname}${url.search}`;
-        const now = version();
-        const hit = entries.get(key);
-        if (hit && hit.version === now && Date.now() - hit.at < ANSWER_MAX_AGE_MS) return send(c, hit);
-        const flight = flights.get(key);
-        if (flight && flight.version === now) {
-            const shared = await flight.done;
-            if (shared) return send(c, shared);
-            return next();
+    /** The route's answer as an entry (undefined when it is not a 200 JSON answer), kept while still fresh. */
+    const compute = async (c: Context<AppEnv>, next: Next, key: string): Answer => {
+        const seq = tables!.seq();
+        const read = await tables!.record(() => next());
+        const type = c.res.headers.get('content-type') ?? '';
+        if (c.res.status !== 200 || !type.includes('application/json') || c.res.headers.has('content-encoding'))
+            return undefined;
+        const entry = {
+            seq,
+            tables: read.tables,
+            at: Date.now(),
+            type,
+            answer: new CompressedAnswer(await c.res.clone().text()),
+        };
+        // Kept only when no write to its tables finished while it was computed (it may not show that write).
+        if (fresh(entry)) {
+            if (entries.size >= MAX_ENTRIES) entries.clear();
+            entries.set(key, entry);
         }
-        let settle!: (entry: Entry | undefined) => void;
-        const done = new Promise<Entry | undefined>((resolve) => (settle = resolve));
-        flights.set(key, { version: now, done });
+        return entry;
+    };
+    /** Ends the running computation of a key: the queued one (if any) becomes the running one. */
+    const finish = (key: string, slot: Slot) => {
+        if (slot.queued) {
+            slot.running = slot.queued.answer;
+            slot.queued = undefined;
+        } else slots.delete(key);
+    };
+    return async (c, next) => {
+        if (!tables || c.req.method !== 'GET' || !paths.has(c.req.path)) return next();
+        await tables.ready();
+        const user = c.get('user');
+        const url = c.req.url;
+        // The scope is part of the key: the answer is what the route computes for this session's projects.
+        const scope = user.admin ? '*' : user.projectIds.join(',');
+        const key = `${user.id} ${scope} ${url.slice(url.indexOf('/', url.indexOf('//') + 2))}`;
+        const hit = entries.get(key);
+        if (fresh(hit)) return send(c, hit);
+        let slot = slots.get(key);
+        if (slot?.queued) {
+            // The queued computation starts after this request came: its answer is this request's answer.
+            const entry = await slot.queued.answer;
+            return entry ? send(c, entry) : next();
+        }
+        let settle: (entry: Entry | undefined) => void;
+        if (slot) {
+            const answer = new Promise<Entry | undefined>((resolve) => (settle = resolve));
+            slot.queued = { answer, settle: settle! };
+            const previous = await slot.running;
+            if (fresh(previous)) {
+                finish(key, slot);
+                settle!(previous);
+                return send(c, previous);
+            }
+        } else {
+            slot = { running: new Promise<Entry | undefined>((resolve) => (settle = resolve)) };
+            slots.set(key, slot);
+        }
         let entry: Entry | undefined;
         try {
-            await next();
-            const type = c.res.headers.get('content-type') ?? '';
-            if (c.res.status === 200 && type.includes('application/json') && !c.res.headers.has('content-encoding')) {
-                entry = {
-                    version: now,
-                    at: Date.now(),
-                    type,
-                    answer: new CompressedAnswer(await c.res.clone().text()),
-                };
-                // Kept only when no write finished while it was computed (it may not show that write).
-                if (version() === now) {
-                    if (entries.size >= MAX_ENTRIES) entries.clear();
-                    entries.set(key, entry);
-                }
-            }
+            entry = await compute(c, next, key);
         } finally {
-            if (flights.get(key)?.done === done) flights.delete(key);
-            settle(entry);
+            finish(key, slot);
+            settle!(entry);
         }
         if (entry) {
             // The route's answer is final once it returned: replace it, rather than merging headers into it.

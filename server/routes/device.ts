@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { devices, projects } from '../db/schema';
 import type { AppEnv, Services } from '../deps';
-import { countDevices, deviceIdByName, getDevice, hydrate, pageIds, productByKey } from '../domain/devices';
+import { countDevices, deviceIdByName, devicePage, getDevice, productByKey } from '../domain/devices';
 import { getProduct } from '../domain/products';
 import { ok } from '../http/envelope';
 import { badRequest, notFound } from '../http/errors';
@@ -25,9 +25,9 @@ export function deviceRoutes(services: Services) {
         const { size, offset } = paging(c.req.query('pageNumber'), c.req.query('pageSize'));
         const filter = await listFilter(db, (n) => c.req.query(n));
         if (!filter) return ok(c, { records: [], total: 0, onlineCount: 0 });
-        const ids = await pageIds(db, filter, size, offset);
+        const records = await devicePage(db, filter, size, offset, tz);
         const totals = await countDevices(db, filter);
-        return ok(c, { records: await hydrate(db, ids, tz), total: totals.total, onlineCount: totals.online });
+        return ok(c, { records, total: totals.total, onlineCount: totals.online });
     });
 
     app.get('/listByProject', async (c) => {
@@ -38,9 +38,9 @@ export function deviceRoutes(services: Services) {
         const [project] = await db.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId));
         if (!project) throw notFound('项目不存在');
         filter.projectId = projectId;
-        const ids = await pageIds(db, filter, size, offset);
+        const records = await devicePage(db, filter, size, offset, tz);
         const totals = await countDevices(db, filter);
-        return ok(c, { records: await hydrate(db, ids, tz), total: totals.total });
+        return ok(c, { records, total: totals.total });
     });
 
     app.get('/statistics', async (c) => {

@@ -90,6 +90,12 @@ const rssOf = (pid: number) => {
     return Math.round(Number(line?.split(/\s+/)[1] ?? 0) / 1024);
 };
 
+/** CPU time (user + system, all threads) the process has used so far, in ms (clock ticks of 10 ms). */
+const cpuOf = (pid: number) => {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+};
+
 interface Load {
     requests: number;
     errors: number;
@@ -98,6 +104,8 @@ interface Load {
     p99: number;
     /** The longest time no answer at all came back (every client waiting at once). */
     stall: number;
+    /** Every request answered, the warm-up's included. */
+    answered: number;
 }
 
 /**
@@ -111,12 +119,14 @@ async function load(next: (client: number) => () => Promise<boolean>): Promise<L
     const latencies: number[] = [];
     const answeredAt: number[] = [];
     let errors = 0;
+    let answered = 0;
     await Promise.all(
         Array.from({ length: CLIENTS }, async (_, client) => {
             while (performance.now() < until) {
                 const t = performance.now();
                 const ok = await next(client)().catch(() => false);
                 const done = performance.now();
+                answered++;
                 if (t < measureFrom) continue;
                 latencies.push(done - t);
                 answeredAt.push(done);
@@ -138,6 +148,7 @@ async function load(next: (client: number) => () => Promise<boolean>): Promise<L
         p50: at(0.5),
         p99: at(0.99),
         stall: Math.round(stall),
+        answered,
     };
 }
 
@@ -292,10 +303,19 @@ const group: BenchGroup = {
                     return reads[n % reads.length](client);
                 };
                 const rssBefore = rssOf(server.child.pid!);
-                add4(`${prefix}mix`, await load(mix));
+                const cpuBefore = cpuOf(server.child.pid!);
+                const mixed = await load(mix);
+                add4(`${prefix}mix`, mixed);
+                // Less distorted by other work on the machine than requests per second: the server's own CPU time.
+                const perRequest = (cpuOf(server.child.pid!) - cpuBefore) / mixed.answered;
+                add(`${prefix}mix_server_cpu_per_request`, Math.round(perRequest * 100) / 100, 'ms');
                 add(`${prefix}server_rss_before`, rssBefore, 'MB');
                 add(`${prefix}server_rss_after`, rssOf(server.child.pid!), 'MB');
-                add4(`${prefix}menu_only`, await load(() => get('/api/menu')));
+                const menuCpuBefore = cpuOf(server.child.pid!);
+                const menuOnly = await load(() => get('/api/menu'));
+                add4(`${prefix}menu_only`, menuOnly);
+                const menuPerRequest = (cpuOf(server.child.pid!) - menuCpuBefore) / menuOnly.answered;
+                add(`${prefix}menu_only_server_cpu_per_request`, Math.round(menuPerRequest * 1000) / 1000, 'ms');
                 server.child.kill('SIGTERM');
                 await new Promise((r) => server!.child.once('exit', r));
                 server = undefined;
