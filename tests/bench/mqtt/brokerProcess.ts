@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Session } from 'node:inspector/promises';
 import { createInterface } from 'node:readline';
+import v8 from 'node:v8';
 import { eq } from 'drizzle-orm';
 import { openDatabase } from '../../../server/db/client';
 import { devices, products } from '../../../server/db/schema';
@@ -48,6 +49,7 @@ process.stdout.write(
     }) + '\n',
 );
 let profiler: Session | undefined;
+const cpuMicros = () => (({ user, system }) => user + system)(process.cpuUsage());
 createInterface({ input: process.stdin }).on('line', (line) => {
     // `profile-start`, `profile-stop FILE`: a CPU profile of the broker's main thread over a chosen window.
     if (line.trim() === 'profile-start') {
@@ -70,11 +72,22 @@ createInterface({ input: process.stdin }).on('line', (line) => {
             JSON.stringify({
                 written: broker.writer.written,
                 batches: broker.writer.batches,
-                cpu: (({ user, system }) => user + system)(process.cpuUsage()),
+                cpu: cpuMicros(),
                 rss: process.memoryUsage().rss,
                 connected: broker.connected,
             }) + '\n',
         );
+    }
+    // `mem`: after a full collection when the process runs with --expose-gc: where the memory is (bytes).
+    if (line.trim() === 'mem') {
+        (globalThis as { gc?: () => void }).gc?.();
+        const m = process.memoryUsage();
+        process.stdout.write(JSON.stringify({ ...m, connected: broker.connected, cpu: cpuMicros() }) + '\n');
+    }
+    // `heap FILE`: a heap snapshot (open it in Chrome's DevTools, Memory tab).
+    if (line.startsWith('heap ')) {
+        const file = v8.writeHeapSnapshot(line.slice('heap '.length).trim());
+        process.stdout.write(JSON.stringify({ file }) + '\n');
     }
     if (line.trim() === 'quit')
         void broker

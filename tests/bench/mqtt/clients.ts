@@ -60,6 +60,11 @@ async function run(job: Job) {
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
     process.stdout.write(
-        JSON.stringify({ connected: job.to - job.from - failed, failed, ms: performance.now() - started }) + '\n',
+        JSON.stringify({
+            connected: job.to - job.from - failed,
+            failed,
+            ms: performance.now() - started,
+            cpu: (({ user, system }) => user + system)(process.cpuUsage()),
+        }) + '\n',
     );
 }
