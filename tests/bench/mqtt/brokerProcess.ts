@@ -2,7 +2,9 @@
  * The platform's broker in a process of its own for `npm run bench -- mqtt`: an in-memory PGlite (or DATABASE_URL)
  * with the demo seed, DEVICES devices of the demo lamp product, the broker on a free port. Prints one JSON line
  * `{ port, devices: [[productKey, deviceName, secret], ...] }`, then answers `stats` on stdin with
- * `{ written, batches, cpu, rss, connected }` (cpu: µs of CPU this process used so far).
+ * `{ written, batches, cpu, rss, connected }` (cpu: µs of CPU this process used so far), `mem` with
+ * process.memoryUsage() after a full collection (with --expose-gc) and `heap FILE` with a heap snapshot.
+ * With REDIS_URL it is one process of a multi-process platform (docs/deployment.md); BENCH_SEED=0 for the others.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -29,25 +31,25 @@ const handle = await openDatabase(
         ? { databaseUrl: process.env.DATABASE_URL, pgSchema: process.env.BENCH_PG_SCHEMA }
         : { pgliteDir: dataDir },
 );
-await seedDatabase(handle.db, { demo: true });
-const [lamp] = await handle.db.select().from(products).where(eq(products.productName, '智能路灯_L1'));
-const names = Array.from({ length: count }, (_, i) => ({ deviceName: `bench${String(i).padStart(6, '0')}` }));
-await handle.db.transaction((tx) => insertDevices(tx, lamp, names));
-const rows = await handle.db
-    .select({ deviceName: devices.deviceName, secret: devices.secret })
-    .from(devices)
-    .where(eq(devices.productId, lamp.id));
-const broker = await createBroker({ db: handle.db, log: () => undefined });
+// BENCH_SEED=0: another process of the same platform (REDIS_URL, the same DATABASE_URL schema), which the first seeded.
+const seed = process.env.BENCH_SEED !== '0';
+let benchDevices: Array<[string, string, string]> = [];
+if (seed) {
+    await seedDatabase(handle.db, { demo: true });
+    const [lamp] = await handle.db.select().from(products).where(eq(products.productName, '智能路灯_L1'));
+    const names = Array.from({ length: count }, (_, i) => ({ deviceName: `bench${String(i).padStart(6, '0')}` }));
+    await handle.db.transaction((tx) => insertDevices(tx, lamp, names));
+    const rows = await handle.db
+        .select({ deviceName: devices.deviceName, secret: devices.secret })
+        .from(devices)
+        .where(eq(devices.productId, lamp.id));
+    benchDevices = rows
+        .filter((r) => r.deviceName.startsWith('bench'))
+        .map((r): [string, string, string] => [lamp.productKey, r.deviceName, r.secret]);
+}
+const broker = await createBroker({ db: handle.db, redisUrl: process.env.REDIS_URL, log: () => undefined });
 const port = await broker.listen(0, '0.0.0.0');
-process.stdout.write(
-    JSON.stringify({
-        port,
-        dataDir,
-        devices: rows
-            .filter((r) => r.deviceName.startsWith('bench'))
-            .map((r) => [lamp.productKey, r.deviceName, r.secret]),
-    }) + '\n',
-);
+process.stdout.write(JSON.stringify({ port, dataDir, devices: benchDevices }) + '\n');
 let profiler: Session | undefined;
 const cpuMicros = () => (({ user, system }) => user + system)(process.cpuUsage());
 createInterface({ input: process.stdin }).on('line', (line) => {
