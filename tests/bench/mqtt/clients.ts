@@ -76,6 +76,14 @@ async function run(job: Job) {
     const started = performance.now();
     let next = job.from;
     let failed = 0;
+    // Keep-alive from the first connect on (a slow connect phase must not let the first devices time out): each
+    // second a 1/keepalive share of the devices sends PINGREQ, so each pings once per period.
+    setInterval(() => {
+        tick++;
+        for (let i = tick % job.keepalive; i < sockets.length; i += job.keepalive) {
+            if (!sockets[i].destroyed) sockets[i].write(PINGREQ);
+        }
+    }, 1000).unref();
     const worker = async () => {
         while (next < job.to) {
             const i = next++;
@@ -90,16 +98,10 @@ async function run(job: Job) {
         }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-    // Keep-alive: each second a 1/keepalive share of the devices sends PINGREQ, so each pings once per period.
-    setInterval(() => {
-        tick++;
-        for (let i = tick % job.keepalive; i < sockets.length; i += job.keepalive) {
-            if (!sockets[i].destroyed) sockets[i].write(PINGREQ);
-        }
-    }, 1000).unref();
     process.stdout.write(
         JSON.stringify({
-            connected: job.to - job.from - failed,
+            // Still open now (a device the broker dropped after its CONNACK does not count).
+            connected: sockets.filter((s) => !s.destroyed).length,
             failed,
             ms: performance.now() - started,
             cpu: (({ user, system }) => user + system)(process.cpuUsage()),
