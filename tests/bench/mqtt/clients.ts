@@ -90,7 +90,8 @@ async function run(job: Job) {
             const [productKey, deviceName, secret] = job.devices[i];
             const creds = job.alibaba
                 ? alibabaCredentials({ productKey, deviceName, secret })
-                : { clientId: `c${i}`, username: deviceName, password: 'x' };
+                : // unique over all client processes: a broker closes the older session of a clientId
+                  { clientId: deviceName, username: deviceName, password: 'x' };
             const packet = connectPacket(creds.clientId, creds.username, creds.password, job.keepalive);
             const socket = await device(job, packet, job.localAddresses[i % job.localAddresses.length]);
             if (socket) sockets.push(socket);
