@@ -1,5 +1,6 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
+import { rowsOf } from '../domain/groups';
 import { devices, products, thingFunctions } from '../db/schema';
 import type { TslDataType } from './thingValues';
 
@@ -38,6 +39,15 @@ export interface ThingModelIndex {
 
 /** Thing models change rarely and every message needs one: kept for a few seconds per product. */
 const MODEL_TTL_MS = 3_000;
+/** Sign-in lookups answered by one statement at most. */
+const MAX_LOOKUP = 1_000;
+
+type Found = DeviceEntry | { unknownProduct: boolean };
+interface Lookup {
+    productKey: string;
+    deviceName: string;
+    waiters: Array<{ resolve: (found: Found) => void; reject: (err: unknown) => void }>;
+}
 
 export function createDirectory(db: Db) {
     const models = new Map<number, { at: number; model: Promise<ThingModelIndex>; value?: ThingModelIndex }>();
@@ -78,6 +88,80 @@ export function createDirectory(db: Db) {
         status: r.status,
     });
 
+    const queued = new Map<string, Lookup>();
+    let lookingUp = false;
+    let lookupScheduled = false;
+
+    function scheduleLookup() {
+        if (lookingUp || lookupScheduled) return;
+        lookupScheduled = true;
+        setImmediate(() => {
+            lookupScheduled = false;
+            void lookUp();
+        });
+    }
+
+    // One device: a plain indexed join (cheaper than the JSON path for a lone sign-in).
+    const one = (l: Lookup) =>
+        db
+            .select(select)
+            .from(devices)
+            .innerJoin(products, eq(products.id, devices.productId))
+            .where(and(eq(products.productKey, l.productKey), eq(devices.deviceName, l.deviceName)));
+
+    async function many(batch: Lookup[]) {
+        const wanted = JSON.stringify(batch.map((l) => ({ k: l.productKey, n: l.deviceName })));
+        return rowsOf<Parameters<typeof toEntry>[0]>(
+            await db.execute(sql`
+                SELECT d.id AS "deviceId", d.product_id AS "productId", p.product_key AS "productKey",
+                    d.device_name AS "deviceName", d.secret, d.enabled, p.node_type AS "nodeType",
+                    p.data_type AS "dataType", d.gw_id AS "gwId", d.status
+                FROM json_to_recordset(${wanted}::json) AS x(k text, n text)
+                JOIN products p ON p.product_key = x.k
+                -- one index probe per name (a plain join may scan the table when the planner guesses many names)
+                CROSS JOIN LATERAL (
+                    SELECT id, product_id, device_name, secret, enabled, gw_id, status FROM devices
+                    WHERE product_id = p.id AND device_name = x.n LIMIT 1
+                ) d`),
+        );
+    }
+
+    async function lookUp() {
+        const batch: Lookup[] = [];
+        for (const [key, lookup] of queued) {
+            if (batch.length === MAX_LOOKUP) break;
+            batch.push(lookup);
+            queued.delete(key);
+        }
+        if (!batch.length) return;
+        lookingUp = true;
+        try {
+            const rows = batch.length === 1 ? await one(batch[0]) : await many(batch);
+            const found = new Map(rows.map((r) => [`${r.productKey}\u0000${r.deviceName}`, toEntry(r)]));
+            const missing = batch.filter((l) => !found.has(`${l.productKey}\u0000${l.deviceName}`));
+            // Which of the missing devices' products exist (rare: a device that is not there).
+            const knownProducts = new Set<string>();
+            if (missing.length) {
+                const keys = JSON.stringify([...new Set(missing.map((l) => l.productKey))]);
+                const known = await db.execute(sql`
+                    SELECT product_key AS "productKey" FROM products
+                    WHERE product_key IN (SELECT json_array_elements_text(${keys}::json))`);
+                for (const r of rowsOf<{ productKey: string }>(known)) knownProducts.add(r.productKey);
+            }
+            for (const l of batch) {
+                const entry = found.get(`${l.productKey}\u0000${l.deviceName}`);
+                // Each waiter its own copy: the broker keeps the entry per connection.
+                for (const w of l.waiters)
+                    w.resolve(entry ? { ...entry } : { unknownProduct: !knownProducts.has(l.productKey) });
+            }
+        } catch (err) {
+            for (const l of batch) for (const w of l.waiters) w.reject(err);
+        } finally {
+            lookingUp = false;
+            if (queued.size) scheduleLookup();
+        }
+    }
+
     async function loadModel(productId: number): Promise<ThingModelIndex> {
         const rows = await db
             .select({
@@ -110,19 +194,19 @@ export function createDirectory(db: Db) {
     }
 
     return {
-        /** The device named by productKey and deviceName, or undefined (with `product: false` when the product is unknown too). */
-        async byName(productKey: string, deviceName: string): Promise<DeviceEntry | { unknownProduct: boolean }> {
-            const [row] = await db
-                .select(select)
-                .from(devices)
-                .innerJoin(products, eq(products.id, devices.productId))
-                .where(and(eq(products.productKey, productKey), eq(devices.deviceName, deviceName)));
-            if (row) return toEntry(row);
-            const [product] = await db
-                .select({ id: products.id })
-                .from(products)
-                .where(eq(products.productKey, productKey));
-            return { unknownProduct: !product };
+        /**
+         * The device named by productKey and deviceName, or `{ unknownProduct }` (true when the product is unknown too).
+         * Lookups asked for meanwhile are answered together by one statement (a reconnect storm is a few statements per
+         * thousand devices, not one round trip each): one runs at a time, the next takes all that queued behind it.
+         */
+        byName(productKey: string, deviceName: string): Promise<Found> {
+            return new Promise((resolve, reject) => {
+                const key = `${productKey}\u0000${deviceName}`;
+                let lookup = queued.get(key);
+                if (!lookup) queued.set(key, (lookup = { productKey, deviceName, waiters: [] }));
+                lookup.waiters.push({ resolve, reject });
+                scheduleLookup();
+            });
         },
 
         async byId(deviceId: number): Promise<DeviceEntry | undefined> {

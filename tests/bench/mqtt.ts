@@ -17,15 +17,14 @@ import type { BenchGroup, Figure } from './run';
  *   figure is rows committed per second (PUBACK follows the write); Mosquitto's is messages relayed per second to one
  *   subscriber of every topic.
  * - latency: publish → PUBACK (platform: stored) at 1,000 msg/s spread over the devices, p50 and p99.
- * - connections: idle devices (keep-alive 60 s) held, connect rate and broker RSS. The sandbox's hard open-files
- *   limit (ulimit -Hn) bounds how many one process may hold; the bench says so instead of failing.
+ * - connections: idle devices (keep-alive 60 s) held, connect rate and RSS, in one process up to the open-files limit
+ *   and beyond it in several processes of one platform (see connections()).
  */
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const DEVICES = 1000;
 const INGEST_SECONDS = 10;
 const LATENCY_SECONDS = 10;
-const CONNECTIONS = [10_000, 50_000, 100_000];
 
 type Dev = [string, string, string];
 
@@ -291,33 +290,60 @@ async function ingestAndLatency(): Promise<Figure[]> {
     return figures;
 }
 
-/** Holds `count` idle devices through client processes of at most 8,000 sockets each. */
-async function hold(port: number, devices: Dev[], alibaba: boolean) {
-    const perProcess = 8_000;
-    const procs: ChildProcess[] = [];
-    const started = performance.now();
-    const results = await Promise.all(
-        Array.from({ length: Math.ceil(devices.length / perProcess) }, async (_, k) => {
+/** Client sockets per client process (each process below the open-files limit). */
+const PER_CLIENT_PROCESS = 12_500;
+
+/**
+ * Holds the devices idle (keep-alive 60 s) through client processes of at most PER_CLIENT_PROCESS sockets each, spread
+ * over the brokers' ports (device i to port i mod ports) and over loopback source addresses (one address has about
+ * 28,000 ephemeral ports). Answers how many connected, the connect rate over the whole wall time, the client
+ * processes' RSS, and `stop`.
+ */
+async function hold(ports: number[], devices: Dev[], alibaba: boolean) {
+    const jobs: Array<{ port: number; devices: Dev[] }> = [];
+    for (const [p, port] of ports.entries()) {
+        const mine = devices.filter((_, i) => i % ports.length === p);
+        for (let from = 0; from < mine.length; from += PER_CLIENT_PROCESS)
+            jobs.push({ port, devices: mine.slice(from, from + PER_CLIENT_PROCESS) });
+    }
+    // The client processes start first (each says it is ready): the clock runs from the first connect.
+    const procs = await Promise.all(
+        jobs.map(async () => {
             const child = spawn(process.execPath, ['--import', 'tsx', 'tests/bench/mqtt/clients.ts'], {
                 cwd: ROOT,
                 stdio: ['pipe', 'pipe', 'inherit'],
             });
-            procs.push(child);
             const next = lineReader(child);
-            const from = k * perProcess;
-            const to = Math.min(devices.length, from + perProcess);
+            await next();
+            return { child, next };
+        }),
+    );
+    const started = performance.now();
+    const results = await Promise.all(
+        jobs.map(async (job, k) => {
+            const { child, next } = procs[k];
             const localAddresses = Array.from({ length: 8 }, (_, a) => `127.0.${k + 1}.${a + 1}`);
             child.stdin!.write(
-                JSON.stringify({ port, devices, from, to, alibaba, keepalive: 60, localAddresses }) + '\n',
+                JSON.stringify({
+                    port: job.port,
+                    devices: job.devices,
+                    from: 0,
+                    to: job.devices.length,
+                    alibaba,
+                    keepalive: 60,
+                    localAddresses,
+                }) + '\n',
             );
-            return JSON.parse(await next()) as { connected: number; failed: number };
+            return JSON.parse(await next()) as { connected: number; failed: number; cpu: number; rss: number };
         }),
     );
     const ms = performance.now() - started;
+    const connected = results.reduce((n, r) => n + r.connected, 0);
     return {
-        connected: results.reduce((n, r) => n + r.connected, 0),
-        rate: Math.round(results.reduce((n, r) => n + r.connected, 0) / (ms / 1000)),
-        stop: () => procs.forEach((p) => p.stdin!.write('quit\n')),
+        connected,
+        rate: Math.round(connected / (ms / 1000)),
+        clientRss: results.reduce((n, r) => n + r.rss, 0),
+        stop: () => procs.forEach((p) => p.child.stdin!.write('quit\n')),
     };
 }
 
@@ -326,38 +352,180 @@ function openFilesLimit(): number {
     return Number(/Max open files\s+\d+\s+(\d+)/.exec(limits)?.[1] ?? Infinity);
 }
 
+const MB = (bytes: number) => Math.round(bytes / 1048576);
+const KB = (bytes: number, n: number) => Math.round(bytes / 1024 / n);
+
+/** Redis for the multi-process runs (BENCH_REDIS_URL, else the machine's own, database 8), when it answers. */
+async function benchRedisUrl(): Promise<string | undefined> {
+    const url = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/8';
+    if (url === 'none') return undefined;
+    const net = await import('node:net');
+    const u = new URL(url);
+    const ok = await new Promise<boolean>((resolve) => {
+        const socket = net.connect(Number(u.port || 6379), u.hostname, () => (socket.end(), resolve(true)));
+        socket.once('error', () => resolve(false));
+    });
+    if (!ok) console.log(`mqtt: Redis (${url}) does not answer: the multi-process runs are skipped`);
+    return ok ? url : undefined;
+}
+
+/**
+ * `processes` platform processes of one platform (DATABASE_URL in a schema of its own, REDIS_URL), the first seeding
+ * `count` devices. Each holds its share of the devices; figures are summed over the processes.
+ */
+async function startCluster(count: number, processes: number, databaseUrl: string, redisUrl: string) {
+    const pgSchema = `bench_conn_${process.pid}`;
+    const env = { DATABASE_URL: databaseUrl, BENCH_PG_SCHEMA: pgSchema, REDIS_URL: redisUrl };
+    const first = await startPlatform(count, env);
+    const others = await Promise.all(
+        Array.from({ length: processes - 1 }, () => startPlatform(0, { ...env, BENCH_SEED: '0' })),
+    );
+    const all = [first, ...others];
+    return {
+        devices: first.devices,
+        ports: all.map((p) => p.port),
+        async stats() {
+            const each = await Promise.all(all.map((p) => p.stats()));
+            return {
+                connected: each.reduce((n, s) => n + s.connected, 0),
+                rss: each.reduce((n, s) => n + s.rss, 0),
+                cpu: each.reduce((n, s) => n + s.cpu, 0),
+            };
+        },
+        async stop() {
+            for (const p of all) p.stop();
+            const admin = new pg.Client({ connectionString: databaseUrl });
+            await admin.connect();
+            await admin.query(`DROP SCHEMA IF EXISTS "${pgSchema}" CASCADE`).finally(() => admin.end());
+        },
+    };
+}
+
+/** `processes` Mosquitto processes (the same open-files limit binds each), summed. */
+async function startMosquittos(processes: number) {
+    const all = await Promise.all(Array.from({ length: processes }, () => startMosquitto()));
+    return {
+        ports: all.map((m) => m.port),
+        rss: () => all.reduce((n, m) => n + m.rss(), 0),
+        stop: () => all.forEach((m) => m.stop()),
+    };
+}
+
+/** Holds `count` idle devices on the platform's processes and then on as many Mosquitto processes; their figures. */
+async function measureConnections(
+    label: string,
+    count: number,
+    platform: {
+        devices: Dev[];
+        ports: number[];
+        stats(): Promise<{ connected: number; rss: number; cpu: number }>;
+        stop(): unknown;
+    },
+): Promise<Figure[]> {
+    const figures: Figure[] = [];
+    const processes = platform.ports.length;
+    const load = () => os.loadavg()[0].toFixed(1);
+    try {
+        const before = await platform.stats();
+        const held = await hold(platform.ports, platform.devices, true);
+        // The status writes of the last connects land within a moment; then every process counts its devices.
+        await new Promise((r) => setTimeout(r, 2000));
+        const s = await platform.stats();
+        console.log(
+            `mqtt: ${label}${count}: platform ${processes} process(es), ${s.connected}/${count} connected at ` +
+                `${held.rate} conn/s, RSS ${MB(s.rss)} MB (${MB(before.rss)} MB before), load average ${load()}`,
+        );
+        figures.push({ name: `platform.${label}connected${count}`, value: s.connected, unit: 'devices' });
+        figures.push({ name: `platform.${label}connectRate${count}`, value: held.rate, unit: 'conn/s' });
+        figures.push({ name: `platform.${label}rss${count}`, value: MB(s.rss), unit: 'MB' });
+        figures.push({
+            name: `platform.${label}rssPerConnection${count}`,
+            value: KB(s.rss - before.rss, count),
+            unit: 'KB',
+        });
+        figures.push({
+            name: `platform.${label}cpuPerConnect${count}`,
+            value: Math.round((s.cpu - before.cpu) / count),
+            unit: 'µs',
+        });
+        held.stop();
+    } finally {
+        await platform.stop();
+    }
+    const mosquitto = await startMosquittos(processes);
+    try {
+        const before = mosquitto.rss();
+        const devices = Array.from({ length: count }, (_, i): Dev => ['pk', `bench${i}`, '']);
+        const held = await hold(mosquitto.ports, devices, false);
+        const rss = mosquitto.rss();
+        console.log(
+            `mqtt: ${label}${count}: Mosquitto ${processes} process(es), ${held.connected}/${count} connected at ` +
+                `${held.rate} conn/s, RSS ${MB(rss)} MB, load average ${load()}`,
+        );
+        figures.push({ name: `mosquitto.${label}connected${count}`, value: held.connected, unit: 'devices' });
+        figures.push({ name: `mosquitto.${label}connectRate${count}`, value: held.rate, unit: 'conn/s' });
+        figures.push({ name: `mosquitto.${label}rss${count}`, value: MB(rss), unit: 'MB' });
+        figures.push({
+            name: `mosquitto.${label}rssPerConnection${count}`,
+            value: KB(rss - before, count),
+            unit: 'KB',
+        });
+        held.stop();
+    } finally {
+        mosquitto.stop();
+    }
+    figures.push({ name: `${label}loadAverage${count}`, value: Number(load()), unit: '' });
+    return figures;
+}
+
+/**
+ * Idle devices (keep-alive 60 s): how many the platform holds, how fast they connect, its summed RSS, beside
+ * Mosquitto holding the same. One process may hold at most the hard open-files limit (ulimit -Hn: 20,000 here, and
+ * raising it needs CAP_SYS_RESOURCE), so:
+ * - one process (PGlite, as `npm start`): 10,000 and the largest round thousand below the limit;
+ * - several processes of one platform (PostgreSQL + Redis, docs/deployment.md), each below the limit: 50,000 and
+ *   100,000, beside as many Mosquitto processes (each bound by the same limit). PostgreSQL's and Redis's own memory
+ *   is not in the platform's sum (they serve the whole platform; PGlite's is, in the single process).
+ * MQTT_CONNECTIONS=10000,19000,50000,100000 chooses the counts (`3000x2`: 3,000 on two processes).
+ */
 async function connections(): Promise<Figure[]> {
     const figures: Figure[] = [];
     const limit = openFilesLimit();
-    for (const count of CONNECTIONS) {
-        if (count + 100 > limit) {
-            console.log(
-                `mqtt: ${count} connections skipped: one broker process may hold at most ${limit} open files here (ulimit -Hn), and raising it needs CAP_SYS_RESOURCE`,
+    // Headroom for the process's other files (database, Redis, listeners, modules).
+    const perProcess = Number.isFinite(limit) ? Math.floor((limit - 1_000) / 1_000) * 1_000 : 100_000;
+    // `COUNTxN`: COUNT devices on N processes of one platform (even below the limit).
+    const runs = (process.env.MQTT_CONNECTIONS ?? `10000,${Math.min(perProcess, 100_000)},50000,100000`)
+        .split(',')
+        .map((r) => r.split('x').map(Number))
+        .filter(([count], i, all) => all.findIndex(([c]) => c === count) === i);
+    let cluster: { databaseUrl: string; redisUrl: string } | undefined | null = null;
+    for (const [count, forced] of runs) {
+        if (count <= perProcess && !forced) {
+            const platform = await startPlatform(count);
+            figures.push(
+                ...(await measureConnections('', count, {
+                    devices: platform.devices,
+                    ports: [platform.port],
+                    stats: () => platform.stats(),
+                    stop: () => platform.stop(),
+                })),
             );
             continue;
         }
-        const platform = await startPlatform(count);
-        try {
-            const held = await hold(platform.port, platform.devices, true);
-            const s = await platform.stats();
-            figures.push({ name: `platform.connected${count}`, value: s.connected, unit: 'devices' });
-            figures.push({ name: `platform.connectRate${count}`, value: held.rate, unit: 'conn/s' });
-            figures.push({ name: `platform.rss${count}`, value: Math.round(s.rss / 1048576), unit: 'MB' });
-            held.stop();
-        } finally {
-            platform.stop();
+        if (cluster === null) {
+            const [databaseUrl, redisUrl] = [await benchDatabaseUrl(), await benchRedisUrl()];
+            cluster = databaseUrl && redisUrl ? { databaseUrl, redisUrl } : undefined;
         }
-        const mosquitto = await startMosquitto();
-        try {
-            const devices = Array.from({ length: count }, (_, i): Dev => ['pk', `bench${i}`, '']);
-            const held = await hold(mosquitto.port, devices, false);
-            figures.push({ name: `mosquitto.connected${count}`, value: held.connected, unit: 'devices' });
-            figures.push({ name: `mosquitto.connectRate${count}`, value: held.rate, unit: 'conn/s' });
-            figures.push({ name: `mosquitto.rss${count}`, value: Math.round(mosquitto.rss() / 1048576), unit: 'MB' });
-            held.stop();
-        } finally {
-            mosquitto.stop();
+        if (!cluster) {
+            console.log(
+                `mqtt: ${count} connections skipped: one process may hold at most ${limit} open files here (ulimit -Hn), and the multi-process platform needs PostgreSQL and Redis`,
+            );
+            continue;
         }
+        // Each process well below the limit (its sockets, plus its database pool and Redis connections).
+        const processes = forced || Math.ceil(count / Math.min(perProcess - 2_000, 17_000));
+        const platform = await startCluster(count, processes, cluster.databaseUrl, cluster.redisUrl);
+        figures.push(...(await measureConnections('cluster', count, platform)));
     }
     return figures;
 }

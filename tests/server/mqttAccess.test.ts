@@ -80,6 +80,36 @@ describe('device sign-in', () => {
         await expect(connect(url, alibabaCredentials(device))).rejects.toMatchObject({ code: 5 });
         expect(log.some((l) => l.includes('签名错误'))).toBe(true);
     });
+
+    it('answers devices signing in at once each for itself (one lookup for all)', async () => {
+        const [a, b] = [await lamp(), await lamp()];
+        // Asked in one tick: answered by one statement, each with its own device or its own refusal.
+        const found = await Promise.all([
+            broker.directory.byName(a.productKey, a.deviceName),
+            broker.directory.byName(b.productKey, b.deviceName),
+            broker.directory.byName(a.productKey, 'noSuchDevice'),
+            broker.directory.byName('noSuchProduct', a.deviceName),
+            broker.directory.byName(a.productKey, a.deviceName),
+        ]);
+        expect(found).toEqual([
+            expect.objectContaining({ deviceId: a.deviceId, deviceName: a.deviceName, secret: a.secret }),
+            expect.objectContaining({ deviceId: b.deviceId, deviceName: b.deviceName, secret: b.secret }),
+            { unknownProduct: false },
+            { unknownProduct: true },
+            expect.objectContaining({ deviceId: a.deviceId, enabled: true, passthrough: false }),
+        ]);
+        expect(found[0]).not.toBe(found[4]);
+        const results = await Promise.allSettled([
+            connect(url, alibabaCredentials(a)),
+            connect(url, alibabaCredentials({ ...b, secret: 'x'.repeat(32) })),
+            connect(url, alibabaCredentials({ ...b, deviceName: 'noSuchDevice' })),
+            connect(url, alibabaCredentials(b, { id: 'other' })),
+        ]);
+        for (const r of results) if (r.status === 'fulfilled') clients.push(r.value);
+        expect(results.map((r) => (r.status === 'fulfilled' ? 0 : (r.reason as { code: number }).code))).toEqual([
+            0, 4, 2, 0,
+        ]);
+    });
 });
 
 describe('status', () => {
