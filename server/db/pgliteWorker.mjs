@@ -25,8 +25,19 @@ function plain(err) {
     return out;
 }
 
-/** Identity parsers for the types the caller reads as text (drizzle keeps dates and intervals as strings). */
-const rawParsers = (types) => (types?.length ? Object.fromEntries(types.map((t) => [t, (value) => value])) : undefined);
+/** Identity parsers for the types the caller reads as text (drizzle keeps dates and intervals as strings), by their key
+ * ("1082,1114,...": a handful of sets, made once each). */
+const parsersByKey = new Map();
+const asText = (value) => value;
+function rawParsers(key) {
+    if (!key) return undefined;
+    let parsers = parsersByKey.get(key);
+    if (!parsers) {
+        parsers = Object.fromEntries(key.split(',').map((type) => [Number(type), asText]));
+        parsersByKey.set(key, parsers);
+    }
+    return parsers;
+}
 
 async function run(message) {
     switch (message.op) {
