@@ -88,7 +88,7 @@ async function openPglite(dir: string | undefined, loadDataDir: Blob | undefined
         inWorker = pgliteInWorker();
         // The database in a worker thread (pgliteRemote.ts), with the same interface for drizzle; PGLITE_WORKER=0: here.
         client = inWorker
-            ? (openRemotePglite(dir, tarball ? await tarball.arrayBuffer() : undefined) as unknown as PGlite)
+            ? ((await openRemotePglite(dir, tarball ? await tarball.arrayBuffer() : undefined)) as unknown as PGlite)
             : dir
               ? new PGlite(dir, { loadDataDir: tarball })
               : new PGlite({ loadDataDir: tarball });

@@ -1,3 +1,6 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { fromRoot } from '../paths';
 
@@ -39,6 +42,32 @@ export interface RemotePglite extends RemoteClient {
 
 const WORKER_FILE = fromRoot('server', 'db', 'pgliteWorker.mjs');
 
+interface WasmModules {
+    pgliteWasmModule: WebAssembly.Module;
+    initdbWasmModule: WebAssembly.Module;
+}
+let compiled: Promise<WasmModules> | undefined;
+
+/**
+ * PGlite's WebAssembly compiled once per process and handed to every worker, as PGlite in process keeps its compiled
+ * copy for the next instance: a worker compiling it again costs about 0.8 s of CPU per database opened (test servers).
+ */
+function wasmModules(): Promise<WasmModules> {
+    compiled ??= (async () => {
+        const dist = path.dirname(createRequire(fromRoot('package.json')).resolve('@electric-sql/pglite'));
+        const compile = async (file: string) => WebAssembly.compile(await readFile(path.join(dist, file)));
+        const [pgliteWasmModule, initdbWasmModule] = await Promise.all([
+            compile('pglite.wasm'),
+            compile('initdb.wasm'),
+        ]);
+        return { pgliteWasmModule, initdbWasmModule };
+    })().catch((err: unknown) => {
+        compiled = undefined;
+        throw err;
+    });
+    return compiled;
+}
+
 /**
  * The types a caller's parsers keep as text, as one key ("1082,1114,..."; the worker keeps one set of parsers per key).
  * Only such parsers can cross to the worker (drizzle's all do). Checked on every statement, as drizzle makes new parser
@@ -62,9 +91,9 @@ function rebuild(error: NonNullable<Reply['error']>): Error {
     return err;
 }
 
-export function openRemotePglite(dir: string | undefined, loadDataDir?: ArrayBuffer): RemotePglite {
+export async function openRemotePglite(dir: string | undefined, loadDataDir?: ArrayBuffer): Promise<RemotePglite> {
     const worker = new Worker(WORKER_FILE, {
-        workerData: { dir, loadDataDir },
+        workerData: { dir, loadDataDir, ...(await wasmModules()) },
         transferList: loadDataDir ? [loadDataDir] : [],
     });
     // The worker keeps the process alive only while a statement is out, as PGlite in process would: a database left

@@ -4,10 +4,14 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 
-const { dir, loadDataDir } = workerData;
-const pglite = dir
-    ? new PGlite(dir, { loadDataDir: loadDataDir ? new Blob([loadDataDir]) : undefined })
-    : new PGlite({ loadDataDir: loadDataDir ? new Blob([loadDataDir]) : undefined });
+// The WebAssembly modules come compiled from the main thread (pgliteRemote.ts), shared by every worker of the process.
+const { dir, loadDataDir, pgliteWasmModule, initdbWasmModule } = workerData;
+const options = {
+    loadDataDir: loadDataDir ? new Blob([loadDataDir]) : undefined,
+    pgliteWasmModule,
+    initdbWasmModule,
+};
+const pglite = dir ? new PGlite(dir, options) : new PGlite(options);
 
 /** Open transactions by id: their PGlite transaction object and how to end them. */
 const transactions = new Map();
