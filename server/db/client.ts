@@ -19,7 +19,7 @@ export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 export interface DatabaseHandle {
     db: Db;
     kind: 'pglite' | 'postgres';
-    /** PGlite runs in a worker thread (PGLITE_WORKER=1). */
+    /** PGlite runs in a worker thread (the default; PGLITE_WORKER=0 keeps it in this thread). */
     inWorker?: boolean;
     close(): Promise<void>;
 }
@@ -64,6 +64,14 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
     return handle;
 }
 
+/**
+ * PGlite runs in a worker thread unless PGLITE_WORKER=0: its queries then leave this thread free for HTTP and MQTT (in
+ * process a query blocks the event loop for its whole duration).
+ */
+export function pgliteInWorker(env: NodeJS.ProcessEnv = process.env): boolean {
+    return env.PGLITE_WORKER?.trim() !== '0';
+}
+
 /** The embedded database lives in DATA_DIR/pgdata. */
 export function pgliteDirOf(dataDir: string): string {
     return path.join(dataDir, 'pgdata');
@@ -77,10 +85,10 @@ async function openPglite(dir: string | undefined, loadDataDir: Blob | undefined
         // A data directory without a database yet starts from the migrated template when this install has one.
         const fresh = dir && !existsSync(path.join(dir, 'PG_VERSION')) && !copyTemplateInto(dir);
         const tarball = dir ? (fresh ? existingTemplate() : undefined) : loadDataDir;
-        inWorker = process.env.PGLITE_WORKER === '1';
-        // PGLITE_WORKER=1: the database in a worker thread (pgliteRemote.ts), with the same interface for drizzle.
+        inWorker = pgliteInWorker();
+        // The database in a worker thread (pgliteRemote.ts), with the same interface for drizzle; PGLITE_WORKER=0: here.
         client = inWorker
-            ? (openRemotePglite(dir, tarball ? await tarball.arrayBuffer() : undefined) as unknown as PGlite)
+            ? ((await openRemotePglite(dir, tarball ? await tarball.arrayBuffer() : undefined)) as unknown as PGlite)
             : dir
               ? new PGlite(dir, { loadDataDir: tarball })
               : new PGlite({ loadDataDir: tarball });

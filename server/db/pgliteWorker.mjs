@@ -4,10 +4,14 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 
-const { dir, loadDataDir } = workerData;
-const pglite = dir
-    ? new PGlite(dir, { loadDataDir: loadDataDir ? new Blob([loadDataDir]) : undefined })
-    : new PGlite({ loadDataDir: loadDataDir ? new Blob([loadDataDir]) : undefined });
+// The WebAssembly modules come compiled from the main thread (pgliteRemote.ts), shared by every worker of the process.
+const { dir, loadDataDir, pgliteWasmModule, initdbWasmModule } = workerData;
+const options = {
+    loadDataDir: loadDataDir ? new Blob([loadDataDir]) : undefined,
+    pgliteWasmModule,
+    initdbWasmModule,
+};
+const pglite = dir ? new PGlite(dir, options) : new PGlite(options);
 
 /** Open transactions by id: their PGlite transaction object and how to end them. */
 const transactions = new Map();
@@ -25,8 +29,19 @@ function plain(err) {
     return out;
 }
 
-/** Identity parsers for the types the caller reads as text (drizzle keeps dates and intervals as strings). */
-const rawParsers = (types) => (types?.length ? Object.fromEntries(types.map((t) => [t, (value) => value])) : undefined);
+/** Identity parsers for the types the caller reads as text (drizzle keeps dates and intervals as strings), by their key
+ * ("1082,1114,...": a handful of sets, made once each). */
+const parsersByKey = new Map();
+const asText = (value) => value;
+function rawParsers(key) {
+    if (!key) return undefined;
+    let parsers = parsersByKey.get(key);
+    if (!parsers) {
+        parsers = Object.fromEntries(key.split(',').map((type) => [Number(type), asText]));
+        parsersByKey.set(key, parsers);
+    }
+    return parsers;
+}
 
 async function run(message) {
     switch (message.op) {

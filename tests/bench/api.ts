@@ -204,8 +204,8 @@ const group: BenchGroup = {
             await handle.close();
             add('fill', Math.round(performance.now() - t), 'ms');
 
-            // One server at a time on the same data: the database on the main thread (the default), then in a worker
-            // thread (PGLITE_WORKER=1, figures prefixed worker_).
+            // One server at a time on the same data: the database on the main thread (PGLITE_WORKER=0), then in a
+            // worker thread (the default, figures prefixed worker_).
             const session = async (prefix: string, env: Record<string, string>) => {
                 const port = await freePort();
                 const base = `http://127.0.0.1:${port}`;

@@ -11,8 +11,9 @@ import type { BenchGroup, Figure } from './run';
 /**
  * `npm run bench -- mqtt`: the platform's broker (its own process, in-memory PGlite) beside Mosquitto 2 (Debian's
  * package, on a free port) under the same load from the same clients:
- * The platform runs twice: on PGlite in a data directory (as `npm start`), then on PostgreSQL (BENCH_DATABASE_URL, else
- * the machine's 127.0.0.1:5432/test in a schema of its own; `none` skips it), the database then in a process of its own.
+ * The platform runs twice: on PGlite in a data directory (as `npm start`: in a worker thread, PGLITE_WORKER=0 in the
+ * broker's main thread), then on PostgreSQL (BENCH_DATABASE_URL, else the machine's 127.0.0.1:5432/test in a schema of
+ * its own; `none` skips it), the database then in a process of its own.
  * - ingest: 1,000 devices publishing QoS 1 property posts, each waiting for its PUBACK before the next. The platform's
  *   figure is rows committed per second (PUBACK follows the write); Mosquitto's is messages relayed per second to one
  *   subscriber of every topic.

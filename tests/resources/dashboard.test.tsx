@@ -255,7 +255,8 @@ async function legend(title: string): Promise<string[][]> {
 describe('dashboard (/introduce)', () => {
     it('shows the overview counts of the platform, product and device counts linking to their screens', async () => {
         renderApp('/introduce');
-        expect(await screen.findByTestId('count-deviceCount')).toHaveTextContent('7');
+        // The file's first screen loads its chunks and warms the platform: more than the default second.
+        expect(await screen.findByTestId('count-deviceCount', undefined, { timeout: 15_000 })).toHaveTextContent('7');
         expect(screen.getByTestId('count-projectCount')).toHaveTextContent(String(await countOf('projects')));
         expect(screen.getByTestId('count-productCount')).toHaveTextContent(String(await countOf('products')));
         expect(screen.getByTestId('count-deviceCount')).toHaveTextContent(String(await countOf('devices')));

@@ -3,6 +3,12 @@ import { cleanup, configure } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, vi } from 'vitest';
 import { mswServer } from './helpers';
 
+// These screens talk to the platform in this thread (msw → app.fetch), written against PGlite in process: an answer
+// there is ready before the next timer, so a screen's first data is on screen within a default 1 s findBy. The worker
+// (the server's default) answers on its own thread, which a loaded 2-core machine may not schedule that soon; the server
+// and e2e projects run it. PGLITE_WORKER=1 runs these on the worker too.
+process.env.PGLITE_WORKER ??= '0';
+
 // jsdom has neither (NOTES.md); MUI and react-admin ask for both.
 if (!window.matchMedia) {
     Object.defineProperty(window, 'matchMedia', {

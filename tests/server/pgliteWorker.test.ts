@@ -1,11 +1,13 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type DatabaseHandle } from '../../server/db/client';
+import { openDatabase, pgliteInWorker, type DatabaseHandle } from '../../server/db/client';
 import { products } from '../../server/db/schema';
 import { migratedTemplate } from '../../server/db/template';
 
 /**
- * PGLITE_WORKER=1 runs the embedded database in a worker thread (server/db/pgliteRemote.ts): drizzle reads and
+ * The embedded database runs in a worker thread unless PGLITE_WORKER=0 (server/db/pgliteRemote.ts): drizzle reads and
  * writes through it as through PGlite in process, transactions commit or roll back, PostgreSQL's error fields reach the
  * caller (the 409 / 404 mapping reads them), and a statement outside an open transaction waits for it to end.
  */
@@ -80,4 +82,43 @@ describe('embedded database in a worker thread', () => {
         expect(await outside).toBe(2);
         expect(order).toEqual(['transaction', 'outside']);
     });
+});
+
+describe('where the embedded database runs', () => {
+    it('runs it in a worker unless PGLITE_WORKER=0', () => {
+        expect(pgliteInWorker({})).toBe(true);
+        expect(pgliteInWorker({ PGLITE_WORKER: '1' })).toBe(true);
+        expect(pgliteInWorker({ PGLITE_WORKER: '0' })).toBe(false);
+        expect(pgliteInWorker({ PGLITE_WORKER: ' 0 ' })).toBe(false);
+    });
+
+    it('refuses a parser the worker cannot apply, as a failed statement', async () => {
+        const client = (handle.db as unknown as { $client: { query: (...args: unknown[]) => Promise<unknown> } })
+            .$client;
+        await expect(
+            client.query("SELECT 'a'::text AS t", [], { parsers: { 25: (v: string) => v.toUpperCase() } }),
+        ).rejects.toThrow('is not the identity');
+        // The same types with parsers that keep the text cross, and the answer is PostgreSQL's text.
+        expect(await client.query("SELECT 'a'::text AS t", [], { parsers: { 25: (v: string) => v } })).toMatchObject({
+            rows: [{ t: 'a' }],
+        });
+    });
+
+    it('lets a process that leaves its database open end, as PGlite in process does', async () => {
+        // A script that opens the database, reads, and returns without close(): it must exit by itself with its answer.
+        const script = `(async () => {
+            const { openDatabase } = await import('./server/db/client.ts');
+            const { migratedTemplate } = await import('./server/db/template.ts');
+            const handle = await openDatabase({ loadDataDir: await migratedTemplate() });
+            const { rows } = await handle.db.execute('SELECT 40 + 2 AS n');
+            console.log(JSON.stringify({ inWorker: handle.inWorker, rows }));
+        })();`;
+        const env = { ...process.env };
+        delete env.PGLITE_WORKER;
+        const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '-e', script], {
+            env,
+            timeout: 90_000,
+        });
+        expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({ inWorker: true, rows: [{ n: 42 }] });
+    }, 120_000);
 });
