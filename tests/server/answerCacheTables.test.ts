@@ -16,6 +16,13 @@ beforeAll(async () => {
 });
 afterAll(() => s?.close());
 
+/**
+ * The answers are kept only on the embedded database (server/http/answerCache.ts: PostgreSQL, which other processes
+ * may write, is not cached): the cases about what is kept and how writes are recorded run there; the cases that every
+ * read shows every write run on both.
+ */
+const onPostgres = Boolean(process.env.DATABASE_URL);
+
 const data = async (target: string) => {
     const answer = await call(s, 'GET', target);
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
@@ -35,7 +42,7 @@ async function statementsOf(fn: () => Promise<unknown>): Promise<string[]> {
 }
 
 describe('answers cached per table', () => {
-    it('survive writes to tables they were not computed from', async () => {
+    it.skipIf(onPostgres)('survive writes to tables they were not computed from', async () => {
         const productList = '/api/product?pageNumber=1&pageSize=10';
         const groupList = '/api/group/list?pageNumber=1&pageSize=10';
         const before = { products: await data(productList), groups: await data(groupList) };
@@ -168,43 +175,47 @@ describe('requests that come while the same answer is computed', () => {
         }
     });
 
-    it('do not take an answer whose statements ran before a write that finished before they came', async () => {
-        const start = await total();
-        // Written after the last answer: the next request computes it again.
-        await createDevice(s, product.productKey);
-        // The counting statement runs at once, but its rows are handed back only once the device below is written.
-        const client = (s.db as unknown as { $client: { query: (...args: unknown[]) => Promise<unknown> } }).$client;
-        const query = client.query.bind(client);
-        let ran!: () => void;
-        const counted = new Promise<void>((resolve) => (ran = resolve));
-        let release!: () => void;
-        const written = new Promise<void>((resolve) => (release = resolve));
-        let armed = true;
-        const spy = vi.spyOn(client, 'query').mockImplementation(async (...args: unknown[]) => {
-            const hold = armed && String(args[0]).includes('device_counts');
-            if (hold) armed = false;
-            const result = await query(...args);
-            if (hold) {
-                ran();
-                await written;
-            }
-            return result;
-        });
-        try {
-            const early = total();
-            await counted;
+    it.skipIf(onPostgres)(
+        'do not take an answer whose statements ran before a write that finished before they came',
+        async () => {
+            const start = await total();
+            // Written after the last answer: the next request computes it again.
             await createDevice(s, product.productKey);
-            const late = Array.from({ length: 5 }, total);
-            release();
-            expect(await early).toBe(start + 1);
-            expect(await Promise.all(late)).toEqual(Array(5).fill(start + 2));
-        } finally {
-            spy.mockRestore();
-        }
-    });
+            // The counting statement runs at once, but its rows are handed back only once the device below is written.
+            const client = (s.db as unknown as { $client: { query: (...args: unknown[]) => Promise<unknown> } })
+                .$client;
+            const query = client.query.bind(client);
+            let ran!: () => void;
+            const counted = new Promise<void>((resolve) => (ran = resolve));
+            let release!: () => void;
+            const written = new Promise<void>((resolve) => (release = resolve));
+            let armed = true;
+            const spy = vi.spyOn(client, 'query').mockImplementation(async (...args: unknown[]) => {
+                const hold = armed && String(args[0]).includes('device_counts');
+                if (hold) armed = false;
+                const result = await query(...args);
+                if (hold) {
+                    ran();
+                    await written;
+                }
+                return result;
+            });
+            try {
+                const early = total();
+                await counted;
+                await createDevice(s, product.productKey);
+                const late = Array.from({ length: 5 }, total);
+                release();
+                expect(await early).toBe(start + 1);
+                expect(await Promise.all(late)).toEqual(Array(5).fill(start + 2));
+            } finally {
+                spy.mockRestore();
+            }
+        },
+    );
 });
 
-describe('the record of writes per table', () => {
+describe.skipIf(onPostgres)('the record of writes per table', () => {
     it('marks what a write reaches through triggers and cascades, and no more', async () => {
         const tracker = tableVersionsOf(s.db)!;
         await tracker.ready();
