@@ -7,9 +7,6 @@ import { App } from './src/App';
 // react-admin would route in the URL hash; a browser router gives plain, bookmarkable paths (/product?page=2).
 // The registry is its own chunk, fetched now, beside the first screen's script and the sign-in check.
 const resources = import('./resources').then((m) => m.default);
-// On the dashboard ('/' lands there), the device map's code (maplibre, about 1 MB, and its workers) is fetched now,
-// beside the sign-in check, menus and layout, not once the map's card mounts.
-if (/^\/(introduce\/?)?$/.test(window.location.pathname)) void import('./src/components/map/DeviceMap');
 
 createRoot(document.getElementById('root')!).render(
     <StrictMode>
