@@ -65,5 +65,8 @@ export async function ensureServerBuild(root) {
             `平台服务构建失败，改用 tsx 运行源码 / server build failed, running the sources with tsx: ${err.message}`,
         );
         return undefined;
+    } finally {
+        // esbuild's service process would otherwise live beside the server for as long as `npm start` runs.
+        await esbuild.stop();
     }
 }
