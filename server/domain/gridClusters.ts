@@ -23,6 +23,11 @@ export async function countLocated(db: Db, where: SQL): Promise<number> {
 
 interface Cell {
     n: number;
+    gx: number;
+    gy: number;
+    /** Mean web-mercator position, 0..1 across the world. */
+    mx: number;
+    my: number;
     lng: number;
     lat: number;
     id: number;
@@ -32,40 +37,54 @@ interface Cell {
 }
 
 /**
- * Clusters of a subset of the located devices (`where`: a user's projects), computed by the database for one zoom and
- * bounding box: devices are grouped on a grid of CLUSTER_RADIUS-pixel cells in web-mercator space (the dashboard's
- * 80 px at that zoom), a cell of one device answers that device, a cell of several a cluster at their mean position
- * that splits one zoom further in. The platform-wide index (deviceClusters.ts) is one supercluster shared by every
- * administrator; a user's projects need an answer of their own, and a grid needs no index kept per user: it costs one
- * aggregate over the devices in view (devices_located_idx), whatever their number.
+ * Clusters of a subset of the located devices (`where`: a user's projects), computed for one zoom and bounding box:
+ * the database groups the devices on a grid of CLUSTER_RADIUS-pixel cells in web-mercator space (the dashboard's 80 px
+ * at that zoom), then neighbouring cells whose centres lie within the radius are merged, largest first, so a town that
+ * straddles a cell edge is one cluster, not two drawn on top of each other (the greedy pass supercluster makes over
+ * points, made here over the few cells in view). One device left alone is answered as that device; a cluster splits
+ * one zoom further in. The platform-wide index (deviceClusters.ts) is one supercluster shared by every administrator;
+ * a user's projects need an answer of their own, and the grid needs no index kept per user: it costs one aggregate over
+ * the devices in view (devices_located_idx), whatever their number.
  */
 export async function gridClusters(db: Db, zoom: number, bbox: Bbox, where: SQL): Promise<ClusterAnswer> {
     const z = Math.max(0, Math.min(Math.floor(zoom), CLUSTER_MAX_ZOOM + 1));
     const [w, s, e, n] = bbox;
-    const located = locatedAnd(where);
     // Past the last clustering zoom every device stands alone, as in supercluster.
     const cellSize = z > CLUSTER_MAX_ZOOM ? 0 : CLUSTER_RADIUS / (CLUSTER_EXTENT * 2 ** z);
-    const x = sql`(${devices.longitude} + 180) / 360`;
+    const x = sql`((${devices.longitude} + 180) / 360)`;
     const lat = sql`radians(least(85.0511, greatest(-85.0511, ${devices.latitude})))`;
     const y = sql`(0.5 - ln(tan(pi() / 4 + ${lat} / 2)) / (2 * pi()))`;
-    const cell = cellSize ? sql`floor(${x} / ${cellSize}), floor(${y} / ${cellSize})` : sql`${devices.id}`;
+    const gx = cellSize ? sql`floor(${x} / ${cellSize})` : sql`${devices.id}`;
+    const gy = cellSize ? sql`floor(${y} / ${cellSize})` : sql`0`;
     const cellsQuery = db.execute(sql`
-        SELECT count(*)::int AS n, avg(${devices.longitude}) AS lng, avg(${devices.latitude}) AS lat,
+        SELECT count(*)::int AS n, ${gx} AS gx, ${gy} AS gy, avg(${x}) AS mx, avg(${y}) AS my,
+               avg(${devices.longitude}) AS lng, avg(${devices.latitude}) AS lat,
                min(${devices.id}) AS id, min(${devices.productId}) AS product_id,
                min(${devices.deviceName}) AS device_name, min(${devices.status}) AS status
         FROM ${devices}
-        WHERE ${located} AND ${devices.longitude} BETWEEN ${w} AND ${e} AND ${devices.latitude} BETWEEN ${s} AND ${n}
-        GROUP BY ${cell}`);
+        WHERE ${locatedAnd(where)}
+          AND ${devices.longitude} BETWEEN ${w} AND ${e} AND ${devices.latitude} BETWEEN ${s} AND ${n}
+        GROUP BY 2, 3`);
     const [total, cellsResult] = await Promise.all([countLocated(db, where), cellsQuery]);
+    const cells = (cellsResult as unknown as { rows: Cell[] }).rows.map((c) => ({
+        ...c,
+        gx: Number(c.gx),
+        gy: Number(c.gy),
+        mx: Number(c.mx),
+        my: Number(c.my),
+        lng: Number(c.lng),
+        lat: Number(c.lat),
+    }));
+    const merged = cellSize ? mergeNeighbours(cells, cellSize) : cells;
     const clusters: MapCluster[] = [];
     const singles: MapDevice[] = [];
     let truncated = false;
-    for (const c of (cellsResult as unknown as { rows: Cell[] }).rows) {
+    for (const c of merged) {
         if (c.n > 1) {
             clusters.push({
                 clusterId: clusters.length + 1,
-                longitude: Number(c.lng),
-                latitude: Number(c.lat),
+                longitude: c.lng,
+                latitude: c.lat,
                 count: c.n,
                 expansionZoom: z + 1,
             });
@@ -74,11 +93,39 @@ export async function gridClusters(db: Db, zoom: number, bbox: Bbox, where: SQL)
                 deviceId: Number(c.id),
                 productId: Number(c.product_id),
                 deviceName: c.device_name,
-                longitude: Number(c.lng),
-                latitude: Number(c.lat),
+                longitude: c.lng,
+                latitude: c.lat,
                 status: c.status,
             });
         } else truncated = true;
     }
     return { total, zoom: z, clusters, devices: singles, truncated, rebuilding: false };
+}
+
+/**
+ * Largest cell first, each takes in the cells of its 3 x 3 neighbourhood whose centre is within one cell size (the
+ * cluster radius) of its own, with counts added and positions weighted by count. A cell taken in takes in nothing.
+ */
+function mergeNeighbours(cells: Cell[], size: number): Cell[] {
+    const byKey = new Map(cells.map((c) => [`${c.gx},${c.gy}`, c]));
+    const taken = new Set<Cell>();
+    const out: Cell[] = [];
+    for (const cell of [...cells].sort((a, b) => b.n - a.n)) {
+        if (taken.has(cell)) continue;
+        taken.add(cell);
+        const into = { ...cell };
+        for (let dx = -1; dx <= 1; dx++)
+            for (let dy = -1; dy <= 1; dy++) {
+                const other = byKey.get(`${cell.gx + dx},${cell.gy + dy}`);
+                if (!other || taken.has(other)) continue;
+                if (Math.hypot(other.mx - cell.mx, other.my - cell.my) > size) continue;
+                taken.add(other);
+                const n = into.n + other.n;
+                for (const k of ['mx', 'my', 'lng', 'lat'] as const)
+                    into[k] = (into[k] * into.n + other[k] * other.n) / n;
+                into.n = n;
+            }
+        out.push(into);
+    }
+    return out;
 }

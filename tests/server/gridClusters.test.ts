@@ -26,18 +26,25 @@ type Answer = {
 let s: TestServer;
 let get: (path: string) => Promise<Response>;
 const ours = new Set<number>();
-/** 1,200 devices around Hangzhou (a 0.4° square) and 300 around Chengdu, all in the user's project. */
-const HANGZHOU = 1200;
-const CHENGDU = 300;
+/**
+ * 200 devices on both sides of a grid cell's edge at zoom 4 (longitude 83.671875°: cells there are 3.5° wide), around
+ * Ürümqi, and 300 around Lhasa, all in the user's project (whose demo devices are in the east).
+ */
+const EDGE = 200;
+const LHASA = 300;
 
 beforeAll(async () => {
     s = await createTestServer();
     const [project] = await s.db.select().from(projects).where(eq(projects.code, 'P2024001'));
     const [product] = await s.db.select().from(products).limit(1);
-    const rows = Array.from({ length: HANGZHOU + CHENGDU }, (_, i) =>
-        i < HANGZHOU
-            ? { deviceName: `grid_hz_${i}`, longitude: 120 + (i % 40) / 100, latitude: 30 + Math.floor(i / 40) / 100 }
-            : { deviceName: `grid_cd_${i}`, longitude: 104 + (i % 20) / 100, latitude: 30.5 + (i % 15) / 100 },
+    const rows = Array.from({ length: EDGE + LHASA }, (_, i) =>
+        i < EDGE
+            ? {
+                  deviceName: `grid_edge_${i}`,
+                  longitude: i % 2 ? 83.6 + (i % 7) / 100 : 83.68 + (i % 7) / 100,
+                  latitude: 43.35 + (i % 10) / 100,
+              }
+            : { deviceName: `grid_lhasa_${i}`, longitude: 91 + (i % 20) / 100, latitude: 29.5 + (i % 15) / 100 },
     );
     const inserted = await s.db.transaction((tx) => insertDevices(tx, product, rows));
     const ids = inserted.map((d) => d.id);
@@ -61,38 +68,38 @@ describe("a user's projects on the device map, clustered by the database", () =>
         expect(country.data.whole).toBeUndefined();
         expect(country.data.total).toBe(ours.size);
         expect(shown(country)).toBe(ours.size);
-        // Two cities of devices at country zoom: a few clusters, nowhere near 1,500 points.
-        expect(country.data.clusters.length).toBeGreaterThan(0);
+        // Two towns of devices at country zoom: two clusters (plus the demo's eastern ones), not 500 points.
         expect(country.data.clusters.length + country.data.devices.length).toBeLessThan(20);
-        const hz = country.data.clusters.filter((c) => c.longitude > 119 && c.longitude < 121);
-        expect(hz.reduce((n, c) => n + c.count, 0)).toBe(HANGZHOU);
+        const west = country.data.clusters.filter((c) => c.longitude < 100).map((c) => c.count);
+        // The town across the cell edge is one cluster, not two drawn on top of each other.
+        expect(west.sort((a, b) => a - b)).toEqual([EDGE, LHASA]);
         for (const c of country.data.clusters) expect(c.expansionZoom).toBe(5);
         for (const d of country.data.devices) expect(ours.has(d.deviceId)).toBe(true);
     });
 
     it('splits a cluster when the map zooms in on it, and answers only what is in view', async () => {
-        const city = await clusters('zoom=11&bbox=119.9,29.9,120.5,30.4');
+        const city = await clusters('zoom=11&bbox=83.5,43.3,83.8,43.5');
         expect(city.data.total).toBe(ours.size);
-        expect(shown(city)).toBe(HANGZHOU);
+        expect(shown(city)).toBe(EDGE);
         const country = await clusters('zoom=4&bbox=73,18,135,54');
         expect(city.data.clusters.length + city.data.devices.length).toBeGreaterThan(
             country.data.clusters.length + country.data.devices.length,
         );
         for (const c of city.data.clusters) {
-            expect(c.longitude).toBeGreaterThanOrEqual(119.9);
-            expect(c.longitude).toBeLessThanOrEqual(120.5);
+            expect(c.longitude).toBeGreaterThanOrEqual(83.5);
+            expect(c.longitude).toBeLessThanOrEqual(83.8);
         }
     });
 
     it('answers every device alone past the last clustering zoom', async () => {
-        const street = await clusters(`zoom=${CLUSTER_MAX_ZOOM + 1}&bbox=120,30,120.05,30.05`);
+        const street = await clusters(`zoom=${CLUSTER_MAX_ZOOM + 1}&bbox=83.6,43.35,83.66,43.45`);
         expect(street.data.clusters).toEqual([]);
         expect(street.data.devices.length).toBeGreaterThan(0);
         for (const d of street.data.devices) {
             expect(ours.has(d.deviceId)).toBe(true);
-            expect(d.deviceName).toMatch(/^grid_hz_\d+$/);
-            expect(d.longitude).toBeGreaterThanOrEqual(120);
-            expect(d.latitude).toBeLessThanOrEqual(30.05);
+            expect(d.deviceName).toMatch(/^grid_edge_\d+$/);
+            expect(d.longitude).toBeGreaterThanOrEqual(83.6);
+            expect(d.latitude).toBeLessThanOrEqual(43.45);
         }
         const [first] = street.data.devices;
         const [row] = await s.db.select().from(devices).where(eq(devices.id, first.deviceId));
