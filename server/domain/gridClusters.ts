@@ -28,6 +28,11 @@ interface Cell {
     /** Mean web-mercator position, 0..1 across the world. */
     mx: number;
     my: number;
+    /** The devices' web-mercator bounds. */
+    x0: number;
+    x1: number;
+    y0: number;
+    y1: number;
     lng: number;
     lat: number;
     id: number;
@@ -41,8 +46,8 @@ interface Cell {
  * the database groups the devices on a grid of CLUSTER_RADIUS-pixel cells in web-mercator space (the dashboard's 80 px
  * at that zoom), then neighbouring cells whose centres lie within the radius are merged, largest first, so a town that
  * straddles a cell edge is one cluster, not two drawn on top of each other (the greedy pass supercluster makes over
- * points, made here over the few cells in view). One device left alone is answered as that device; a cluster splits
- * one zoom further in. The platform-wide index (deviceClusters.ts) is one supercluster shared by every administrator;
+ * points, made here over the few cells in view). One device left alone is answered as that device; a click on a cluster
+ * zooms to where its devices' spread is two cells wide (expansionZoom). The platform-wide index (deviceClusters.ts) is one supercluster shared by every administrator;
  * a user's projects need an answer of their own, and the grid needs no index kept per user: it costs one aggregate over
  * the devices in view (devices_located_idx), whatever their number.
  */
@@ -58,6 +63,7 @@ export async function gridClusters(db: Db, zoom: number, bbox: Bbox, where: SQL)
     const gy = cellSize ? sql`floor(${y} / ${cellSize})` : sql`0`;
     const cellsQuery = db.execute(sql`
         SELECT count(*)::int AS n, ${gx} AS gx, ${gy} AS gy, avg(${x}) AS mx, avg(${y}) AS my,
+               min(${x}) AS x0, max(${x}) AS x1, min(${y}) AS y0, max(${y}) AS y1,
                avg(${devices.longitude}) AS lng, avg(${devices.latitude}) AS lat,
                min(${devices.id}) AS id, min(${devices.productId}) AS product_id,
                min(${devices.deviceName}) AS device_name, min(${devices.status}) AS status
@@ -72,6 +78,10 @@ export async function gridClusters(db: Db, zoom: number, bbox: Bbox, where: SQL)
         gy: Number(c.gy),
         mx: Number(c.mx),
         my: Number(c.my),
+        x0: Number(c.x0),
+        x1: Number(c.x1),
+        y0: Number(c.y0),
+        y1: Number(c.y1),
         lng: Number(c.lng),
         lat: Number(c.lat),
     }));
@@ -86,7 +96,7 @@ export async function gridClusters(db: Db, zoom: number, bbox: Bbox, where: SQL)
                 longitude: c.lng,
                 latitude: c.lat,
                 count: c.n,
-                expansionZoom: z + 1,
+                expansionZoom: expansionZoom(c, z),
             });
         } else if (singles.length < MAX_DEVICES_PER_ANSWER) {
             singles.push({
@@ -100,6 +110,18 @@ export async function gridClusters(db: Db, zoom: number, bbox: Bbox, where: SQL)
         } else truncated = true;
     }
     return { total, zoom: z, clusters, devices: singles, truncated, rebuilding: false };
+}
+
+/**
+ * The zoom a click on the cluster goes to: the first at which its devices' spread is two cells wide, where the grid
+ * starts to part them (at least one zoom in; past the last clustering zoom when they all stand at one spot).
+ */
+function expansionZoom(c: Cell, z: number): number {
+    const spread = Math.max(c.x1 - c.x0, c.y1 - c.y0);
+    if (spread <= 0) return CLUSTER_MAX_ZOOM + 1;
+    // Two cells wide: neighbouring cells whose centres are within one cell are merged again.
+    const parts = Math.ceil(Math.log2((2 * CLUSTER_RADIUS) / (CLUSTER_EXTENT * spread)));
+    return Math.min(CLUSTER_MAX_ZOOM + 1, Math.max(z + 1, parts));
 }
 
 /**
@@ -124,6 +146,10 @@ function mergeNeighbours(cells: Cell[], size: number): Cell[] {
                 for (const k of ['mx', 'my', 'lng', 'lat'] as const)
                     into[k] = (into[k] * into.n + other[k] * other.n) / n;
                 into.n = n;
+                into.x0 = Math.min(into.x0, other.x0);
+                into.x1 = Math.max(into.x1, other.x1);
+                into.y0 = Math.min(into.y0, other.y0);
+                into.y1 = Math.max(into.y1, other.y1);
             }
         out.push(into);
     }
