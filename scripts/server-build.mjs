@@ -8,6 +8,25 @@ import path from 'node:path';
 
 const EXTERNAL = ['@electric-sql/pglite', 'pg-native'];
 
+/** esbuild's options for one Node.js program bundled as the server is (the benches bundle their harnesses alike). */
+export function bundleOptions(entry, outfile) {
+    return {
+        entryPoints: [entry],
+        outfile,
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        target: 'node20',
+        external: EXTERNAL,
+        // CommonJS packages inside an ES module bundle still call require().
+        banner: {
+            js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+        },
+        metafile: true,
+        logLevel: 'warning',
+    };
+}
+
 export function serverBuildPaths(root) {
     const dir = path.join(root, 'dist-server');
     return { dir, bundle: path.join(dir, 'index.mjs'), inputs: path.join(dir, 'inputs.json') };
@@ -41,21 +60,7 @@ export async function ensureServerBuild(root) {
     const started = performance.now();
     try {
         mkdirSync(paths.dir, { recursive: true });
-        const result = await esbuild.build({
-            entryPoints: [path.join(root, 'server', 'index.ts')],
-            outfile: paths.bundle,
-            bundle: true,
-            platform: 'node',
-            format: 'esm',
-            target: 'node20',
-            external: EXTERNAL,
-            // CommonJS packages inside an ES module bundle still call require().
-            banner: {
-                js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-            },
-            metafile: true,
-            logLevel: 'warning',
-        });
+        const result = await esbuild.build(bundleOptions(path.join(root, 'server', 'index.ts'), paths.bundle));
         const inputs = Object.keys(result.metafile.inputs).filter((f) => !f.includes('node_modules'));
         writeFileSync(paths.inputs, JSON.stringify(inputs));
         console.log(`构建平台服务（${reason}）: ${Math.round(performance.now() - started)} ms`);
@@ -65,5 +70,8 @@ export async function ensureServerBuild(root) {
             `平台服务构建失败，改用 tsx 运行源码 / server build failed, running the sources with tsx: ${err.message}`,
         );
         return undefined;
+    } finally {
+        // esbuild's service process would otherwise live beside the server for as long as `npm start` runs.
+        await esbuild.stop();
     }
 }

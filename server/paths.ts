@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -27,3 +27,22 @@ export function fromRoot(...segments: string[]): string {
 
 /** Where derived files are kept between runs (the PGlite template, openapi.yaml's parsed operations). */
 export const cacheDir = (): string => fromRoot('node_modules', '.cache', 'iot-console');
+
+/**
+ * Removes the older entries of one kind from a cache folder (`prefix` + key, files or folders), keeping the `keep`
+ * most recently written and any written in the last ten minutes (another process's build in flight). Each changed migration or openapi.yaml leaves a new entry behind (a template is ~40 MB), and
+ * checkouts sharing node_modules may still use a few recent ones; a removed one is only rebuilt when asked for again.
+ */
+export function pruneCache(dir: string, prefix: string, keep: number): void {
+    try {
+        const entries = readdirSync(dir)
+            .filter((name) => name.startsWith(prefix))
+            .map((name) => ({ name, at: statSync(path.join(dir, name)).mtimeMs }))
+            .sort((a, b) => b.at - a.at);
+        const recent = Date.now() - 10 * 60_000;
+        for (const { name } of entries.slice(keep).filter((e) => e.at < recent))
+            rmSync(path.join(dir, name), { recursive: true, force: true });
+    } catch {
+        // A read-only cache or an entry removed meanwhile by another process: nothing to prune now.
+    }
+}

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
 import type { Db } from './client';
-import { cacheDir, fromRoot } from '../paths';
+import { cacheDir, fromRoot, pruneCache } from '../paths';
 import { migrateDatabase, MIGRATIONS_FOLDER } from './migrate';
 import { schema } from './schema';
 
@@ -79,6 +79,8 @@ export async function buildTemplate(file = templateFile()): Promise<void> {
         // Another process built it at the same moment: theirs is the same template.
         rmSync(partial, { recursive: true, force: true });
     }
+    // Each template is a tarball and a folder: the three newest templates stay.
+    pruneCache(path.dirname(file), 'pglite-template-', 6);
 }
 
 async function buildTemplateTar(file: string): Promise<void> {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { cacheDir, fromRoot } from '../paths';
+import { cacheDir, fromRoot, pruneCache } from '../paths';
 import { ADMIN_RIGHT, isKnownRight } from '../../schemas/rights';
 import { REFERENCE_KINDS, type ReferenceKind } from './references';
 
@@ -112,6 +112,7 @@ function operationsOf(source: string) {
             const partial = `${file}.${process.pid}`;
             writeFileSync(partial, JSON.stringify(ops));
             renameSync(partial, file);
+            pruneCache(cacheDir(), 'openapi-operations-', 4);
         } catch {
             // A read-only install parses again next time.
         }

@@ -1,9 +1,10 @@
 import { Hono } from 'hono';
 import type { AppEnv, Services } from '../deps';
 import { devicesByCategory, locatedDevicesJson, type Bbox } from '../domain/dashboard';
-import { CLUSTER_MAX_ZOOM, deviceClusterIndex, MAX_DEVICES_PER_ANSWER } from '../domain/deviceClusters';
-import type { Db } from '../db/client';
-import { currentScope } from '../rights/scope';
+import { CLUSTER_MAX_ZOOM, deviceClusterIndex } from '../domain/deviceClusters';
+import { countLocated, gridClusters } from '../domain/gridClusters';
+import { devices } from '../db/schema';
+import { currentScope, scopeByProjectId } from '../rights/scope';
 import { CompressedAnswer, DeviceMapCache, jsonAnswer } from '../domain/deviceMapCache';
 import { ok } from '../http/envelope';
 import { badRequest } from '../http/errors';
@@ -66,32 +67,12 @@ class AnswerCache {
 }
 
 /**
- * The cluster answer for a user who is not an administrator: their projects' located devices one by one (no shared
- * index is built per user; a project holds far fewer devices than the platform), at most MAX_DEVICES_PER_ANSWER.
- */
-async function scopedClusters(db: Db, zoom: number, bbox: Bbox): Promise<string> {
-    const { list, total } = JSON.parse(await locatedDevicesJson(db, bbox)) as { list: unknown[]; total: number };
-    const answer = {
-        total,
-        zoom,
-        clusters: [],
-        devices: list.slice(0, MAX_DEVICES_PER_ANSWER),
-        truncated: list.length > MAX_DEVICES_PER_ANSWER,
-        rebuilding: false,
-    };
-    return `${ENVELOPE_HEAD}${JSON.stringify(answer)}}`;
-}
-
-/**
  * The located devices as one cluster answer with `whole: true` (no clusters, every device in `devices`, whatever the
  * bbox): for a map that clusters them itself. From locatedDevicesJson's `{"list":[...],"total":n}`.
  */
 const wholeAnswer = (zoom: number, located: string) =>
     `${ENVELOPE_HEAD}{"whole":true,"zoom":${zoom},"clusters":[],"truncated":false,"rebuilding":false,` +
     `"devices":${located.slice('{"list":'.length)}}`;
-
-/** The count at the end of locatedDevicesJson's text. */
-const locatedTotal = (located: string) => Number(/"total":(\d+)}$/.exec(located)?.[1] ?? 0);
 
 /** /api/device: devices per category and the device map (docs/platform-api.md "Dashboard"). */
 export function deviceStatsRoutes({ db }: Services) {
@@ -132,13 +113,16 @@ export function deviceStatsRoutes({ db }: Services) {
         const zoom = parseZoom(c.req.query('zoom'));
         const bbox = parseBbox(c.req.query('bbox')) ?? [-180, -90, 180, 90];
         const whole = parseLimit(c.req.query('whole'), 'whole');
-        if (currentScope()) {
-            if (whole !== undefined) {
-                const located = await locatedDevicesJson(db);
+        // A user who is not an administrator: their projects' devices, clustered by the database for this view
+        // (domain/gridClusters.ts), never the platform's shared index.
+        const scope = scopeByProjectId(devices.projectId);
+        if (scope) {
+            if (whole !== undefined && (await countLocated(db, scope)) <= whole) {
                 const z = Math.min(Math.floor(zoom), CLUSTER_MAX_ZOOM + 1);
-                if (locatedTotal(located) <= whole) return jsonAnswer(c, new CompressedAnswer(wholeAnswer(z, located)));
+                return jsonAnswer(c, new CompressedAnswer(wholeAnswer(z, await locatedDevicesJson(db))));
             }
-            return jsonAnswer(c, new CompressedAnswer(await scopedClusters(db, zoom, bbox)));
+            const answer = await gridClusters(db, zoom, bbox, scope);
+            return jsonAnswer(c, new CompressedAnswer(`${ENVELOPE_HEAD}${JSON.stringify(answer)}}`));
         }
         if (whole !== undefined && (await clusters.snapshot()).total <= whole) {
             const z = Math.min(Math.floor(zoom), CLUSTER_MAX_ZOOM + 1);

@@ -3211,6 +3211,9 @@ export interface paths {
          *     (absent: the whole world). whole=N: when at most N devices are located (the caller's projects' for a user who
          *     is not an administrator), every one of them at once whatever the bbox, with whole = true and no clusters (the
          *     dashboard's first call: the browser then clusters them); not a positive whole number: whole 应为正整数.
+         *     For a user who is not an administrator: their projects' devices, gathered by the database on a grid of 80-px
+         *     cells for the view asked (a cluster's expansionZoom is where its devices' spread is two cells wide; rebuilding is
+         *     always false).
          */
         get: operations['locatedDeviceClusters'];
         put?: never;

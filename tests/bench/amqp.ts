@@ -5,6 +5,7 @@ import mqtt, { type MqttClient } from 'mqtt';
 import rhea, { type Connection } from 'rhea';
 import { amqpCredentials } from '../../server/amqp/signIn';
 import { alibabaCredentials } from '../../server/mqtt/signIn';
+import { compiled } from './compiled';
 import type { BenchGroup, Figure } from './run';
 
 /**
@@ -54,7 +55,7 @@ interface Ready {
 
 async function startPlatform() {
     const { DATABASE_URL: _db, ...env } = process.env;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'tests/bench/amqp/platformProcess.ts'], {
+    const child = spawn(process.execPath, [await compiled('tests/bench/amqp/platformProcess.ts')], {
         cwd: ROOT,
         env: { ...env, DEVICES: String(DEVICES) },
         stdio: ['pipe', 'pipe', 'inherit'],

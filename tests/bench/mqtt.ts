@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import mqtt, { type MqttClient } from 'mqtt';
 import pg from 'pg';
 import { alibabaCredentials } from '../../server/mqtt/signIn';
+import { compiled } from './compiled';
 import type { BenchGroup, Figure } from './run';
 
 /**
@@ -48,7 +49,8 @@ function lineReader(child: ChildProcess) {
 
 async function startPlatform(devices: number, extraEnv: Record<string, string> = {}) {
     const { DATABASE_URL: _db, ...env } = process.env;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'tests/bench/mqtt/brokerProcess.ts'], {
+    // Bundled as `npm start` runs the server, not through tsx (compiled.ts).
+    const child = spawn(process.execPath, [await compiled('tests/bench/mqtt/brokerProcess.ts')], {
         cwd: ROOT,
         env: { ...env, DEVICES: String(devices), ...extraEnv },
         stdio: ['pipe', 'pipe', 'inherit'],
@@ -308,9 +310,10 @@ async function hold(ports: number[], devices: Dev[], alibaba: boolean) {
             jobs.push({ port, devices: mine.slice(from, from + PER_CLIENT_PROCESS) });
     }
     // The client processes start first (each says it is ready): the clock runs from the first connect.
+    const clients = await compiled('tests/bench/mqtt/clients.ts');
     const procs = await Promise.all(
         jobs.map(async () => {
-            const child = spawn(process.execPath, ['--import', 'tsx', 'tests/bench/mqtt/clients.ts'], {
+            const child = spawn(process.execPath, [clients], {
                 cwd: ROOT,
                 stdio: ['pipe', 'pipe', 'inherit'],
             });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import mqtt, { type MqttClient } from 'mqtt';
 import { alibabaCredentials } from '../../server/mqtt/signIn';
+import { compiled } from './compiled';
 import type { BenchGroup, Figure } from './run';
 
 /**
@@ -65,7 +66,7 @@ const group: BenchGroup = {
     name: 'rules',
     async run(): Promise<Figure[]> {
         const { DATABASE_URL: _db, ...env } = process.env;
-        const child = spawn(process.execPath, ['--import', 'tsx', 'tests/bench/rules/brokerProcess.ts'], {
+        const child = spawn(process.execPath, [await compiled('tests/bench/rules/brokerProcess.ts')], {
             cwd: ROOT,
             env: { ...env, DEVICES: String(DEVICES) },
             stdio: ['pipe', 'pipe', 'inherit'],

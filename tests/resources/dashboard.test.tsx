@@ -4,6 +4,7 @@ import { http } from 'msw';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { alertEvents, apps, categories, devices, products, projects, scenes } from '../../server/db/schema';
 import type { TestServer } from '../../server/testing';
+import { createAuthProvider } from '../../src/auth/authProvider';
 import { CLUSTER_LAYER, POINT_LAYER, SOURCE_ID } from '../../src/components/map/deviceLayers';
 import { currentLocation, fail, mswServer, platformHandler, renderApp, searchParam, startPlatform } from './helpers';
 
@@ -306,6 +307,24 @@ describe('dashboard (/introduce)', () => {
 
         fireEvent.click(lighting);
         await waitFor(() => expect(currentLocation.pathname).toBe(`/programOverview/${seeded.projectIds[0]}`));
+    });
+
+    it('offers 新建项目 only to a user who may create projects', async () => {
+        const info = (await (await server.fetch('/api/sso/getUserInfo')).json()) as { data: { rights: string[] } };
+        expect(info.data.rights).toContain('project.create');
+        mswServer.use(
+            http.get('*/api/sso/getUserInfo', () =>
+                Response.json({
+                    ...info,
+                    data: { ...info.data, rights: info.data.rights.filter((r) => r !== 'project.create') },
+                }),
+            ),
+        );
+        // A fresh authProvider: the app's own keeps the identity (and rights) the earlier tests read.
+        renderApp('/introduce', { authProvider: createAuthProvider() });
+        const section = await screen.findByRole('region', { name: '我的项目' });
+        expect(await within(section).findAllByTestId('project-card')).toHaveLength(2);
+        expect(within(section).queryByRole('link', { name: '新建项目' })).toBeNull();
     });
 
     it('pages the alert events 10 at a time, newest first, with the time trimmed and the page in the URL', async () => {

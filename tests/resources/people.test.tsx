@@ -61,11 +61,15 @@ describe('the console follows the role', () => {
         });
         mswServer.use(signedInAs(await signIn('reader_ui', 'Reader_123')));
         renderApp('/deviceInstance');
-        await waitFor(() => expect(bodyRows().length).toBeGreaterThan(0), { timeout: 10_000 });
-        for (const row of bodyRows()) {
-            expect(row.textContent).toContain('智慧园区示范项目');
-            expect(within(row).queryByRole('button', { name: /删除/ })).toBeNull();
-        }
+        // Loading rows come first: wait for the list itself.
+        await waitFor(
+            () => {
+                expect(bodyRows().length).toBeGreaterThan(0);
+                for (const row of bodyRows()) expect(row.textContent).toContain('智慧园区示范项目');
+            },
+            { timeout: 10_000 },
+        );
+        for (const row of bodyRows()) expect(within(row).queryByRole('button', { name: /删除/ })).toBeNull();
         expect(screen.queryByRole('button', { name: '添加设备' })).toBeNull();
         expect(screen.queryByRole('link', { name: /人员管理/ })).toBeNull();
         expect(await screen.findByRole('link', { name: /设备管理/ })).toBeTruthy();

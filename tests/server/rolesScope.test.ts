@@ -83,11 +83,17 @@ describe('a user who is not an administrator sees only the projects they are sta
         for (const d of map.data.list) expect(inProject.has(d.deviceId)).toBe(true);
         const adminMap = await json<{ data: { total: number } }>(s.fetch('/api/device/queryLonLatList'));
         expect(adminMap.data.total).toBeGreaterThan(map.data.total);
-        const clusters = await json<{ data: { devices: Array<{ deviceId: number }>; clusters: unknown[] } }>(
-            get('/api/device/queryLonLatClusters?zoom=3'),
-        );
-        expect(clusters.data.devices.length).toBe(map.data.total);
+        // Clusters of the project's devices (domain/gridClusters.ts): together with the single points they count
+        // every located device of the project once; past the last clustering zoom each device stands alone.
+        type Clusters = { data: { devices: Array<{ deviceId: number }>; clusters: Array<{ count: number }> } };
+        const clusters = await json<Clusters>(get('/api/device/queryLonLatClusters?zoom=3'));
+        const counted = clusters.data.clusters.reduce((n, c) => n + c.count, 0) + clusters.data.devices.length;
+        expect(counted).toBe(map.data.total);
         for (const d of clusters.data.devices) expect(inProject.has(d.deviceId)).toBe(true);
+        const street = await json<Clusters>(get('/api/device/queryLonLatClusters?zoom=16'));
+        expect(new Set(street.data.devices.map((d) => d.deviceId))).toEqual(
+            new Set(map.data.list.map((d) => d.deviceId)),
+        );
         // The dashboard's first call: few enough for the whole map is counted over the project, not the platform.
         const whole = await json<{ data: { whole?: boolean; total: number; devices: Array<{ deviceId: number }> } }>(
             get(`/api/device/queryLonLatClusters?zoom=3&bbox=0,0,1,1&whole=${map.data.total}`),

@@ -2,6 +2,7 @@ import AddIcon from '@mui/icons-material/Add';
 import FolderSpecialIcon from '@mui/icons-material/FolderSpecial';
 import { Alert, Box, Button, Card, CardActionArea, CardContent, Chip, Skeleton, Typography } from '@mui/material';
 import { Link } from 'react-router-dom';
+import { useCan } from '../../engine/rights';
 import { errorText, PROJECT_CARDS, useProjects, type ProjectCard } from './api';
 
 const GRID = {
@@ -39,9 +40,13 @@ function ProjectItem({ project }: { project: ProjectCard }) {
     );
 }
 
-/** 我的项目: a card per project (to its overview) and a 新建项目 card to the project list. */
+/**
+ * 我的项目: a card per project (to its overview) and, for a user who may create projects (project.create), a 新建项目
+ * card to the project list.
+ */
 export function ProjectCards() {
     const { data, error, isPending, isFetching, refetch } = useProjects();
+    const can = useCan();
     const total = data?.total ?? 0;
     return (
         <Box component="section" aria-labelledby="dashboard-projects">
@@ -78,23 +83,25 @@ export function ProjectCards() {
                               <Skeleton key={i} variant="rounded" height={92} aria-label="项目加载中" />
                           ))
                         : (data?.records ?? []).map((p) => <ProjectItem key={p.id} project={p} />)}
-                    <Card variant="outlined" sx={{ borderStyle: 'dashed', minHeight: 92 }}>
-                        <CardActionArea
-                            component={Link}
-                            to="/programList"
-                            sx={{
-                                height: '100%',
-                                display: 'flex',
-                                alignItems: 'center',
-                                justifyContent: 'center',
-                                gap: 1,
-                                color: 'primary.main',
-                            }}
-                        >
-                            <AddIcon />
-                            <Typography component="span">新建项目</Typography>
-                        </CardActionArea>
-                    </Card>
+                    {can('project.create') ? (
+                        <Card variant="outlined" sx={{ borderStyle: 'dashed', minHeight: 92 }}>
+                            <CardActionArea
+                                component={Link}
+                                to="/programList"
+                                sx={{
+                                    height: '100%',
+                                    display: 'flex',
+                                    alignItems: 'center',
+                                    justifyContent: 'center',
+                                    gap: 1,
+                                    color: 'primary.main',
+                                }}
+                            >
+                                <AddIcon />
+                                <Typography component="span">新建项目</Typography>
+                            </CardActionArea>
+                        </Card>
+                    ) : null}
                 </Box>
             )}
         </Box>
