@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { DATA_TYPE_LABELS, IDENTIFIER, type DataTypeName } from '../../schemas/thingModel';
+import { bigintArray, jsonbArray } from '../db/arrays';
 import type { Db, Tx } from '../db/client';
 import { deviceLatest, deviceMessages, devices, thingFunctions } from '../db/schema';
 import { badRequest, notFound } from '../http/errors';
@@ -39,6 +40,15 @@ export interface LatestValue {
     t: number;
 }
 
+const MERGE_LATEST = sql`
+        ON CONFLICT (device_id) DO UPDATE SET
+            props = CASE WHEN excluded.ts >= l.ts THEN l.props || excluded.props
+                ELSE l.props || (SELECT coalesce(jsonb_object_agg(e.k, e.v), '{}'::jsonb)
+                    FROM jsonb_each(excluded.props) AS e(k, v)
+                    WHERE NOT jsonb_exists(l.props, e.k) OR (l.props -> e.k ->> 't')::bigint <= (e.v ->> 't')::bigint)
+            END,
+            ts = greatest(l.ts, excluded.ts)`;
+
 /**
  * Merges devices' reports into their latest values, one row per device (at most one row per device in `rows`): the
  * common case, a report newer than everything stored, is `props || new`; an older one (a device's buffered reports)
@@ -49,13 +59,16 @@ export function mergeLatest(rows: Array<{ d: number; p: Record<string, LatestVal
         INSERT INTO device_latest AS l (device_id, props, ts)
         SELECT x.d, x.p, to_timestamp(x.t / 1000.0) FROM json_to_recordset(${JSON.stringify(rows)}::json)
             AS x(d bigint, p jsonb, t bigint)
-        ON CONFLICT (device_id) DO UPDATE SET
-            props = CASE WHEN excluded.ts >= l.ts THEN l.props || excluded.props
-                ELSE l.props || (SELECT coalesce(jsonb_object_agg(e.k, e.v), '{}'::jsonb)
-                    FROM jsonb_each(excluded.props) AS e(k, v)
-                    WHERE NOT jsonb_exists(l.props, e.k) OR (l.props -> e.k ->> 't')::bigint <= (e.v ->> 't')::bigint)
-            END,
-            ts = greatest(l.ts, excluded.ts)`;
+        ${MERGE_LATEST}`;
+}
+
+/** mergeLatest with its rows as columns (the ingest writer's batches): device ids, report times (epoch ms), props. */
+export function mergeLatestColumns(ids: number[], times: number[], props: Array<Record<string, LatestValue>>): SQL {
+    return sql`
+        INSERT INTO device_latest AS l (device_id, props, ts)
+        SELECT x.d, x.p, to_timestamp(x.t / 1000.0) FROM unnest(${bigintArray(ids)}, ${bigintArray(times)}, ${jsonbArray(props)})
+            AS x(d, t, p)
+        ${MERGE_LATEST}`;
 }
 
 /** The latest value of each reported property of a device, by identifier. */

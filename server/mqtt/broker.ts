@@ -76,19 +76,10 @@ export async function createBroker({ db, redisUrl, log = (m) => console.warn(m) 
         return m ? liveByName.get(`${m[1]}/${m[2]}`) : undefined;
     };
 
-    const publish = (topic: string, payload: string | Buffer, qos: 0 | 1 = 0) => {
-        const device = ownerOf(topic);
-        if (device) {
-            traffic.emit({
-                time: Date.now(),
-                direction: 'down',
-                deviceId: device.deviceId,
-                productKey: device.productKey,
-                deviceName: device.deviceName,
-                topic,
-                payload,
-            });
-        }
+    /** Publishes as the platform; `to`: the device the topic belongs to, when the caller knows it (else looked up). */
+    const publish = (topic: string, payload: string | Buffer, qos: 0 | 1 = 0, to?: DeviceEntry) => {
+        const device = to ?? ownerOf(topic);
+        if (device) traffic.emit('down', device, topic, payload);
         return new Promise<void>((resolve, reject) =>
             aedes.publish({ cmd: 'publish', topic, payload, qos, retain: false, dup: false } as PublishPacket, (err) =>
                 err ? reject(err) : resolve(),
@@ -96,15 +87,7 @@ export async function createBroker({ db, redisUrl, log = (m) => console.warn(m) 
         );
     };
     const status = (device: DeviceEntry, online: boolean) =>
-        traffic.emit({
-            time: Date.now(),
-            direction: 'status',
-            deviceId: device.deviceId,
-            productKey: device.productKey,
-            deviceName: device.deviceName,
-            topic: '',
-            payload: online ? 'online' : 'offline',
-        });
+        traffic.emit('status', device, '', online ? 'online' : 'offline');
 
     const downlink = createDownlink({ directory, writer, publish, isOnline, listen });
     const uplink = createUplink({ directory, writer, publish, log });
@@ -256,15 +239,7 @@ export async function createBroker({ db, redisUrl, log = (m) => console.warn(m) 
         packet: PublishPacket,
         done: (err?: Error | null) => void,
     ) {
-        traffic.emit({
-            time: Date.now(),
-            direction: 'up',
-            deviceId: device.deviceId,
-            productKey: device.productKey,
-            deviceName: device.deviceName,
-            topic: packet.topic,
-            payload: packet.payload as Buffer,
-        });
+        traffic.emit('up', device, packet.topic, packet.payload as Buffer);
         if (device === gateway && gatewaySessions.handles(gateway, packet.topic)) {
             gatewaySessions
                 .handle(client, gateway, packet.topic, packet.payload as Buffer)
@@ -273,13 +248,13 @@ export async function createBroker({ db, redisUrl, log = (m) => console.warn(m) 
             return;
         }
         // PUBACK follows the write: an acknowledged QoS 1 message is stored.
-        uplink
-            .handle(device, packet.topic, packet.payload as Buffer)
-            .then(() => done(null))
-            .catch((err) => {
+        uplink.handle(device, packet.topic, packet.payload as Buffer).then(
+            () => done(null),
+            (err: unknown) => {
                 log(`上行消息处理失败（${packet.topic}）: ${String(err)}`);
                 done(null);
-            });
+            },
+        );
     }
 
     aedes.on('client', (client) => {

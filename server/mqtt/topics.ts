@@ -23,12 +23,19 @@ function singleTopics({ productKey: pk, deviceName: dn }: TopicOwner): string[] 
  * A device's spaces, made once per owner object (the directory's entry of a connected device, which a rename replaces
  * rather than changes) instead of on every message it publishes.
  */
-const spacesOf = new WeakMap<TopicOwner, { prefixes: string[]; singles: string[]; propertyPost: string }>();
+const spacesOf = new WeakMap<
+    TopicOwner,
+    { prefixes: string[]; singles: string[]; propertyPost: string; propertyPostReply: string }
+>();
 function spaces(o: TopicOwner) {
     let hit = spacesOf.get(o);
     if (!hit) {
         const propertyPost = `/sys/${o.productKey}/${o.deviceName}/thing/event/property/post`;
-        spacesOf.set(o, (hit = { prefixes: topicPrefixes(o), singles: singleTopics(o), propertyPost }));
+        const propertyPostReply = `${propertyPost}_reply`;
+        spacesOf.set(
+            o,
+            (hit = { prefixes: topicPrefixes(o), singles: singleTopics(o), propertyPost, propertyPostReply }),
+        );
     }
     return hit;
 }
@@ -36,6 +43,11 @@ function spaces(o: TopicOwner) {
 /** `/sys/{pk}/{dn}/thing/event/property/post` of the owner: the topic of most messages. */
 export function propertyPostTopic(o: TopicOwner): string {
     return spaces(o).propertyPost;
+}
+
+/** `/sys/{pk}/{dn}/thing/event/property/post_reply`: where the platform answers the property post. */
+export function propertyPostReplyTopic(o: TopicOwner): string {
+    return spaces(o).propertyPostReply;
 }
 
 /** Whether `topic` (a publish topic or a subscription filter) stays inside one of the owners' prefixes. */

@@ -16,6 +16,16 @@ export interface TrafficEvent {
     payload: string;
 }
 
+type Direction = TrafficEvent['direction'];
+const DIRECTIONS: readonly Direction[] = ['up', 'down', 'status'];
+
+/** The device an event is about. */
+interface Who {
+    deviceId: number;
+    productKey: string;
+    deviceName: string;
+}
+
 const WINDOW_S = 60;
 
 export function createTraffic() {
@@ -33,28 +43,45 @@ export function createTraffic() {
     tick.unref();
 
     return {
-        /** An event; a Buffer payload is decoded only when someone listens (not on every message). */
-        emit(event: Omit<TrafficEvent, 'payload'> & { payload: string | Buffer }) {
-            if (event.direction === 'up') {
+        /**
+         * An event. The event object is made, and a Buffer payload decoded, only when someone listens to its direction
+         * (not on every message: the rules engine, for one, listens to status changes only).
+         */
+        emit(direction: Direction, who: Who, topic: string, payload: string | Buffer, time = Date.now()) {
+            if (direction === 'up') {
                 totals.up++;
                 current.up++;
-                current.byProduct.set(event.productKey, (current.byProduct.get(event.productKey) ?? 0) + 1);
-            } else if (event.direction === 'down') {
+                current.byProduct.set(who.productKey, (current.byProduct.get(who.productKey) ?? 0) + 1);
+            } else if (direction === 'down') {
                 totals.down++;
                 current.down++;
             }
-            if (emitter.listenerCount('event')) {
-                const payload = typeof event.payload === 'string' ? event.payload : event.payload.toString();
-                emitter.emit('event', { ...event, payload });
+            if (emitter.listenerCount(direction)) {
+                const event: TrafficEvent = {
+                    time,
+                    direction,
+                    deviceId: who.deviceId,
+                    productKey: who.productKey,
+                    deviceName: who.deviceName,
+                    topic,
+                    payload: typeof payload === 'string' ? payload : payload.toString(),
+                };
+                emitter.emit(direction, event);
             }
         },
-        /** Events passing `filter`, until the returned function is called. */
-        subscribe(filter: (e: TrafficEvent) => boolean, fn: (e: TrafficEvent) => void): () => void {
+        /** Events of these directions (default all) passing `filter`, until the returned function is called. */
+        subscribe(
+            filter: (e: TrafficEvent) => boolean,
+            fn: (e: TrafficEvent) => void,
+            directions: readonly Direction[] = DIRECTIONS,
+        ): () => void {
             const listener = (e: TrafficEvent) => {
                 if (filter(e)) fn(e);
             };
-            emitter.on('event', listener);
-            return () => emitter.off('event', listener);
+            for (const d of directions) emitter.on(d, listener);
+            return () => {
+                for (const d of directions) emitter.off(d, listener);
+            };
         },
         /** Messages per second over the last `window` full seconds (default 5), and the per-second series of the minute. */
         rates(window = 5) {

@@ -1,5 +1,5 @@
 import type { Directory, DeviceEntry } from './directory';
-import { parseSysTopic, propertyPostTopic } from './topics';
+import { parseSysTopic, propertyPostReplyTopic, propertyPostTopic } from './topics';
 import { checkValue, propertyValues } from './thingValues';
 import type { MessageWriter } from './writer';
 
@@ -15,7 +15,8 @@ export const ALINK = { OK: 200, BAD_PARAMS: 460, FAILED: 500 } as const;
 interface Deps {
     directory: Directory;
     writer: MessageWriter;
-    publish: (topic: string, payload: string) => Promise<void>;
+    /** Publishes to `device`'s topic as the platform. */
+    publish: (topic: string, payload: string, qos: 0 | 1, device: DeviceEntry) => Promise<void>;
     log: (message: string) => void;
 }
 
@@ -45,6 +46,10 @@ export interface AcceptedMessage {
     payload: Buffer;
 }
 
+const PROPERTY_POST = 'thing.event.property.post';
+/** The rest of a property post's success reply, after its id (as JSON.stringify writes the whole body). */
+const PROPERTY_POST_OK = `,"code":${ALINK.OK},"data":{},"message":"success","method":"${PROPERTY_POST}","version":"1.0"}`;
+
 const EVENT_POST = /^thing\/event\/([A-Za-z_][A-Za-z0-9_]*)\/post$/;
 
 function parseJson(payload: Buffer): AlinkRequest | undefined {
@@ -56,6 +61,20 @@ function parseJson(payload: Buffer): AlinkRequest | undefined {
     } catch {
         return undefined;
     }
+}
+
+/** The `time` of the first value of a property post's params (`{ id: { value, time } }`), if any. */
+function firstTime(params: Record<string, unknown>): unknown {
+    for (const id in params) {
+        const first = params[id];
+        return typeof first === 'object' && first !== null ? (first as { time?: unknown }).time : undefined;
+    }
+    return undefined;
+}
+
+function isEmpty(o: object): boolean {
+    for (const _ in o) return false;
+    return true;
 }
 
 /** Alink's `time` (ms) when the device gives a sane one, else now. */
@@ -80,22 +99,22 @@ export function createUplink({ directory, writer, publish }: Deps) {
         }
     }
 
+    /** The Alink reply to `request` on `{topic}_reply`: `{ id, code, data: {}, message, method, version }`. */
     async function reply(
+        device: DeviceEntry,
         topic: string,
         request: AlinkRequest | undefined,
         method: string,
         code: number,
         message: string,
     ) {
-        const body = {
-            id: typeof request?.id === 'string' || typeof request?.id === 'number' ? String(request.id) : '',
-            code,
-            data: {},
-            message,
-            method,
-            version: '1.0',
-        };
-        await publish(`${topic}_reply`, JSON.stringify(body)).catch(() => undefined);
+        const id = request ? requestIdOf(request) : '';
+        const body =
+            code === ALINK.OK && method === PROPERTY_POST
+                ? `{"id":${JSON.stringify(id)}${PROPERTY_POST_OK}`
+                : JSON.stringify({ id, code, data: {}, message, method, version: '1.0' });
+        const replyTopic = topic === propertyPostTopic(device) ? propertyPostReplyTopic(device) : `${topic}_reply`;
+        await publish(replyTopic, body, 0, device).catch(() => undefined);
     }
 
     async function propertyPost(
@@ -104,25 +123,26 @@ export function createUplink({ directory, writer, publish }: Deps) {
         request: AlinkRequest | undefined,
         payload: Buffer,
     ) {
-        const method = 'thing.event.property.post';
-        if (!request) return reply(topic, request, method, ALINK.BAD_PARAMS, '消息不是有效的 JSON 对象');
+        const method = PROPERTY_POST;
+        if (!request) return reply(device, topic, request, method, ALINK.BAD_PARAMS, '消息不是有效的 JSON 对象');
         const params = request.params;
         if (typeof params !== 'object' || params === null || Array.isArray(params))
-            return reply(topic, request, method, ALINK.BAD_PARAMS, 'params 应为对象');
+            return reply(device, topic, request, method, ALINK.BAD_PARAMS, 'params 应为对象');
         const values = propertyValues(params as Record<string, unknown>);
-        if (!Object.keys(values).length) return reply(topic, request, method, ALINK.BAD_PARAMS, '属性上报不能为空');
+        if (isEmpty(values)) return reply(device, topic, request, method, ALINK.BAD_PARAMS, '属性上报不能为空');
         const model = directory.loadedModel(device.productId) ?? (await directory.model(device.productId));
-        for (const [identifier, value] of Object.entries(values)) {
+        for (const identifier in values) {
             const fn = model.properties.get(identifier);
-            if (!fn) return reply(topic, request, method, ALINK.BAD_PARAMS, `属性 ${identifier} 未在物模型中定义`);
-            const why = checkValue(fn.dataType, value);
-            if (why) return reply(topic, request, method, ALINK.BAD_PARAMS, `属性 ${identifier} ${why}`);
+            if (!fn)
+                return reply(device, topic, request, method, ALINK.BAD_PARAMS, `属性 ${identifier} 未在物模型中定义`);
+            const why = checkValue(fn.dataType, values[identifier]);
+            if (why) return reply(device, topic, request, method, ALINK.BAD_PARAMS, `属性 ${identifier} ${why}`);
         }
-        const first = Object.values(params as Record<string, { time?: unknown }>)[0];
-        const ts = timeOf(typeof first === 'object' && first !== null ? first.time : undefined);
+        const ts = timeOf(firstTime(params as Record<string, unknown>));
         await writer.propertyPost(device.deviceId, ts, values);
-        accepted({ device, topic, kind: 'property', values, ts, requestId: requestIdOf(request), payload });
-        return reply(topic, request, method, ALINK.OK, 'success');
+        if (acceptedListeners.length)
+            accepted({ device, topic, kind: 'property', values, ts, requestId: requestIdOf(request), payload });
+        return reply(device, topic, request, method, ALINK.OK, 'success');
     }
 
     async function eventPost(
@@ -133,22 +153,31 @@ export function createUplink({ directory, writer, publish }: Deps) {
         payload: Buffer,
     ) {
         const method = `thing.event.${identifier}.post`;
-        if (!request) return reply(topic, request, method, ALINK.BAD_PARAMS, '消息不是有效的 JSON 对象');
+        if (!request) return reply(device, topic, request, method, ALINK.BAD_PARAMS, '消息不是有效的 JSON 对象');
         const params = (request.params ?? {}) as { value?: unknown; time?: unknown };
         if (typeof params !== 'object' || Array.isArray(params))
-            return reply(topic, request, method, ALINK.BAD_PARAMS, 'params 应为对象');
+            return reply(device, topic, request, method, ALINK.BAD_PARAMS, 'params 应为对象');
         const model = await directory.model(device.productId);
         const fn = model.events.get(identifier);
-        if (!fn) return reply(topic, request, method, ALINK.BAD_PARAMS, `事件 ${identifier} 未在物模型中定义`);
+        if (!fn) return reply(device, topic, request, method, ALINK.BAD_PARAMS, `事件 ${identifier} 未在物模型中定义`);
         const value = params.value ?? {};
         if (typeof value !== 'object' || value === null || Array.isArray(value))
-            return reply(topic, request, method, ALINK.BAD_PARAMS, 'params.value 应为对象');
+            return reply(device, topic, request, method, ALINK.BAD_PARAMS, 'params.value 应为对象');
         const outputs = new Map(fn.outputData.map((p) => [p.identifier, p]));
         for (const [key, v] of Object.entries(value)) {
             const param = outputs.get(key);
-            if (!param) return reply(topic, request, method, ALINK.BAD_PARAMS, `事件 ${identifier} 没有参数 ${key}`);
+            if (!param)
+                return reply(device, topic, request, method, ALINK.BAD_PARAMS, `事件 ${identifier} 没有参数 ${key}`);
             const why = checkValue(param.dataType, v);
-            if (why) return reply(topic, request, method, ALINK.BAD_PARAMS, `事件 ${identifier} 的参数 ${key} ${why}`);
+            if (why)
+                return reply(
+                    device,
+                    topic,
+                    request,
+                    method,
+                    ALINK.BAD_PARAMS,
+                    `事件 ${identifier} 的参数 ${key} ${why}`,
+                );
         }
         const ts = timeOf(params.time);
         await writer.write({ deviceId: device.deviceId, ts, method, identifier, data: value });
@@ -162,7 +191,7 @@ export function createUplink({ directory, writer, publish }: Deps) {
             requestId: requestIdOf(request),
             payload,
         });
-        return reply(topic, request, method, ALINK.OK, 'success');
+        return reply(device, topic, request, method, ALINK.OK, 'success');
     }
 
     return {
@@ -217,7 +246,12 @@ export function createUplink({ directory, writer, publish }: Deps) {
                     serverRecvTime: String(received),
                     serverSendTime: String(Date.now()),
                 };
-                await publish(`/ext/ntp/${device.productKey}/${device.deviceName}/response`, JSON.stringify(body));
+                await publish(
+                    `/ext/ntp/${device.productKey}/${device.deviceName}/response`,
+                    JSON.stringify(body),
+                    0,
+                    device,
+                );
                 return;
             }
             // Custom topics and anything else inside the device's own space: logged as it came.

@@ -661,7 +661,7 @@ export function createRuleEngine({
                 for (const u of unsubscribe) u();
                 unsubscribe = [];
                 if (backend.uplink) unsubscribe.push(backend.uplink.onAccepted(onMessage));
-                unsubscribe.push(backend.traffic.subscribe((e) => e.direction === 'status', onStatus));
+                unsubscribe.push(backend.traffic.subscribe(() => true, onStatus, ['status']));
             });
             return engine.refresh();
         },
