@@ -28,6 +28,12 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
  * node_modules linked): its console and harness are built too and measured in the same run (anchor_* figures).
  */
 const ANCHOR = process.env.MAP_BENCH_ANCHOR;
+/** MAP_BENCH_REPEAT=n: the dashboard rounds (and the anchor's) n times over, interleaved; later ones named *_r2, ... */
+const REPEAT = Math.max(1, Number(process.env.MAP_BENCH_REPEAT ?? 1));
+/** MAP_BENCH_SHOTS=<dir>: a picture of the dashboard's map once idle after its first render, per dashboard round. */
+const SHOTS_DIR = process.env.MAP_BENCH_SHOTS;
+/** MAP_BENCH_TRACE=<dir>: a Chromium performance trace of each dashboard round, written there (chrome://tracing). */
+const TRACE_DIR = process.env.MAP_BENCH_TRACE;
 
 /** [lng, lat, weight]: devices gather around these cities, 0.6° / 0.45° standard spread (as the map harness). */
 const CITIES: Array<[number, number, number]> = [
@@ -154,16 +160,33 @@ function outlineBytes(url: string, token: string): Promise<{ wire: number; decod
 const MAP_CALLS = ['/api/device/queryLonLatList', '/api/device/queryLonLatClusters'];
 
 /** Opens `path` in a fresh context (nothing cached: cold) and waits for DeviceMap's first-render marker. */
-async function firstRender(browser: Browser, url: string, token: string, target: string): Promise<Render> {
+async function firstRender(
+    browser: Browser,
+    url: string,
+    token: string,
+    target: string,
+    tracePath?: string,
+    shotPath?: string,
+): Promise<Render> {
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: 'zh-CN' });
+    let tracing = false;
     try {
         await context.addCookies([{ name: 'Authorization', value: token, url }]);
         const page = await context.newPage();
+        if (tracePath) {
+            const categories = process.env.MAP_BENCH_TRACE_CATEGORIES?.split(',');
+            await browser.startTracing(page, { path: tracePath, screenshots: false, categories });
+            tracing = true;
+        }
         const errors: string[] = [];
         page.on('pageerror', (e) => errors.push(String(e)));
         await page.goto(`${url}${target}`);
         const marker = page.locator('[data-first-render]');
         await marker.waitFor({ state: 'attached', timeout: 300_000 });
+        if (tracing) {
+            tracing = false;
+            await browser.stopTracing();
+        }
         const rendered = Number(await marker.getAttribute('data-first-render'));
         const represented = Number(await marker.getAttribute('data-points'));
         // A string, not a function: tsx would wrap a function's inner helpers in __name, unknown to the page.
@@ -175,6 +198,14 @@ async function firstRender(browser: Browser, url: string, token: string, target:
             wait: number;
         }>;
         const phases = (await page.evaluate(PHASES)) as Record<string, number>;
+        if (shotPath) {
+            await page.evaluate(`new Promise((resolve) => {
+                const map = document.querySelector('[data-testid=device-map]').maplibreMap;
+                map.once('idle', () => setTimeout(resolve, 500));
+                map.triggerRepaint();
+            })`);
+            await page.locator('[data-testid=device-map]').screenshot({ path: shotPath });
+        }
         if (errors.length) throw new Error(`page errors: ${errors.join('; ')}`);
         if (!calls.length && !target.includes('mode=base')) throw new Error(`${target} asked for no map data`);
         return {
@@ -186,6 +217,7 @@ async function firstRender(browser: Browser, url: string, token: string, target:
             phases,
         };
     } finally {
+        if (tracing) await browser.stopTracing();
         await context.close();
     }
 }
@@ -297,9 +329,21 @@ const group: BenchGroup = {
                         );
                     }
                     if (process.env.MAP_BENCH_SKIP_WHOLE) rounds.splice(1, 1);
+                    for (let n = 2; n <= REPEAT; n++) {
+                        rounds.push(['dashboard_r' + n, url, '/introduce']);
+                        if (anchorUrl) rounds.push(['anchor_dashboard_r' + n, anchorUrl, '/introduce']);
+                    }
                     for (const [name, base, target] of rounds) {
                         try {
-                            const r = await firstRender(browser, base, token, target);
+                            const trace =
+                                TRACE_DIR && name.includes('dashboard')
+                                    ? path.join(TRACE_DIR, `${label}_${name}.json`)
+                                    : undefined;
+                            const shot =
+                                SHOTS_DIR && name.includes('dashboard')
+                                    ? path.join(SHOTS_DIR, `${label}_${name}.png`)
+                                    : undefined;
+                            const r = await firstRender(browser, base, token, target, trace, shot);
                             if (name === 'whole' && r.represented !== size) {
                                 throw new Error(`the map holds ${r.represented} devices, not ${size}`);
                             }
