@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -94,6 +94,46 @@ async function fill(db: Db, devices: number): Promise<void> {
 }
 
 const round = (n: number) => Math.round(n);
+
+/**
+ * CPU time (ms, user + system) of the Chromium processes this process started, all their threads (SwiftShader's
+ * included), from /proc: a page's work, which the machine's load stretches far less than its wall-clock time.
+ */
+function browserCpuMs(): number {
+    if (process.platform !== 'linux') return NaN;
+    const stats = new Map<number, { ppid: number; comm: string; ticks: number }>();
+    for (const entry of readdirSync('/proc')) {
+        if (!/^\d+$/.test(entry)) continue;
+        try {
+            const text = readFileSync(`/proc/${entry}/stat`, 'utf8');
+            const close = text.lastIndexOf(')');
+            const fields = text.slice(close + 2).split(' ');
+            stats.set(Number(entry), {
+                ppid: Number(fields[1]),
+                comm: text.slice(text.indexOf('(') + 1, close),
+                ticks: Number(fields[11]) + Number(fields[12]),
+            });
+        } catch {
+            // The process ended meanwhile.
+        }
+    }
+    const ours = new Set([process.pid]);
+    for (let grew = true; grew;) {
+        grew = false;
+        for (const [pid, s] of stats) {
+            if (!ours.has(pid) && ours.has(s.ppid)) {
+                ours.add(pid);
+                grew = true;
+            }
+        }
+    }
+    let ticks = 0;
+    for (const pid of ours) {
+        const s = stats.get(pid);
+        if (s && /chrom/i.test(s.comm)) ticks += s.ticks;
+    }
+    return ticks * 10;
+}
 const kb = (bytes: number) => Math.round((bytes / 1024) * 10) / 10;
 
 interface Render {
@@ -106,6 +146,8 @@ interface Render {
     serverWait: number;
     /** ms from navigation start to each step of the way (phases below), and the outlines' sizes. */
     phases: Record<string, number>;
+    /** CPU ms the browser's processes spent from navigation to the first render (browserCpuMs). */
+    browserCpu: number;
 }
 
 /**
@@ -180,9 +222,11 @@ async function firstRender(
         }
         const errors: string[] = [];
         page.on('pageerror', (e) => errors.push(String(e)));
+        const cpuBefore = browserCpuMs();
         await page.goto(`${url}${target}`);
         const marker = page.locator('[data-first-render]');
         await marker.waitFor({ state: 'attached', timeout: 300_000 });
+        const browserCpu = browserCpuMs() - cpuBefore;
         if (tracing) {
             tracing = false;
             await browser.stopTracing();
@@ -215,6 +259,7 @@ async function firstRender(
             decoded: calls.reduce((n, c) => n + c.decoded, 0),
             serverWait: calls.length ? Math.max(...calls.map((c) => c.wait)) : 0,
             phases,
+            browserCpu,
         };
     } finally {
         if (tracing) await browser.stopTracing();
@@ -350,6 +395,7 @@ const group: BenchGroup = {
                             if (name !== 'basemap' && r.represented <= 0) throw new Error('the map drew nothing');
                             add(`${label}_${name}_cold_first_render`, round(r.firstRender), 'ms');
                             add(`${label}_${name}_server_wait`, round(r.serverWait), 'ms');
+                            add(`${label}_${name}_browser_cpu`, round(r.browserCpu), 'ms');
                             add(`${label}_${name}_transfer`, kb(r.transfer), 'KB');
                             add(`${label}_${name}_decoded`, kb(r.decoded), 'KB');
                             for (const [phase, value] of Object.entries(r.phases)) {
