@@ -1,5 +1,3 @@
-// First: the chunks of the screen opened on start loading before React and the console are evaluated.
-import './src/boot/routePreloads';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router-dom';

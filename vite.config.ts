@@ -1,18 +1,10 @@
 import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
-import { routePreloads } from './scripts/vite/routePreloads.mjs';
 
 const apiTarget = process.env.API_TARGET ?? 'http://127.0.0.1:8080';
 
 export default defineConfig({
-    plugins: [
-        react(),
-        // The dashboard (/introduce, where / and /accessplatform lead) shows the device map: its chunks (maplibre)
-        // load beside the console's boot instead of after the dashboard has rendered.
-        routePreloads({
-            'src/widgets/dashboard/LocationMap.tsx': ['/', '/introduce', '/accessplatform'],
-        }),
-    ],
+    plugins: [react()],
     server: {
         // `npm run dev` serves the console with hot reload and forwards every platform call to the server.
         proxy: Object.fromEntries(

@@ -1,7 +1,5 @@
-import { createElement, lazy, type ComponentType } from 'react';
-import { Box } from '@mui/material';
+import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
 import type { Scope } from '../engine/vocabulary';
-import { unsuspended } from './unsuspended';
 
 /** What every widget receives: the scope where it sits, the definition's props, and onClose inside a dialog. */
 export interface WidgetProps {
@@ -27,23 +25,19 @@ export interface InputWidgetProps {
  * dialog or tab layout of their own. Each loads in a chunk of its own.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const widgets: Record<string, ComponentType<any>> = {
+export const widgets: Record<string, LazyExoticComponent<ComponentType<any>>> = {
     /** Input: a thing-model data type with its specs, or with `params` a list of params (struct members recurse). */
     dataTypeSpec: lazy(() => import('./thingModel/DataTypeSpec')),
     /** A product's thing model as TSL JSON with copy ({ productId }): the 查看物模型 dialog's body. */
     thingModelTsl: lazy(() => import('./thingModel/TslView')),
     /** 我的项目: the project cards of the dashboard, each to its overview, and 新建项目. */
     projectCards: lazy(() => import('./dashboard/ProjectCards').then((m) => ({ default: m.ProjectCards }))),
-    /**
-     * 设备分布: every located device on the map (clusters from the server above 10,000), click to open one. Its chunks
-     * (maplibre, about 1 MB) are preloaded at boot on the dashboard's routes (vite.config.ts, routePreloads), and it
-     * does not suspend: the map is created as soon as they are there, not when React next reveals a boundary.
-     */
-    deviceMap: unsuspended(
-        () => import('./dashboard/LocationMap').then((m) => ({ default: m.LocationMap })),
-        // The card's place, still (a spinner's frames would queue with the map's first one on a software GPU).
-        createElement(Box, { sx: { height: 520, borderRadius: 1, bgcolor: '#e6edf4' }, 'aria-busy': true }),
-    ),
+    /** 设备分布: every located device on the map (clusters from the server above 10,000), click to open one. */
+    // maplibre's chunk (about 1 MB) downloads beside the widget's own instead of after it has rendered.
+    deviceMap: lazy(() => {
+        void import('../components/map/DeviceMap');
+        return import('./dashboard/LocationMap').then((m) => ({ default: m.LocationMap }));
+    }),
     /** The answer of a device CSV import ({ answer }): written names, refused rows with line and reason. */
     deviceImportResult: lazy(() => import('./devices/ImportResult').then((m) => ({ default: m.ImportResultView }))),
     /** A JSON document shown indented ({ text, caption }): a logged message's payload. */

@@ -255,32 +255,6 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
         await page.waitForURL(`**/devInstanceDetail/${device.productId}/${device.deviceId}`);
     });
 
-    it('fetches the map chunks (maplibre) while the console boots on the dashboard, and not on other screens', async () => {
-        // A context of its own (nothing cached) with this session's cookie.
-        const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: 'zh-CN' });
-        await context.addCookies(await page.context().cookies());
-        const opened = async (path: string, ready?: string) => {
-            const tab = await context.newPage();
-            const urls: string[] = [];
-            tab.on('request', (r) => urls.push(new URL(r.url()).pathname));
-            await tab.goto(`${server.url}${path}`);
-            if (ready) await tab.locator(ready).waitFor({ timeout: 60_000 });
-            await tab.waitForLoadState('networkidle');
-            await tab.close();
-            return urls;
-        };
-        const maplibre = (u: string) => /^\/assets\/useBaseMap-[^/]*\.js$/.test(u);
-        const dashboard = await opened('/introduce', '[data-state=rendered]');
-        // Asked for beside the sign-in check, before the menu and the dashboard's own calls, not once the map mounts.
-        expect(dashboard.findIndex(maplibre)).toBeGreaterThanOrEqual(0);
-        expect(dashboard.findIndex(maplibre)).toBeLessThan(dashboard.indexOf('/api/menu'));
-        expect(dashboard.findIndex(maplibre)).toBeLessThan(dashboard.indexOf('/api/dashboard/count'));
-        const products = await opened('/product');
-        await context.close();
-        expect(products).toContain('/api/menu');
-        expect(products.some(maplibre)).toBe(false);
-    });
-
     it('raised no page errors', () => {
         expect(errors).toEqual([]);
     });

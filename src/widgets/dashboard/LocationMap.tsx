@@ -1,14 +1,15 @@
-import { useCallback, useState } from 'react';
+import { lazy, Suspense, useCallback, useState } from 'react';
 import { Box, Card, Typography } from '@mui/material';
 import { useDataProvider } from 'react-admin';
 import { useNavigate } from 'react-router-dom';
 import type { PlatformDataProvider } from '../../engine/choices';
 import type { MapClusterAnswer, MapViewQuery } from '../../components/map/deviceLayers';
-// Not lazy: this widget is itself loaded lazily (src/widgets/registry.ts), and a second Suspense boundary inside it cost
-// the dashboard map a second reveal, which React holds back until 300 ms after the last fallback it showed.
-import DeviceMap from '../../components/map/DeviceMap';
 import type { DevicePoint } from '../../components/map/types';
 import { DASHBOARD, WHOLE_MAP_LIMIT, type DeviceLocation } from './api';
+
+/** maplibre-gl and the map code: their own chunk, fetched as soon as the dashboard mounts (Introduce.tsx). */
+export const loadDeviceMap = () => import('../../components/map/DeviceMap');
+const DeviceMap = lazy(loadDeviceMap);
 
 export const MAP_HEIGHT = 460;
 
@@ -72,13 +73,15 @@ export function LocationMap() {
                     点击聚合点放大，点击设备查看详情
                 </Typography>
             </Box>
-            <DeviceMap
-                points={NO_POINTS}
-                height={MAP_HEIGHT}
-                onPointClick={openDevice}
-                fetchView={fetchView}
-                wholeLimit={WHOLE_MAP_LIMIT}
-            />
+            <Suspense fallback={<Box sx={{ height: MAP_HEIGHT, bgcolor: '#e6edf4', borderRadius: 1 }} aria-busy />}>
+                <DeviceMap
+                    points={NO_POINTS}
+                    height={MAP_HEIGHT}
+                    onPointClick={openDevice}
+                    fetchView={fetchView}
+                    wholeLimit={WHOLE_MAP_LIMIT}
+                />
+            </Suspense>
         </Card>
     );
 }
