@@ -1,5 +1,5 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import { Alert, Box, Button, CircularProgress, Typography } from '@mui/material';
+import { Alert, Box, Button, Typography } from '@mui/material';
 import type { GeoJSONSource, Map as MapLibreMap, MapLayerMouseEvent, Popup } from 'maplibre-gl';
 import {
     CLUSTER_LAYER,
@@ -315,6 +315,7 @@ export default function DeviceMap({
             <Box ref={container} data-testid="device-map" sx={{ width: '100%', height: '100%' }} />
             {loading && !error && (
                 <Box
+                    role="status"
                     sx={{
                         position: 'absolute',
                         inset: 0,
@@ -324,7 +325,17 @@ export default function DeviceMap({
                         pointerEvents: 'none',
                     }}
                 >
-                    <CircularProgress size={32} aria-label="设备位置加载中" />
+                    {/*
+                     * Still, not a spinner: an animation repaints the page every frame, and on a software GPU those
+                     * frames queue with the map's own first one (WebGL set-up, shader compiles) on the same thread.
+                     */}
+                    <Typography
+                        variant="body2"
+                        color="text.secondary"
+                        sx={{ bgcolor: 'rgba(255,255,255,0.85)', px: 2, py: 1, borderRadius: 1 }}
+                    >
+                        设备位置加载中…
+                    </Typography>
                 </Box>
             )}
             {!loading && empty && !error && (

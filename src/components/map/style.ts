@@ -92,6 +92,13 @@ export function offlineStyle(api: GeoApi): StyleSpecification {
     };
 }
 
+/**
+ * The area names join the map once it is first idle (useBaseMap.ts), not in its first frame: each Chinese character is
+ * drawn by the browser and turned into a glyph on the main thread, and on a loaded machine that held the first frame
+ * (outlines and device clusters) back. They are in the style hidden, so the style stays whole and valid.
+ */
+export const DEFERRED_LABELS = ['province-label', 'city-label', 'district-label'];
+
 function label(
     id: string,
     source: string,
@@ -107,6 +114,7 @@ function label(
         // The outlines carry one label point per area (GET /api/geo/outlines): polygons would repeat per tile.
         filter: ['==', ['geometry-type'], 'Point'],
         layout: {
+            visibility: DEFERRED_LABELS.includes(id) ? 'none' : 'visible',
             'text-field': ['get', field],
             'text-font': LABEL_FONT,
             'text-size': opts.size,

@@ -4,7 +4,7 @@ import type { GeoApi } from './geoApi';
 import { MAP_LOCALE } from './locale';
 import { maplibregl } from './maplibre';
 import { markMap } from './marks';
-import { CITY_MIN_ZOOM, DISTRICT_MIN_ZOOM, isOfflineStyle, resolveStyle } from './style';
+import { CITY_MIN_ZOOM, DEFERRED_LABELS, DISTRICT_MIN_ZOOM, isOfflineStyle, resolveStyle } from './style';
 
 export const WEBGL_MESSAGE = '当前浏览器无法显示地图（需要 WebGL 支持）';
 
@@ -87,6 +87,8 @@ export function useBaseMap(container: RefObject<HTMLDivElement | null>, { api, c
         // config is on its way; the style follows when it answers.
         markMap('map:style-asked');
         const styled = resolveStyle(api);
+        // The offline style's province outlines (the default basemap), fetched beside the style config.
+        api.warmOutline?.('province');
         let created: MapLibreMap;
         markMap('map:creating');
         try {
@@ -123,6 +125,10 @@ export function useBaseMap(container: RefObject<HTMLDivElement | null>, { api, c
                 markMap('map:style-loaded');
                 if (cancelled) return;
                 if (isOfflineStyle(style)) {
+                    created.once('idle', () => {
+                        if (cancelled) return;
+                        for (const id of DEFERRED_LABELS) created.setLayoutProperty(id, 'visibility', 'visible');
+                    });
                     const cities = attachCityOutlines(created, api);
                     const districts = attachDistrictOutlines(created, api);
                     detach = () => {
