@@ -24,7 +24,7 @@ import { createGeoApi, type GeoApi } from './geoApi';
 import { maplibregl } from './maplibre';
 import { markMap } from './marks';
 import type { DeviceMapProps, DevicePoint } from './types';
-import { COLORS } from './style';
+import { COLORS, showDeferredLabels } from './style';
 import { useBaseMap } from './useBaseMap';
 
 /** The map element carries its maplibre map under this name, for tests and benchmarks (queryRenderedFeatures). */
@@ -76,7 +76,12 @@ export default function DeviceMap({
 }: DeviceMapProps & DeviceMapExtraProps) {
     const api = useMemo(() => givenApi ?? createGeoApi(), [givenApi]);
     const container = useRef<HTMLDivElement | null>(null);
-    const { map, error } = useBaseMap(container, { api, center: DEVICE_MAP_CENTER, zoom: DEVICE_MAP_ZOOM });
+    const { map, error } = useBaseMap(container, {
+        api,
+        center: DEVICE_MAP_CENTER,
+        zoom: DEVICE_MAP_ZOOM,
+        labels: 'by-caller',
+    });
     const serverMode = fetchView !== undefined;
     const [served, setServed] = useState<MapClusterAnswer | null>(null);
     const [fetchError, setFetchError] = useState<string | null>(null);
@@ -296,6 +301,8 @@ export default function DeviceMap({
             map.off('idle', mark);
             markMap('map:first-render');
             setFirstRender(Math.round(performance.now()));
+            // The area names follow the devices' first frame (their glyphs are drawn on this thread).
+            showDeferredLabels(map);
         };
         // The points reach the source in the effects above (addSource on load, else setData), each followed by idle.
         map.on('idle', mark);

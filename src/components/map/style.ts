@@ -93,11 +93,19 @@ export function offlineStyle(api: GeoApi): StyleSpecification {
 }
 
 /**
- * The area names join the map once it is first idle (useBaseMap.ts), not in its first frame: each Chinese character is
- * drawn by the browser and turned into a glyph on the main thread, and on a loaded machine that held the first frame
- * (outlines and device clusters) back. They are in the style hidden, so the style stays whole and valid.
+ * The area names join the map after its first frame (useBaseMap.ts), not in it: each Chinese character is drawn by the
+ * browser and turned into a glyph on the main thread, and on a loaded machine that held the first frame (outlines and
+ * device clusters) back. They are in the style hidden, so the style stays whole and valid.
  */
 export const DEFERRED_LABELS = ['province-label', 'city-label', 'district-label'];
+
+/** Shows the area names of the offline style (nothing on an online style, which has no such layers). */
+export function showDeferredLabels(map: {
+    getLayer(id: string): unknown;
+    setLayoutProperty(id: string, name: 'visibility', value: 'visible'): unknown;
+}): void {
+    for (const id of DEFERRED_LABELS) if (map.getLayer(id)) map.setLayoutProperty(id, 'visibility', 'visible');
+}
 
 function label(
     id: string,
