@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -28,6 +28,12 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
  * node_modules linked): its console and harness are built too and measured in the same run (anchor_* figures).
  */
 const ANCHOR = process.env.MAP_BENCH_ANCHOR;
+/** MAP_BENCH_REPEAT=n: the dashboard rounds (and the anchor's) n times over, interleaved; later ones named *_r2, ... */
+const REPEAT = Math.max(1, Number(process.env.MAP_BENCH_REPEAT ?? 1));
+/** MAP_BENCH_SHOTS=<dir>: a picture of the dashboard's map once idle after its first render, per dashboard round. */
+const SHOTS_DIR = process.env.MAP_BENCH_SHOTS;
+/** MAP_BENCH_TRACE=<dir>: a Chromium performance trace of each dashboard round, written there (chrome://tracing). */
+const TRACE_DIR = process.env.MAP_BENCH_TRACE;
 
 /** [lng, lat, weight]: devices gather around these cities, 0.6° / 0.45° standard spread (as the map harness). */
 const CITIES: Array<[number, number, number]> = [
@@ -88,6 +94,46 @@ async function fill(db: Db, devices: number): Promise<void> {
 }
 
 const round = (n: number) => Math.round(n);
+
+/**
+ * CPU time (ms, user + system) of the Chromium processes this process started, all their threads (SwiftShader's
+ * included), from /proc: a page's work, which the machine's load stretches far less than its wall-clock time.
+ */
+function browserCpuMs(): number {
+    if (process.platform !== 'linux') return NaN;
+    const stats = new Map<number, { ppid: number; comm: string; ticks: number }>();
+    for (const entry of readdirSync('/proc')) {
+        if (!/^\d+$/.test(entry)) continue;
+        try {
+            const text = readFileSync(`/proc/${entry}/stat`, 'utf8');
+            const close = text.lastIndexOf(')');
+            const fields = text.slice(close + 2).split(' ');
+            stats.set(Number(entry), {
+                ppid: Number(fields[1]),
+                comm: text.slice(text.indexOf('(') + 1, close),
+                ticks: Number(fields[11]) + Number(fields[12]),
+            });
+        } catch {
+            // The process ended meanwhile.
+        }
+    }
+    const ours = new Set([process.pid]);
+    for (let grew = true; grew;) {
+        grew = false;
+        for (const [pid, s] of stats) {
+            if (!ours.has(pid) && ours.has(s.ppid)) {
+                ours.add(pid);
+                grew = true;
+            }
+        }
+    }
+    let ticks = 0;
+    for (const pid of ours) {
+        const s = stats.get(pid);
+        if (s && /chrom/i.test(s.comm)) ticks += s.ticks;
+    }
+    return ticks * 10;
+}
 const kb = (bytes: number) => Math.round((bytes / 1024) * 10) / 10;
 
 interface Render {
@@ -100,6 +146,8 @@ interface Render {
     serverWait: number;
     /** ms from navigation start to each step of the way (phases below), and the outlines' sizes. */
     phases: Record<string, number>;
+    /** CPU ms the browser's processes spent from navigation to the first render (browserCpuMs). */
+    browserCpu: number;
 }
 
 /**
@@ -154,16 +202,35 @@ function outlineBytes(url: string, token: string): Promise<{ wire: number; decod
 const MAP_CALLS = ['/api/device/queryLonLatList', '/api/device/queryLonLatClusters'];
 
 /** Opens `path` in a fresh context (nothing cached: cold) and waits for DeviceMap's first-render marker. */
-async function firstRender(browser: Browser, url: string, token: string, target: string): Promise<Render> {
+async function firstRender(
+    browser: Browser,
+    url: string,
+    token: string,
+    target: string,
+    tracePath?: string,
+    shotPath?: string,
+): Promise<Render> {
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: 'zh-CN' });
+    let tracing = false;
     try {
         await context.addCookies([{ name: 'Authorization', value: token, url }]);
         const page = await context.newPage();
+        if (tracePath) {
+            const categories = process.env.MAP_BENCH_TRACE_CATEGORIES?.split(',');
+            await browser.startTracing(page, { path: tracePath, screenshots: false, categories });
+            tracing = true;
+        }
         const errors: string[] = [];
         page.on('pageerror', (e) => errors.push(String(e)));
+        const cpuBefore = browserCpuMs();
         await page.goto(`${url}${target}`);
         const marker = page.locator('[data-first-render]');
         await marker.waitFor({ state: 'attached', timeout: 300_000 });
+        const browserCpu = browserCpuMs() - cpuBefore;
+        if (tracing) {
+            tracing = false;
+            await browser.stopTracing();
+        }
         const rendered = Number(await marker.getAttribute('data-first-render'));
         const represented = Number(await marker.getAttribute('data-points'));
         // A string, not a function: tsx would wrap a function's inner helpers in __name, unknown to the page.
@@ -175,6 +242,14 @@ async function firstRender(browser: Browser, url: string, token: string, target:
             wait: number;
         }>;
         const phases = (await page.evaluate(PHASES)) as Record<string, number>;
+        if (shotPath) {
+            await page.evaluate(`new Promise((resolve) => {
+                const map = document.querySelector('[data-testid=device-map]').maplibreMap;
+                map.once('idle', () => setTimeout(resolve, 500));
+                map.triggerRepaint();
+            })`);
+            await page.locator('[data-testid=device-map]').screenshot({ path: shotPath });
+        }
         if (errors.length) throw new Error(`page errors: ${errors.join('; ')}`);
         if (!calls.length && !target.includes('mode=base')) throw new Error(`${target} asked for no map data`);
         return {
@@ -184,8 +259,10 @@ async function firstRender(browser: Browser, url: string, token: string, target:
             decoded: calls.reduce((n, c) => n + c.decoded, 0),
             serverWait: calls.length ? Math.max(...calls.map((c) => c.wait)) : 0,
             phases,
+            browserCpu,
         };
     } finally {
+        if (tracing) await browser.stopTracing();
         await context.close();
     }
 }
@@ -297,15 +374,28 @@ const group: BenchGroup = {
                         );
                     }
                     if (process.env.MAP_BENCH_SKIP_WHOLE) rounds.splice(1, 1);
+                    for (let n = 2; n <= REPEAT; n++) {
+                        rounds.push(['dashboard_r' + n, url, '/introduce']);
+                        if (anchorUrl) rounds.push(['anchor_dashboard_r' + n, anchorUrl, '/introduce']);
+                    }
                     for (const [name, base, target] of rounds) {
                         try {
-                            const r = await firstRender(browser, base, token, target);
+                            const trace =
+                                TRACE_DIR && name.includes('dashboard')
+                                    ? path.join(TRACE_DIR, `${label}_${name}.json`)
+                                    : undefined;
+                            const shot =
+                                SHOTS_DIR && name.includes('dashboard')
+                                    ? path.join(SHOTS_DIR, `${label}_${name}.png`)
+                                    : undefined;
+                            const r = await firstRender(browser, base, token, target, trace, shot);
                             if (name === 'whole' && r.represented !== size) {
                                 throw new Error(`the map holds ${r.represented} devices, not ${size}`);
                             }
                             if (name !== 'basemap' && r.represented <= 0) throw new Error('the map drew nothing');
                             add(`${label}_${name}_cold_first_render`, round(r.firstRender), 'ms');
                             add(`${label}_${name}_server_wait`, round(r.serverWait), 'ms');
+                            add(`${label}_${name}_browser_cpu`, round(r.browserCpu), 'ms');
                             add(`${label}_${name}_transfer`, kb(r.transfer), 'KB');
                             add(`${label}_${name}_decoded`, kb(r.decoded), 'KB');
                             for (const [phase, value] of Object.entries(r.phases)) {

@@ -1,5 +1,5 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import { Alert, Box, Button, CircularProgress, Typography } from '@mui/material';
+import { Alert, Box, Button, Typography } from '@mui/material';
 import type { GeoJSONSource, Map as MapLibreMap, MapLayerMouseEvent, Popup } from 'maplibre-gl';
 import {
     CLUSTER_LAYER,
@@ -24,7 +24,7 @@ import { createGeoApi, type GeoApi } from './geoApi';
 import { maplibregl } from './maplibre';
 import { markMap } from './marks';
 import type { DeviceMapProps, DevicePoint } from './types';
-import { COLORS } from './style';
+import { COLORS, showDeferredLabels } from './style';
 import { useBaseMap } from './useBaseMap';
 
 /** The map element carries its maplibre map under this name, for tests and benchmarks (queryRenderedFeatures). */
@@ -76,7 +76,12 @@ export default function DeviceMap({
 }: DeviceMapProps & DeviceMapExtraProps) {
     const api = useMemo(() => givenApi ?? createGeoApi(), [givenApi]);
     const container = useRef<HTMLDivElement | null>(null);
-    const { map, error } = useBaseMap(container, { api, center: DEVICE_MAP_CENTER, zoom: DEVICE_MAP_ZOOM });
+    const { map, error } = useBaseMap(container, {
+        api,
+        center: DEVICE_MAP_CENTER,
+        zoom: DEVICE_MAP_ZOOM,
+        labels: 'by-caller',
+    });
     const serverMode = fetchView !== undefined;
     const [served, setServed] = useState<MapClusterAnswer | null>(null);
     const [fetchError, setFetchError] = useState<string | null>(null);
@@ -296,6 +301,8 @@ export default function DeviceMap({
             map.off('idle', mark);
             markMap('map:first-render');
             setFirstRender(Math.round(performance.now()));
+            // The area names follow the devices' first frame (their glyphs are drawn on this thread).
+            showDeferredLabels(map);
         };
         // The points reach the source in the effects above (addSource on load, else setData), each followed by idle.
         map.on('idle', mark);
@@ -315,6 +322,7 @@ export default function DeviceMap({
             <Box ref={container} data-testid="device-map" sx={{ width: '100%', height: '100%' }} />
             {loading && !error && (
                 <Box
+                    role="status"
                     sx={{
                         position: 'absolute',
                         inset: 0,
@@ -324,7 +332,17 @@ export default function DeviceMap({
                         pointerEvents: 'none',
                     }}
                 >
-                    <CircularProgress size={32} aria-label="设备位置加载中" />
+                    {/*
+                     * Still, not a spinner: an animation repaints the page every frame, and on a software GPU those
+                     * frames queue with the map's own first one (WebGL set-up, shader compiles) on the same thread.
+                     */}
+                    <Typography
+                        variant="body2"
+                        color="text.secondary"
+                        sx={{ bgcolor: 'rgba(255,255,255,0.85)', px: 2, py: 1, borderRadius: 1 }}
+                    >
+                        设备位置加载中…
+                    </Typography>
                 </Box>
             )}
             {!loading && empty && !error && (

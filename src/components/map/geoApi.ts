@@ -8,6 +8,12 @@ export interface GeoApi {
     search(keyword: string, city?: string): Promise<GeoSearchHit[]>;
     /** Absolute URL of an outline layer (maplibre fetches it in its worker, where relative URLs do not resolve). */
     outlineUrl(level: 'province' | 'city' | 'district', bbox?: [number, number, number, number]): string;
+    /**
+     * Fetches an outline layer into the browser's HTTP cache (the server lets it be cached), for maplibre's worker to
+     * find there, or joining this request, when the style asks for it: the basemap's data is on its way while the map
+     * is created and its style config answers, not only after.
+     */
+    warmOutline?(level: 'province'): void;
 }
 
 const envPrefix = () => ((import.meta.env?.VITE_API_PREFIX as string | undefined) ?? '').replace(/\/+$/, '');
@@ -38,16 +44,24 @@ export function createGeoApi(options: { prefix?: string; fetch?: typeof fetch } 
         throw new Error(typeof body?.msg === 'string' && body.msg ? body.msg : `请求失败（${res.status}）`);
     }
 
+    const outlineUrl: GeoApi['outlineUrl'] = (level, bbox) => {
+        const query = new URLSearchParams({ level });
+        if (bbox) query.set('bbox', bbox.join(','));
+        return new URL(`${prefix}/api/geo/outlines?${query}`, globalThis.location?.href ?? 'http://localhost/').href;
+    };
+
     return {
         config: () => call('/api/geo/config', {}),
         reverse: (lng, lat, radius) => call('/api/geo/reverse', { lng, lat, radius }),
         search: async (keyword, city) =>
             (await call<{ list: GeoSearchHit[] }>('/api/geo/search', { keyword, city })).list,
-        outlineUrl: (level, bbox) => {
-            const query = new URLSearchParams({ level });
-            if (bbox) query.set('bbox', bbox.join(','));
-            return new URL(`${prefix}/api/geo/outlines?${query}`, globalThis.location?.href ?? 'http://localhost/')
-                .href;
+        outlineUrl,
+        warmOutline(level) {
+            const url = outlineUrl(level);
+            // Read to the end so the cache entry completes; a failure is maplibre's to report when it asks itself.
+            doFetch(url, { credentials: 'same-origin' })
+                .then((res) => res.arrayBuffer())
+                .catch(() => undefined);
         },
     };
 }

@@ -92,6 +92,21 @@ export function offlineStyle(api: GeoApi): StyleSpecification {
     };
 }
 
+/**
+ * The area names join the map after its first frame (useBaseMap.ts), not in it: each Chinese character is drawn by the
+ * browser and turned into a glyph on the main thread, and on a loaded machine that held the first frame (outlines and
+ * device clusters) back. They are in the style hidden, so the style stays whole and valid.
+ */
+export const DEFERRED_LABELS = ['province-label', 'city-label', 'district-label'];
+
+/** Shows the area names of the offline style (nothing on an online style, which has no such layers). */
+export function showDeferredLabels(map: {
+    getLayer(id: string): unknown;
+    setLayoutProperty(id: string, name: 'visibility', value: 'visible'): unknown;
+}): void {
+    for (const id of DEFERRED_LABELS) if (map.getLayer(id)) map.setLayoutProperty(id, 'visibility', 'visible');
+}
+
 function label(
     id: string,
     source: string,
@@ -107,6 +122,7 @@ function label(
         // The outlines carry one label point per area (GET /api/geo/outlines): polygons would repeat per tile.
         filter: ['==', ['geometry-type'], 'Point'],
         layout: {
+            visibility: DEFERRED_LABELS.includes(id) ? 'none' : 'visible',
             'text-field': ['get', field],
             'text-font': LABEL_FONT,
             'text-size': opts.size,

@@ -4,7 +4,7 @@ import type { GeoApi } from './geoApi';
 import { MAP_LOCALE } from './locale';
 import { maplibregl } from './maplibre';
 import { markMap } from './marks';
-import { CITY_MIN_ZOOM, DISTRICT_MIN_ZOOM, isOfflineStyle, resolveStyle } from './style';
+import { CITY_MIN_ZOOM, DISTRICT_MIN_ZOOM, isOfflineStyle, resolveStyle, showDeferredLabels } from './style';
 
 export const WEBGL_MESSAGE = '当前浏览器无法显示地图（需要 WebGL 支持）';
 
@@ -62,6 +62,11 @@ export interface BaseMapOptions {
     api: GeoApi;
     center: [number, number];
     zoom: number;
+    /**
+     * Who shows the area names (style.ts DEFERRED_LABELS): the map on its first idle (default), or the caller once
+     * its own data is drawn (showDeferredLabels), so the names' glyphs never hold that first frame back.
+     */
+    labels?: 'on-idle' | 'by-caller';
 }
 
 /**
@@ -70,11 +75,14 @@ export interface BaseMapOptions {
  * way), so callers add their own sources and start their own requests while the basemap loads, and the first frame
  * draws both; `error` when the browser cannot draw maps.
  */
-export function useBaseMap(container: RefObject<HTMLDivElement | null>, { api, center, zoom }: BaseMapOptions) {
+export function useBaseMap(
+    container: RefObject<HTMLDivElement | null>,
+    { api, center, zoom, labels = 'on-idle' }: BaseMapOptions,
+) {
     const [map, setMap] = useState<MapLibreMap | null>(null);
     const [error, setError] = useState<string | null>(null);
     // The first centre and zoom only: later changes are the caller's to fly to.
-    const initial = useRef({ center, zoom });
+    const initial = useRef({ center, zoom, labels });
 
     useEffect(() => {
         let cancelled = false;
@@ -87,6 +95,8 @@ export function useBaseMap(container: RefObject<HTMLDivElement | null>, { api, c
         // config is on its way; the style follows when it answers.
         markMap('map:style-asked');
         const styled = resolveStyle(api);
+        // The offline style's province outlines (the default basemap), fetched beside the style config.
+        api.warmOutline?.('province');
         let created: MapLibreMap;
         markMap('map:creating');
         try {
@@ -123,6 +133,11 @@ export function useBaseMap(container: RefObject<HTMLDivElement | null>, { api, c
                 markMap('map:style-loaded');
                 if (cancelled) return;
                 if (isOfflineStyle(style)) {
+                    if (initial.current.labels === 'on-idle') {
+                        created.once('idle', () => {
+                            if (!cancelled) showDeferredLabels(created);
+                        });
+                    }
                     const cities = attachCityOutlines(created, api);
                     const districts = attachDistrictOutlines(created, api);
                     detach = () => {
