@@ -7,89 +7,16 @@ import type { TestServer } from '../../server/testing';
 import { createAuthProvider } from '../../src/auth/authProvider';
 import { CLUSTER_LAYER, POINT_LAYER, SOURCE_ID } from '../../src/components/map/deviceLayers';
 import { currentLocation, fail, mswServer, platformHandler, renderApp, searchParam, startPlatform } from './helpers';
+import { FakeMap } from '../fakes/maplibre';
 
 /**
  * jsdom has no WebGL: maplibre is replaced by a fake that keeps what DeviceMap gives it (the devices source) and
  * lets the test click a device. The real map, its clusters and zooming are proven in Chromium
  * (tests/e2e/dashboard.test.ts).
  */
-type Handler = (e: unknown) => unknown;
-class FakeMap {
-    static last: FakeMap | undefined;
-    handlers: Array<{ event: string; layer?: string; fn: Handler }> = [];
-    sources = new Map<string, { data: unknown }>();
-    specs = new Map<string, Record<string, unknown>>();
-    constructor(readonly options: Record<string, unknown>) {
-        FakeMap.last = this;
-    }
-    style: unknown;
-    /** As maplibre: the style loads a frame later ('style.load'), then the first frame ('load'). */
-    setStyle(style: unknown) {
-        this.style = style;
-        setTimeout(() => void this.fire('style.load', {}).then(() => this.fire('load', {})), 0);
-        return this;
-    }
-    once(event: string, fn: Handler) {
-        const wrapped: Handler = (e) => {
-            this.off(event, wrapped);
-            return fn(e);
-        };
-        return this.on(event, wrapped);
-    }
-    on(event: string, layerOrFn: string | Handler, fn?: Handler) {
-        if (typeof layerOrFn === 'string') this.handlers.push({ event, layer: layerOrFn, fn: fn! });
-        else this.handlers.push({ event, fn: layerOrFn });
-        return this;
-    }
-    off(event: string, layerOrFn: string | Handler, fn?: Handler) {
-        const target = typeof layerOrFn === 'string' ? fn : layerOrFn;
-        this.handlers = this.handlers.filter((h) => !(h.event === event && h.fn === target));
-        return this;
-    }
-    fire(event: string, e: unknown, layer?: string) {
-        return Promise.all(this.handlers.filter((h) => h.event === event && h.layer === layer).map((h) => h.fn(e)));
-    }
-    addControl() {}
-    touchZoomRotate = { disableRotation() {} };
-    getCanvas() {
-        return { style: { cursor: '' } };
-    }
-    getZoom() {
-        return Number(this.options.zoom);
-    }
-    getCenter() {
-        return this.options.center;
-    }
-    getBounds() {
-        return { getWest: () => 100, getSouth: () => 20, getEast: () => 130, getNorth: () => 45 };
-    }
-    addSource(id: string, spec: { data: unknown }) {
-        this.sources.set(id, { data: spec.data });
-        this.specs.set(id, spec);
-    }
-    addLayer() {}
-    getSource(id: string) {
-        const source = this.sources.get(id);
-        return (
-            source && {
-                setData: (data: unknown) => (source.data = data),
-                getClusterExpansionZoom: async () => 8,
-            }
-        );
-    }
-    isSourceLoaded() {
-        return true;
-    }
-    getStyle() {
-        return this.style;
-    }
-    easeTo(_to: { zoom: number }) {}
-    resize() {}
-    remove() {}
-}
-vi.mock('../../src/components/map/maplibre', () => ({
-    maplibregl: { Map: FakeMap, NavigationControl: class {}, Popup: class {} },
-}));
+vi.mock('../../src/components/map/maplibre', async () => (await import('../fakes/maplibre')).maplibreModule);
+// The dashboard's first view (north China to the south coast).
+FakeMap.bounds = [100, 20, 130, 45];
 
 /** How many features the map's devices source holds (what DeviceMap handed to maplibre). */
 const mappedDevices = () =>
@@ -381,7 +308,7 @@ describe('dashboard (/introduce)', () => {
         expect(asked.map((u) => [u.pathname, u.searchParams.get('whole')])).toEqual([
             ['/api/device/queryLonLatClusters', '10000'],
         ]);
-        expect(FakeMap.last!.specs.get(SOURCE_ID)).toMatchObject({ cluster: true, clusterRadius: 80 });
+        expect(FakeMap.last!.sources.get(SOURCE_ID)?.spec).toMatchObject({ cluster: true, clusterRadius: 80 });
         mswServer.events.removeAllListeners();
 
         const target = seeded.located[1];
@@ -405,7 +332,7 @@ describe('dashboard (/introduce)', () => {
         renderApp('/introduce');
         expect(await screen.findByTestId('located-count')).toHaveTextContent(`已定位设备 ${seeded.located.length} 台`);
         await waitFor(() => expect(FakeMap.last?.sources.get(SOURCE_ID)).toBeDefined());
-        expect(FakeMap.last!.specs.get(SOURCE_ID)).not.toHaveProperty('cluster');
+        expect(FakeMap.last!.sources.get(SOURCE_ID)?.spec).not.toHaveProperty('cluster');
         expect(asked[0].searchParams.get('whole')).toBe('10000');
         const features = () =>
             (FakeMap.last!.sources.get(SOURCE_ID)!.data as { features: Array<{ properties: Record<string, unknown> }> })

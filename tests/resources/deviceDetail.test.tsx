@@ -7,74 +7,14 @@ import { TAG_MESSAGES } from '../../schemas/tag';
 import { deviceFiles } from '../../server/db/schema';
 import { createTestServer, type TestServer } from '../../server/testing';
 import { currentLocation, mswServer, platformHandler, renderApp, searchParam } from './helpers';
+import { FakeMap } from '../fakes/maplibre';
 
 /**
  * The device detail screens against the reference platform in-process (server/testing.ts), so one test covers screen,
  * data provider, contract and server. jsdom has no WebGL: maplibre is replaced by a fake map whose clicks the test
  * fires (the real map is proven in Chromium, tests/e2e/deviceDetail.test.ts).
  */
-type Handler = (e: unknown) => unknown;
-class FakeMap {
-    static last: FakeMap | undefined;
-    handlers: Array<{ event: string; fn: Handler }> = [];
-    canvas = { style: { cursor: '' } };
-    touchZoomRotate = { disableRotation() {} };
-    constructor(readonly options: Record<string, unknown>) {
-        FakeMap.last = this;
-    }
-    /** As maplibre: the style loads a frame later ('style.load'), then the first frame ('load'). */
-    setStyle() {
-        setTimeout(() => void this.fire('style.load', {}).then(() => this.fire('load', {})), 0);
-        return this;
-    }
-    once(event: string, fn: Handler) {
-        const wrapped: Handler = (e) => {
-            this.off(event, wrapped);
-            return fn(e);
-        };
-        return this.on(event, wrapped);
-    }
-    on(event: string, layerOrFn: string | Handler, fn?: Handler) {
-        this.handlers.push({ event, fn: typeof layerOrFn === 'string' ? fn! : layerOrFn });
-        return this;
-    }
-    off(event: string, layerOrFn: string | Handler, fn?: Handler) {
-        const target = typeof layerOrFn === 'string' ? fn : layerOrFn;
-        this.handlers = this.handlers.filter((h) => !(h.event === event && h.fn === target));
-        return this;
-    }
-    fire(event: string, e: unknown) {
-        return Promise.all(this.handlers.filter((h) => h.event === event).map((h) => h.fn(e)));
-    }
-    addControl() {}
-    getCanvas() {
-        return this.canvas;
-    }
-    getZoom() {
-        return 12;
-    }
-    getBounds() {
-        return { getWest: () => 121.3, getSouth: () => 31.1, getEast: () => 121.9, getNorth: () => 31.3 };
-    }
-    getSource() {
-        return { setData() {} };
-    }
-    flyTo() {}
-    resize() {}
-    remove() {}
-}
-class FakeMarker {
-    setLngLat() {
-        return this;
-    }
-    addTo() {
-        return this;
-    }
-    remove() {}
-}
-vi.mock('../../src/components/map/maplibre', () => ({
-    maplibregl: { Map: FakeMap, Marker: FakeMarker, NavigationControl: class {}, Popup: class {} },
-}));
+vi.mock('../../src/components/map/maplibre', async () => (await import('../fakes/maplibre')).maplibreModule);
 
 interface Answer<T> {
     code: number | string;

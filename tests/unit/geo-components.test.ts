@@ -5,92 +5,13 @@ import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-libra
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { GeoApi } from '../../src/components/map/geoApi';
 import type { GeoSearchHit, MapAddress } from '../../src/components/map/types';
+import { FakeMap, FakeMarker } from '../fakes/maplibre';
 
 /**
  * jsdom has no WebGL: maplibre is replaced by a fake that records what the components ask of it and lets the test
  * fire map events. The real map is proven in Chromium (tests/e2e/map.test.ts).
  */
-type Handler = (e: unknown) => unknown;
-class FakeMap {
-    static last: FakeMap | undefined;
-    handlers: Array<{ event: string; layer?: string; fn: Handler }> = [];
-    sources = new Map<string, { spec: Record<string, unknown>; setData: ReturnType<typeof vi.fn> }>();
-    layers: string[] = [];
-    flyTo = vi.fn();
-    easeTo = vi.fn();
-    canvas = { style: { cursor: '' } };
-    constructor(readonly options: Record<string, unknown>) {
-        FakeMap.last = this;
-    }
-    style: unknown;
-    /** As maplibre: the style loads a frame later ('style.load'), then the first frame ('load'). */
-    setStyle(style: unknown) {
-        this.style = style;
-        setTimeout(() => void this.fire('style.load', {}).then(() => this.fire('load', {})), 0);
-        return this;
-    }
-    once(event: string, fn: Handler) {
-        const wrapped: Handler = (e) => {
-            this.off(event, wrapped);
-            return fn(e);
-        };
-        return this.on(event, wrapped);
-    }
-    on(event: string, layerOrFn: string | Handler, fn?: Handler) {
-        if (typeof layerOrFn === 'string') this.handlers.push({ event, layer: layerOrFn, fn: fn! });
-        else this.handlers.push({ event, fn: layerOrFn });
-        return this;
-    }
-    off(event: string, layerOrFn: string | Handler, fn?: Handler) {
-        const target = typeof layerOrFn === 'string' ? fn : layerOrFn;
-        this.handlers = this.handlers.filter((h) => !(h.event === event && h.fn === target));
-        return this;
-    }
-    fire(event: string, e: unknown, layer?: string) {
-        return Promise.all(this.handlers.filter((h) => h.event === event && h.layer === layer).map((h) => h.fn(e)));
-    }
-    addControl() {}
-    touchZoomRotate = { disableRotation() {} };
-    getCanvas() {
-        return this.canvas;
-    }
-    getZoom() {
-        return Number(this.options.zoom);
-    }
-    getBounds() {
-        return { getWest: () => 121.3, getSouth: () => 31.1, getEast: () => 121.9, getNorth: () => 31.3 };
-    }
-    addSource(id: string, spec: Record<string, unknown>) {
-        this.sources.set(id, { spec, setData: vi.fn() });
-    }
-    addLayer(layer: { id: string }) {
-        this.layers.push(layer.id);
-    }
-    getSource(id: string) {
-        const s = this.sources.get(id) ?? (id === 'districts' ? this.districts : undefined);
-        return s && { ...s, getClusterExpansionZoom: async (clusterId: number) => 6 + clusterId };
-    }
-    districts = { spec: {}, setData: vi.fn() };
-    getStyle() {
-        return this.style;
-    }
-    resize() {}
-    remove() {}
-}
-class FakeMarker {
-    static lngLat: unknown;
-    setLngLat(p: unknown) {
-        FakeMarker.lngLat = p;
-        return this;
-    }
-    addTo() {
-        return this;
-    }
-    remove() {}
-}
-vi.mock('../../src/components/map/maplibre', () => ({
-    maplibregl: { Map: FakeMap, Marker: FakeMarker, NavigationControl: class {}, Popup: class {} },
-}));
+vi.mock('../../src/components/map/maplibre', async () => (await import('../fakes/maplibre')).maplibreModule);
 
 const { MapPickerDialog, DeviceMap } = await import('../../src/components/map/index');
 
