@@ -7,8 +7,12 @@ import type { PGlite } from '@electric-sql/pglite';
  * still the answer. PostgreSQL may be shared by several processes, so it has none of this.
  *
  * Every finished write moves a sequence number on and marks the tables it may have changed with it: the tables its
- * statement names, and those their triggers and cascading foreign keys write in turn (read from the catalog). A write
- * that names no known table, any DDL, and every exec() mark all tables.
+ * statement writes into (INSERT INTO, UPDATE, DELETE FROM, MERGE INTO, in a WITH too), those the schema's functions
+ * it calls name, and those their triggers and cascading foreign keys write in turn (read from the catalog). Tables it
+ * only reads (a join, a subquery) are not marked: the broker's message batches join devices but write only the message
+ * log and latest values, and must not drop every device answer. A write whose targets cannot be told (no DML keyword,
+ * or it calls nextval / setval) marks every table it names; one that names no known table, any DDL, and every exec()
+ * mark all tables.
  */
 export type DataVersion = () => number;
 
@@ -34,6 +38,10 @@ const WRITES_ANYWAY =
     /\b(insert|update|delete|into|nextval|setval|pg_advisory\w*|pg_notify|set_config|for\s+(update|share|no\s+key\s+update|key\s+share))\b/i;
 const DDL = /^\s*(create|alter|drop|comment|grant|revoke|reindex|cluster|vacuum|analyze|do)\b/i;
 const WORD = /[A-Za-z_][A-Za-z0-9_$]*/g;
+/** The table a DML statement (or a WITH part of one) writes into, optionally schema-qualified and quoted. */
+const TARGET =
+    /\b(?:insert\s+into|update|delete\s+from|merge\s+into)\s+(?:only\s+)?(?:"?[A-Za-z_][\w$]*"?\s*\.\s*)?"?([A-Za-z_][\w$]*)"?/gi;
+const SEQUENCE_CALL = /\b(nextval|setval)\b/i;
 
 export function readsOnly(statement: string): boolean {
     return SELECT.test(statement) && !WRITES_ANYWAY.test(statement);
@@ -63,6 +71,8 @@ const CATALOG = {
 
 interface Catalog {
     relations: Set<string>;
+    /** The relations each function of the schema names, and those of the functions it names, recursively. */
+    functions: Map<string, Set<string>>;
     /** Every relation a write to the key may change, the key included. */
     reach: Map<string, Set<string>>;
 }
@@ -94,6 +104,9 @@ async function loadCatalog(query: Query): Promise<Catalog> {
     for (const r of await rowsOf<{ parent: string; child: string }>(query, CATALOG.cascades)) edge(r.parent, r.child);
     for (const t of await rowsOf<{ relname: string; prosrc: string }>(query, CATALOG.triggers))
         for (const to of named(t.prosrc, new Set(), new Set())) edge(t.relname, to);
+    const functionTables = new Map(
+        [...functions.keys()].map((f) => [f, named(functions.get(f)!, new Set([f]), new Set())]),
+    );
     const reach = new Map<string, Set<string>>();
     for (const start of relations) {
         const out = new Set([start]);
@@ -107,7 +120,7 @@ async function loadCatalog(query: Query): Promise<Catalog> {
         }
         reach.set(start, out);
     }
-    return { relations, reach };
+    return { relations, functions: functionTables, reach };
 }
 
 /**
@@ -138,6 +151,23 @@ export function trackWrites(client: PGlite): DataVersion {
         }
         return tables;
     };
+    const targets = new Map<string, string[]>();
+    /** The tables a write statement writes into, and those the schema's functions it calls name. */
+    const targetsOf = (statement: string): string[] => {
+        let tables = targets.get(statement);
+        if (!tables) {
+            const found = new Set<string>();
+            for (const [, name] of statement.matchAll(TARGET))
+                if (catalog!.relations.has(name.toLowerCase())) found.add(name.toLowerCase());
+            for (const word of statement.match(WORD) ?? [])
+                for (const table of catalog!.functions.get(word.toLowerCase()) ?? []) found.add(table);
+            // Targets it cannot tell: every table it names.
+            tables = found.size && !SEQUENCE_CALL.test(statement) ? [...found] : tablesOf(statement);
+            if (targets.size >= 5_000) targets.clear();
+            targets.set(statement, tables);
+        }
+        return tables;
+    };
     /** What a finished write marks: undefined for every table. */
     const writesOf = (statement: string): string[] | undefined => {
         if (DDL.test(statement)) {
@@ -145,7 +175,7 @@ export function trackWrites(client: PGlite): DataVersion {
             catalog = undefined;
         }
         if (!catalog) return undefined;
-        const tables = tablesOf(statement);
+        const tables = targetsOf(statement);
         return tables.length ? tables : undefined;
     };
     const mark = (tables: Iterable<string> | undefined) => {
@@ -229,6 +259,7 @@ export function trackWrites(client: PGlite): DataVersion {
                 if (ddl !== before) return;
                 // Statements were matched against the old catalog.
                 named.clear();
+                targets.clear();
                 catalog = loaded;
             })().finally(() => (loading = undefined));
             return loading;

@@ -251,3 +251,58 @@ describe.skipIf(onPostgres)('the record of writes per table', () => {
         expect(tracker.changedSince(['device_groups'], since)).toBe(true);
     });
 });
+
+describe.skipIf(onPostgres)('what a write marks as written', () => {
+    /** Which of `tables` a statement marked as written. */
+    async function marked(tables: string[], statement: ReturnType<typeof sql>): Promise<string[]> {
+        const versions = tableVersionsOf(s.db)!;
+        await versions.ready();
+        const since = versions.seq();
+        await s.db.execute(statement);
+        return tables.filter((t) => versions.changedSince([t], since));
+    }
+
+    it('is the tables a statement writes into, not those it only reads', async () => {
+        const tables = ['devices', 'products', 'device_messages', 'device_latest'];
+        const [device] = await s.db.select({ id: devices.id }).from(devices).limit(1);
+        // As the broker writes a batch: latest values in a WITH, the log row with its product copied from devices.
+        expect(
+            await marked(
+                tables,
+                sql`WITH latest AS (INSERT INTO device_latest AS l (device_id, props, ts)
+                        VALUES (${device.id}, '{}'::jsonb, now())
+                        ON CONFLICT (device_id) DO UPDATE SET ts = excluded.ts RETURNING 1)
+                    INSERT INTO device_messages (device_id, ts, method, identifier, data, product_id)
+                    SELECT d.id, now(), 'thing.event.property.post', NULL, '{}'::jsonb, d.product_id
+                    FROM devices d WHERE d.id = ${device.id}`,
+            ),
+        ).toEqual(['device_messages', 'device_latest']);
+        // The devices' cascades reach their messages and latest values; products, only read, stay unmarked.
+        const update = await marked(
+            tables,
+            sql`UPDATE devices d SET remark = p.product_name FROM products p
+                WHERE p.id = d.product_id AND d.id = ${device.id}`,
+        );
+        expect(update).toContain('devices');
+        expect(update).not.toContain('products');
+    });
+
+    it('adds the tables a schema function it calls writes, and every named table when it cannot tell', async () => {
+        await s.db.execute(sql`CREATE FUNCTION touch_products_for_test() RETURNS int LANGUAGE sql AS
+            $$ UPDATE products SET remark = remark WHERE false; SELECT 1 $$`);
+        const tables = ['devices', 'products', 'device_groups'];
+        expect(
+            await marked(
+                tables,
+                sql`UPDATE devices SET remark = remark WHERE id < 0 AND touch_products_for_test() = 1`,
+            ),
+        ).toEqual(['devices', 'products']);
+        // Sequence calls write where no target says: every table it names.
+        expect(
+            await marked(
+                tables,
+                sql`SELECT setval('device_groups_id_seq', last_value, is_called) FROM device_groups_id_seq, device_groups LIMIT 0`,
+            ),
+        ).toEqual(['device_groups']);
+    });
+});
