@@ -1,12 +1,12 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { compress } from 'hono/compress';
 import { createMaintenance } from './db/maintenance';
 import { createAccessHub } from './mqtt/access';
 import { deviceAccessRoutes } from './routes/deviceAccess';
 import type { AppDeps, AppEnv, Services } from './deps';
 import { fail } from './http/envelope';
 import { answerCache } from './http/answerCache';
+import { compressAnswers } from './http/compress';
 import { OWN_LIMIT_PATHS } from './http/input';
 import { ApiError } from './http/errors';
 import { isDataException, refuseForeignWrites, refuseNulInQuery, securityHeaders } from './http/guard';
@@ -99,11 +99,16 @@ export function createApp(deps: AppDeps) {
     app.use('*', securityHeaders);
     app.use('*', refuseForeignWrites);
     app.use('*', refuseNulInQuery);
-    app.use('*', (c, next) => (OWN_LIMIT_PATHS.has(c.req.path) ? next() : generalLimit(c, next)));
+    // A GET or HEAD has no body to limit; asking for it would build the request's web stream for nothing.
+    app.use('*', (c, next) =>
+        c.req.method === 'GET' || c.req.method === 'HEAD' || OWN_LIMIT_PATHS.has(c.req.path)
+            ? next()
+            : generalLimit(c, next),
+    );
     app.get('/sso/session', sessionProbe(services));
     app.route('/sso', ssoPages(services, deps));
     // JSON and CSV answers are gzipped for clients that accept it (the device map's 100,000 points: 11 MB → about 2 MB).
-    app.use('/api/*', compress());
+    app.use('/api/*', compressAnswers());
 
     // Rights (openapi.yaml x-right, docs/roles.md) and the project scope of the signed-in user, after the session.
     const rights = requireRights(deps.rightTable ?? loadRightTable(), services.db);
