@@ -1,5 +1,4 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { createMaintenance } from './db/maintenance';
 import { createAccessHub } from './mqtt/access';
 import { deviceAccessRoutes } from './routes/deviceAccess';
@@ -9,7 +8,7 @@ import { answerCache } from './http/answerCache';
 import { compressAnswers } from './http/compress';
 import { OWN_LIMIT_PATHS } from './http/input';
 import { ApiError } from './http/errors';
-import { isDataException, refuseForeignWrites, refuseNulInQuery, securityHeaders } from './http/guard';
+import { isDataException, limitBody, refuseForeignWrites, refuseNulInQuery, securityHeaders } from './http/guard';
 import { deviceRoutes } from './routes/device';
 import { functionRoutes } from './routes/function';
 import { menuRoutes } from './routes/menu';
@@ -91,7 +90,7 @@ export function createApp(deps: AppDeps) {
         return c.text('系统错误', 500);
     });
 
-    const generalLimit = bodyLimit({
+    const generalLimit = limitBody({
         maxSize: 10 * 1024 * 1024,
         onError: (c) => fail(c, 413, '请求体过大（上限 10MB）'),
     });
@@ -99,12 +98,7 @@ export function createApp(deps: AppDeps) {
     app.use('*', securityHeaders);
     app.use('*', refuseForeignWrites);
     app.use('*', refuseNulInQuery);
-    // A GET or HEAD has no body to limit; asking for it would build the request's web stream for nothing.
-    app.use('*', (c, next) =>
-        c.req.method === 'GET' || c.req.method === 'HEAD' || OWN_LIMIT_PATHS.has(c.req.path)
-            ? next()
-            : generalLimit(c, next),
-    );
+    app.use('*', (c, next) => (OWN_LIMIT_PATHS.has(c.req.path) ? next() : generalLimit(c, next)));
     app.get('/sso/session', sessionProbe(services));
     app.route('/sso', ssoPages(services, deps));
     // JSON and CSV answers are gzipped for clients that accept it (the device map's 100,000 points: 11 MB → about 2 MB).
