@@ -1,15 +1,14 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
-import { compress } from 'hono/compress';
 import { createMaintenance } from './db/maintenance';
 import { createAccessHub } from './mqtt/access';
 import { deviceAccessRoutes } from './routes/deviceAccess';
 import type { AppDeps, AppEnv, Services } from './deps';
 import { fail } from './http/envelope';
 import { answerCache } from './http/answerCache';
+import { compressAnswers } from './http/compress';
 import { OWN_LIMIT_PATHS } from './http/input';
 import { ApiError } from './http/errors';
-import { isDataException, refuseForeignWrites, refuseNulInQuery, securityHeaders } from './http/guard';
+import { isDataException, limitBody, refuseForeignWrites, refuseNulInQuery, securityHeaders } from './http/guard';
 import { deviceRoutes } from './routes/device';
 import { functionRoutes } from './routes/function';
 import { menuRoutes } from './routes/menu';
@@ -91,7 +90,7 @@ export function createApp(deps: AppDeps) {
         return c.text('系统错误', 500);
     });
 
-    const generalLimit = bodyLimit({
+    const generalLimit = limitBody({
         maxSize: 10 * 1024 * 1024,
         onError: (c) => fail(c, 413, '请求体过大（上限 10MB）'),
     });
@@ -103,7 +102,7 @@ export function createApp(deps: AppDeps) {
     app.get('/sso/session', sessionProbe(services));
     app.route('/sso', ssoPages(services, deps));
     // JSON and CSV answers are gzipped for clients that accept it (the device map's 100,000 points: 11 MB → about 2 MB).
-    app.use('/api/*', compress());
+    app.use('/api/*', compressAnswers());
 
     // Rights (openapi.yaml x-right, docs/roles.md) and the project scope of the signed-in user, after the session.
     const rights = requireRights(deps.rightTable ?? loadRightTable(), services.db);

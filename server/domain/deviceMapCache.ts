@@ -1,23 +1,33 @@
 import { promisify } from 'node:util';
-import { gzip as gzipCallback } from 'node:zlib';
+import { gzip as gzipCallback, gzipSync } from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { Db } from '../db/client';
+import { COMPRESS_THRESHOLD, GZIP_AT_ONCE_MAX } from '../http/compress';
+import { jsonText } from '../http/envelope';
 
 const gzip = promisify(gzipCallback);
 
 /**
  * A JSON answer kept as text and, once a client accepting gzip asks, as gzipped bytes too: 11 MB of map points take
- * a quarter of a second to compress, so that happens once per answer, not once per request. zlib runs on libuv's
- * thread pool, off the event loop.
+ * a quarter of a second to compress, so that happens once per answer, not once per request. Large answers are
+ * compressed on libuv's thread pool, off the event loop; small ones at once (the hop to the pool costs more than the
+ * work), and those under COMPRESS_THRESHOLD bytes not at all.
  */
 export class CompressedAnswer {
     private gz?: Promise<Buffer>;
+    /** Whether the answer is large enough to be sent gzipped. */
+    readonly worthCompressing: boolean;
 
-    constructor(readonly text: string) {}
+    constructor(readonly text: string) {
+        this.worthCompressing = Buffer.byteLength(text) >= COMPRESS_THRESHOLD;
+    }
 
     gzipped(): Promise<Buffer> {
-        this.gz ??= gzip(this.text, { level: 6 });
+        this.gz ??=
+            this.text.length <= GZIP_AT_ONCE_MAX
+                ? Promise.resolve(gzipSync(this.text, { level: 6 }))
+                : gzip(this.text, { level: 6 });
         return this.gz;
     }
 }
@@ -25,13 +35,11 @@ export class CompressedAnswer {
 /** How long an unchanged map answer is served without asking the database again, at most. */
 export const DEVICE_MAP_MAX_AGE_MS = 30_000;
 
-/** JSON text answered as is, or from its cached gzipped bytes when the client takes gzip. */
-export async function jsonAnswer(c: Context, answer: CompressedAnswer) {
-    const headers: Record<string, string> = {
-        'content-type': 'application/json; charset=UTF-8',
-        vary: 'Accept-Encoding',
-    };
-    if (!/\bgzip\b/.test(c.req.header('accept-encoding') ?? '')) return c.body(answer.text, 200, headers);
+/** JSON text answered as is, or from its cached gzipped bytes when the client takes gzip and it is worth it. */
+export async function jsonAnswer(c: Context, answer: CompressedAnswer, type = 'application/json; charset=UTF-8') {
+    const headers: Record<string, string> = { 'content-type': type, vary: 'Accept-Encoding' };
+    if (!answer.worthCompressing || !/\bgzip\b/.test(c.req.header('accept-encoding') ?? ''))
+        return jsonText(c, answer.text, 200, headers);
     // The compress middleware leaves answers that carry a Content-Encoding alone.
     return c.body(new Uint8Array(await answer.gzipped()), 200, { ...headers, 'content-encoding': 'gzip' });
 }

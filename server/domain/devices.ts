@@ -7,6 +7,7 @@ import { notFound } from '../http/errors';
 import { currentScope, scopeByProjectId } from '../rights/scope';
 import { formatTime } from '../http/time';
 import { tableMemo } from '../db/tableMemo';
+import { inline, placeholder, preparedByShape, type Bind } from '../db/prepared';
 
 /** What the list, the export and the counters filter on. productId narrows to one product; the rest are optional. */
 export interface DeviceFilter {
@@ -82,33 +83,55 @@ function toDevice(row: RawRow, subDeviceCount: number, timeZone: string) {
 export type Device = ReturnType<typeof toDevice>;
 export type DeviceWithSecret = Device & { secret: string };
 
-/** The SQL condition of a filter (undefined: every device). Substring searches scan, bounded by the other filters. */
-export function filterSql(filter: DeviceFilter): SQL | undefined {
+/**
+ * The SQL condition of a filter (undefined: every device). Substring searches scan, bounded by the other filters.
+ * With `placeholder` binds, the values are named placeholders (prepared statements, one per filterShape).
+ */
+export function filterSql(filter: DeviceFilter, bind: Bind = inline): SQL | undefined {
     const parts: SQL[] = [];
-    if (filter.productId !== undefined) parts.push(eq(devices.productId, filter.productId));
-    if (filter.status !== undefined) parts.push(eq(devices.status, filter.status));
-    if (filter.projectId !== undefined) parts.push(eq(devices.projectId, filter.projectId));
+    if (filter.productId !== undefined) parts.push(eq(devices.productId, bind('productId', filter.productId)));
+    if (filter.status !== undefined) parts.push(eq(devices.status, bind('status', filter.status)));
+    if (filter.projectId !== undefined) parts.push(eq(devices.projectId, bind('projectId', filter.projectId)));
     // strpos is a literal substring: no LIKE wildcards to escape. Case-sensitive on purpose: deviceName is an
     // identifier (unique case-sensitively), and lower() on every row makes a scan 4× slower on PGlite (ICU in WASM).
-    if (filter.deviceName) parts.push(sql`strpos(${devices.deviceName}, ${filter.deviceName}) > 0`);
-    if (filter.remark) parts.push(sql`strpos(${devices.remark}, ${filter.remark}) > 0`);
+    if (filter.deviceName) parts.push(sql`strpos(${devices.deviceName}, ${bind('deviceName', filter.deviceName)}) > 0`);
+    if (filter.remark) parts.push(sql`strpos(${devices.remark}, ${bind('remark', filter.remark)}) > 0`);
     // A user who is not an administrator sees the devices of their projects only (server/rights/scope.ts).
     const scoped = scopeByProjectId(devices.projectId);
     if (scoped) parts.push(scoped);
     return parts.length ? and(...parts) : undefined;
 }
 
+/** Which filters are set: the statements of filterSql with placeholders differ by this alone (outside a scope). */
+function filterShape(filter: DeviceFilter): string {
+    return [
+        filter.productId !== undefined ? 'p' : '',
+        filter.status !== undefined ? 's' : '',
+        filter.projectId !== undefined ? 'j' : '',
+        filter.deviceName ? 'n' : '',
+        filter.remark ? 'r' : '',
+    ].join('');
+}
+
 /** Devices behind each row's gateway, counted in the same statement (the partial gw_id index answers it). */
 const subDeviceCount = sql<number>`(SELECT count(*) FROM ${devices} AS sub WHERE sub.gw_id = ${devices.id})::int`;
 
-async function rowsOf(db: Db | Tx, ids: number[]) {
-    return db
+const rowQuery = (db: Db | Tx) =>
+    db
         .select({ ...rowColumns, subDeviceCount, secret: devices.secret })
         .from(devices)
         .innerJoin(products, eq(products.id, devices.productId))
-        .leftJoin(projects, eq(projects.id, devices.projectId))
-        .where(inArray(devices.id, ids));
+        .leftJoin(projects, eq(projects.id, devices.projectId));
+
+async function rowsOf(db: Db | Tx, ids: number[]) {
+    return rowQuery(db).where(inArray(devices.id, ids));
 }
+
+const rowById = preparedByShape((db: Db) =>
+    rowQuery(db)
+        .where(eq(devices.id, sql.placeholder('id')))
+        .prepare('device_row_by_id'),
+);
 
 /** Whole rows for the ids, in the ids' order. */
 export async function hydrate(db: Db | Tx, ids: number[], timeZone: string): Promise<Device[]> {
@@ -141,21 +164,33 @@ export function newestFirst(filter: DeviceFilter): SQL[] {
  * rows); only their rows are joined. Every filter fixes the leading column of the index it walks, so within the
  * page newest first is the id order.
  */
-export async function devicePage(db: Db, filter: DeviceFilter, limit: number, offset: number, timeZone: string) {
+function pageQuery(db: Db, filter: DeviceFilter, bind: Bind, limit: number, offset: number) {
     const page = db
         .select({ id: devices.id })
         .from(devices)
-        .where(filterSql(filter))
+        .where(filterSql(filter, bind))
         .orderBy(...newestFirst(filter))
-        .limit(limit)
-        .offset(offset);
-    const rows = await db
+        .limit(bind('limit', limit))
+        .offset(bind('offset', offset));
+    return db
         .select({ ...rowColumns, subDeviceCount })
         .from(devices)
         .innerJoin(products, eq(products.id, devices.productId))
         .leftJoin(projects, eq(projects.id, devices.projectId))
         .where(inArray(devices.id, page))
         .orderBy(desc(devices.id));
+}
+
+const pageByShape = preparedByShape((db: Db, shape: string, filter: DeviceFilter) =>
+    pageQuery(db, filter, placeholder, 0, 0).prepare(`device_page_${shape}`),
+);
+
+export async function devicePage(db: Db, filter: DeviceFilter, limit: number, offset: number, timeZone: string) {
+    // Inside a project scope the condition carries the scope's projects: built for the call.
+    const prepared = currentScope() === undefined ? pageByShape(db, filterShape(filter), filter) : undefined;
+    const rows = prepared
+        ? await prepared.execute({ ...filter, limit, offset })
+        : await pageQuery(db, filter, inline, limit, offset);
     return rows.map(({ subDeviceCount: subs, ...rest }) => toDevice(rest, Number(subs), timeZone));
 }
 
@@ -183,23 +218,20 @@ export interface DeviceTotals {
  * Counts for a filter. Product and status alone are answered from device_counts (a few rows); a substring or a
  * project filter counts the matching devices, within the index range the other filters allow.
  */
-export async function countDevices(db: Db, filter: DeviceFilter): Promise<DeviceTotals> {
-    const fromCounters =
-        filter.deviceName === undefined &&
-        filter.remark === undefined &&
-        filter.projectId === undefined &&
-        currentScope() === undefined;
+function countQuery(db: Db, filter: DeviceFilter, fromCounters: boolean, bind: Bind) {
     const source = fromCounters ? deviceCounts : devices;
     const n = fromCounters ? sql`${deviceCounts.total}` : sql`1`;
     const by = (status: DeviceStatus) =>
         sql<number>`coalesce(sum(${n}) filter (where ${source.status} = ${status}), 0)::bigint`;
     const where = fromCounters
         ? and(
-              filter.productId === undefined ? undefined : eq(deviceCounts.productId, filter.productId),
-              filter.status === undefined ? undefined : eq(deviceCounts.status, filter.status),
+              filter.productId === undefined
+                  ? undefined
+                  : eq(deviceCounts.productId, bind('productId', filter.productId)),
+              filter.status === undefined ? undefined : eq(deviceCounts.status, bind('status', filter.status)),
           )
-        : filterSql(filter);
-    const [row] = await db
+        : filterSql(filter, bind);
+    return db
         .select({
             total: sql<number>`coalesce(sum(${n}), 0)::bigint`,
             online: by('ONLINE'),
@@ -209,6 +241,20 @@ export async function countDevices(db: Db, filter: DeviceFilter): Promise<Device
         })
         .from(source)
         .where(where);
+}
+
+const countsByShape = preparedByShape((db: Db, shape: string, filter: DeviceFilter) =>
+    countQuery(db, filter, true, placeholder).prepare(`device_counts_${shape}`),
+);
+
+export async function countDevices(db: Db, filter: DeviceFilter): Promise<DeviceTotals> {
+    const fromCounters =
+        filter.deviceName === undefined &&
+        filter.remark === undefined &&
+        filter.projectId === undefined &&
+        currentScope() === undefined;
+    const prepared = fromCounters ? countsByShape(db, filterShape(filter), filter) : undefined;
+    const [row] = prepared ? await prepared.execute({ ...filter }) : await countQuery(db, filter, fromCounters, inline);
     return {
         total: Number(row.total),
         online: Number(row.online),
@@ -223,7 +269,8 @@ export async function findDevice(
     deviceId: number,
     timeZone: string,
 ): Promise<DeviceWithSecret | undefined> {
-    const [row] = await rowsOf(db, [deviceId]);
+    const byId = rowById(db, '', undefined);
+    const [row] = byId ? await byId.execute({ id: deviceId }) : await rowsOf(db, [deviceId]);
     if (!row) return undefined;
     const { subDeviceCount: subs, secret, ...rest } = row;
     return { ...toDevice(rest, Number(subs), timeZone), secret };

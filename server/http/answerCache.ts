@@ -2,7 +2,8 @@ import type { Context, MiddlewareHandler, Next } from 'hono';
 import { tableVersionsOf } from '../db/dataVersion';
 import type { Db } from '../db/client';
 import type { AppEnv } from '../deps';
-import { CompressedAnswer } from '../domain/deviceMapCache';
+import { CompressedAnswer, jsonAnswer } from '../domain/deviceMapCache';
+import { jsonTextOf } from './envelope';
 
 /**
  * The busiest reads of the console (device pages and detail, product, project and group lists, the dashboard's
@@ -59,13 +60,7 @@ export function answerCache(db: Db, paths: Set<string> = CACHED_READS): Middlewa
     const slots = new Map<string, Slot>();
     const fresh = (entry: Entry | undefined): entry is Entry =>
         !!entry && !tables!.changedSince(entry.tables, entry.seq) && Date.now() - entry.at < ANSWER_MAX_AGE_MS;
-    const send = async (c: Context<AppEnv>, entry: Entry) => {
-        const headers: Record<string, string> = { 'content-type': entry.type, vary: 'Accept-Encoding' };
-        if (!/\bgzip\b/.test(c.req.header('accept-encoding') ?? '')) return c.body(entry.answer.text, 200, headers);
-        // The compress middleware leaves answers that carry a Content-Encoding alone.
-        const bytes = new Uint8Array(await entry.answer.gzipped());
-        return c.body(bytes, 200, { ...headers, 'content-encoding': 'gzip' });
-    };
+    const send = (c: Context<AppEnv>, entry: Entry) => jsonAnswer(c, entry.answer, entry.type);
     /** The route's answer as an entry (undefined when it is not a 200 JSON answer), kept while still fresh. */
     const compute = async (c: Context<AppEnv>, next: Next, key: string): Answer => {
         const seq = tables!.seq();
@@ -78,7 +73,8 @@ export function answerCache(db: Db, paths: Set<string> = CACHED_READS): Middlewa
             tables: read.tables,
             at: Date.now(),
             type,
-            answer: new CompressedAnswer(await c.res.clone().text()),
+            // The envelope's text when the route answered with it; else the body (the answer is replaced below).
+            answer: new CompressedAnswer(jsonTextOf(c.res) ?? (await c.res.text())),
         };
         // Kept only when no write to its tables finished while it was computed (it may not show that write).
         if (fresh(entry)) {

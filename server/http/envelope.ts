@@ -27,32 +27,57 @@ export function familyOf(path: string): Family {
     return 'general';
 }
 
+/** The JSON text of the answers made here, by answer: what the layers after the route read without reading the body. */
+const texts = new WeakMap<Response, string>();
+
+/** An answer's JSON text, when it was made by json() (undefined otherwise, or once a layer replaced the answer). */
+export function jsonTextOf(res: Response): string | undefined {
+    return texts.get(res);
+}
+
+/** A JSON answer from its text (headers: Content-Type application/json unless given), kept for jsonTextOf. */
+export function jsonText(
+    c: Context,
+    text: string,
+    status?: ContentfulStatusCode,
+    headers: Record<string, string> = { 'Content-Type': 'application/json' },
+): Response {
+    const res = c.body(text, status, headers);
+    texts.set(res, text);
+    return res;
+}
+
+/** c.json(value, status), keeping the text for jsonTextOf. */
+export function json(c: Context, value: unknown, status?: ContentfulStatusCode): Response {
+    return jsonText(c, JSON.stringify(value), status);
+}
+
 export function ok<T>(c: Context, data: T) {
     switch (familyOf(c.req.path)) {
         case 'ms3':
-            return c.json({ code: '000000', msg: 'success', data });
+            return json(c, { code: '000000', msg: 'success', data });
         case 'device':
-            return c.json({ code: 0, msg: 'success', data });
+            return json(c, { code: 0, msg: 'success', data });
         case 'returnCode1111':
-            return c.json({ returnCode: '1111', returnMessage: 'success', data });
+            return json(c, { returnCode: '1111', returnMessage: 'success', data });
         case 'returnCode0':
-            return c.json({ returnCode: 0, returnMessage: 'success', data });
+            return json(c, { returnCode: 0, returnMessage: 'success', data });
         default:
-            return c.json({ code: 200, msg: 'success', data });
+            return json(c, { code: 200, msg: 'success', data });
     }
 }
 
 export function fail(c: Context, status: ContentfulStatusCode, msg: string) {
     switch (familyOf(c.req.path)) {
         case 'ms3':
-            return c.json({ code: '999999', msg }, status);
+            return json(c, { code: '999999', msg }, status);
         case 'device':
-            return c.json({ code: 1, msg }, status);
+            return json(c, { code: 1, msg }, status);
         case 'returnCode1111':
-            return c.json({ returnCode: '9999', returnMessage: msg }, status);
+            return json(c, { returnCode: '9999', returnMessage: msg }, status);
         case 'returnCode0':
-            return c.json({ returnCode: 1, returnMessage: msg }, status);
+            return json(c, { returnCode: 1, returnMessage: msg }, status);
         default:
-            return c.json({ code: status, msg }, status);
+            return json(c, { code: status, msg }, status);
     }
 }

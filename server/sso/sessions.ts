@@ -61,26 +61,27 @@ interface CachedSession {
     readAt: number;
 }
 
-const sessionCaches = new WeakMap<Db, Map<string, CachedSession>>();
-
-function cacheOf(db: Db): Map<string, CachedSession> {
-    let cache = sessionCaches.get(db);
-    if (!cache) {
-        cache = new Map();
-        sessionCaches.set(db, cache);
-    }
-    return cache;
+interface SessionStore {
+    cache: Map<string, CachedSession>;
+    /** The session reads under way, by token hash: requests that come meanwhile take their answer. */
+    reads: Map<string, Promise<CachedSession | undefined>>;
+    /** Moved on by every forget: a read that started before it does not fill the cache. */
+    generation: number;
 }
 
-export async function findSessionUser(db: Db, token: string, now: Date): Promise<SessionUser | undefined> {
-    const tokenHash = hashToken(token);
-    const cache = cacheOf(db);
-    const hit = cache.get(tokenHash);
-    if (hit && Date.now() - hit.readAt < SESSION_CACHE_MS) {
-        if (hit.expiresAt > now.getTime()) return hit.user;
-        cache.delete(tokenHash);
-        return undefined;
+const sessionStores = new WeakMap<Db, SessionStore>();
+
+function storeOf(db: Db): SessionStore {
+    let store = sessionStores.get(db);
+    if (!store) {
+        store = { cache: new Map(), reads: new Map(), generation: 0 };
+        sessionStores.set(db, store);
     }
+    return store;
+}
+
+async function readSession(db: Db, store: SessionStore, tokenHash: string, now: Date) {
+    const generation = store.generation;
     const [row] = await db
         .select({
             id: users.id,
@@ -102,7 +103,7 @@ export async function findSessionUser(db: Db, token: string, now: Date): Promise
         .limit(1);
     if (!row) {
         // Unknown or expired tokens are not cached: a forged one must not fill the cache.
-        cache.delete(tokenHash);
+        store.cache.delete(tokenHash);
         return undefined;
     }
     const staff = await db
@@ -118,21 +119,53 @@ export async function findSessionUser(db: Db, token: string, now: Date): Promise
         projectIds: staff.map((p) => p.id),
         projectCodes: staff.map((p) => p.code),
     };
-    if (cache.size >= SESSION_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
-    cache.set(tokenHash, { user, expiresAt: expiresAt.getTime(), readAt: Date.now() });
-    return user;
+    const entry = { user, expiresAt: expiresAt.getTime(), readAt: Date.now() };
+    if (store.generation === generation) {
+        const cache = store.cache;
+        if (cache.size >= SESSION_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+        cache.set(tokenHash, entry);
+    }
+    return entry;
+}
+
+export async function findSessionUser(db: Db, token: string, now: Date): Promise<SessionUser | undefined> {
+    const tokenHash = hashToken(token);
+    const store = storeOf(db);
+    const hit = store.cache.get(tokenHash);
+    if (hit && Date.now() - hit.readAt < SESSION_CACHE_MS) {
+        if (hit.expiresAt > now.getTime()) return hit.user;
+        store.cache.delete(tokenHash);
+        return undefined;
+    }
+    // One read per session at a time: a console's burst of calls (or, under load, every request of a busy session
+    // when its cached copy ages out together) costs one read, not one each.
+    let read = store.reads.get(tokenHash);
+    if (!read) {
+        const started = readSession(db, store, tokenHash, now).finally(() => {
+            if (store.reads.get(tokenHash) === started) store.reads.delete(tokenHash);
+        });
+        store.reads.set(tokenHash, (read = started));
+    }
+    const entry = await read;
+    return entry && entry.expiresAt > now.getTime() ? entry.user : undefined;
 }
 
 /** Forgets the cached sessions of a user, or every cached session (after revoking sessions in the database). */
 export function forgetSessions(db: Db, userId?: number): void {
-    const cache = cacheOf(db);
-    if (userId === undefined) cache.clear();
-    else for (const [key, entry] of cache) if (entry.user.id === userId) cache.delete(key);
+    const store = storeOf(db);
+    store.generation++;
+    // A read under way may be of one of these sessions: the next request reads it again.
+    store.reads.clear();
+    if (userId === undefined) store.cache.clear();
+    else for (const [key, entry] of store.cache) if (entry.user.id === userId) store.cache.delete(key);
 }
 
 export async function deleteSession(db: Db, token: string): Promise<void> {
     const tokenHash = hashToken(token);
-    cacheOf(db).delete(tokenHash);
+    const store = storeOf(db);
+    store.generation++;
+    store.reads.delete(tokenHash);
+    store.cache.delete(tokenHash);
     await db.delete(sessions).where(eq(sessions.tokenHash, tokenHash));
 }
 

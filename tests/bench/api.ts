@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -209,7 +209,14 @@ const group: BenchGroup = {
             const session = async (prefix: string, env: Record<string, string>) => {
                 const port = await freePort();
                 const base = `http://127.0.0.1:${port}`;
-                server = spawnServer(['--import', 'tsx', 'server/index.ts'], {
+                // API_PROFILE=DIR: the server's CPU profiles (one .cpuprofile per thread: main, the database's worker,
+                // written when it stops) under DIR/<session>/, with mix.json: the mix's start and end on the profiles'
+                // clock (µs), to read the mix alone.
+                const profileDir = process.env.API_PROFILE && path.resolve(process.env.API_PROFILE, prefix || 'main_');
+                if (profileDir) mkdirSync(profileDir, { recursive: true });
+                const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+                const micros = () => Number(process.hrtime.bigint() / 1000n);
+                server = spawnServer([...profile, '--import', 'tsx', 'server/index.ts'], {
                     ...env,
                     DATA_DIR: dataDir,
                     PORT: String(port),
@@ -304,7 +311,10 @@ const group: BenchGroup = {
                 };
                 const rssBefore = rssOf(server.child.pid!);
                 const cpuBefore = cpuOf(server.child.pid!);
+                const mixFrom = micros();
                 const mixed = await load(mix);
+                if (profileDir)
+                    writeFileSync(path.join(profileDir, 'mix.json'), JSON.stringify({ from: mixFrom, to: micros() }));
                 add4(`${prefix}mix`, mixed);
                 // Less distorted by other work on the machine than requests per second: the server's own CPU time.
                 const perRequest = (cpuOf(server.child.pid!) - cpuBefore) / mixed.answered;

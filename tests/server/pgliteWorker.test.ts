@@ -53,6 +53,20 @@ describe('embedded database in a worker thread', () => {
         ]);
     });
 
+    // As PGlite in process answers them (int8 as a number).
+    it('takes numbers, text, booleans, big integers and nulls as values, and goes on after a failed statement', async () => {
+        const [row] = rows<Record<string, unknown>>(
+            await handle.db.execute(
+                sql`SELECT ${41}::int + 1 AS n, ${'文字'}::text AS t, ${true}::bool AS b, ${12345678901234n}::int8 AS big,
+                    ${null}::text AS nothing, ${2.5}::float8 AS f`,
+            ),
+        );
+        expect(row).toEqual({ n: 42, t: '文字', b: true, big: 12345678901234, nothing: null, f: 2.5 });
+        const err = await handle.db.execute(sql`SELECT 1 / ${0}::int`).catch((e: unknown) => e);
+        expect(((err as { cause?: { code?: string } }).cause ?? (err as { code?: string })).code).toBe('22012');
+        expect(rows(await handle.db.execute(sql`SELECT ${'after'} AS next`))).toEqual([{ next: 'after' }]);
+    });
+
     it("hands PostgreSQL's error code and constraint to the caller", async () => {
         const err = await handle.db.execute(sql`INSERT INTO worker_probe VALUES (1, 'again')`).catch((e: unknown) => e);
         const cause = (err as { cause?: { code?: string; constraint?: string } }).cause ?? err;

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestServer, TEST_ADMIN_PASSWORD, type TestServer } from '../../server/testing';
 import { SESSION_SECONDS } from '../../server/sso/sessions';
 
@@ -27,6 +27,28 @@ describe('sessions read once and kept briefly', () => {
         expect((await menu(cookie)).status).toBe(200);
         const out = await s.anonFetch('/api/sso/logout', { headers: { cookie } });
         expect(out.status).toBe(200);
+        expect((await menu(cookie)).status).toBe(401);
+    });
+
+    it('reads a session once for a burst of calls that all find it uncached', async () => {
+        const cookie = await signIn();
+        const select = vi.spyOn(s.db, 'select');
+        try {
+            const answers = await Promise.all(Array.from({ length: 20 }, () => menu(cookie)));
+            expect(answers.map((r) => r.status)).toEqual(Array(20).fill(200));
+            // The session with its user and role, then the user's projects: one read of each for all twenty calls.
+            expect(select).toHaveBeenCalledTimes(2);
+        } finally {
+            select.mockRestore();
+        }
+    });
+
+    it('ends a session at logout while a read of it is under way', async () => {
+        const cookie = await signIn();
+        const reading = menu(cookie);
+        const out = await s.anonFetch('/api/sso/logout', { headers: { cookie } });
+        expect(out.status).toBe(200);
+        await reading;
         expect((await menu(cookie)).status).toBe(401);
     });
 
