@@ -9,6 +9,7 @@ import { categories, products } from '../../server/db/schema';
 import { seedDatabase } from '../../server/seed';
 import { ensureAdmin } from '../../server/sso/users';
 import type { BenchGroup, Figure } from './run';
+import { compiled } from './compiled';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 /** The issue measured 800,000; loading that takes minutes here, so 100,000 unless API_BENCH_DEVICES says. */
@@ -216,7 +217,8 @@ const group: BenchGroup = {
                 if (profileDir) mkdirSync(profileDir, { recursive: true });
                 const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
                 const micros = () => Number(process.hrtime.bigint() / 1000n);
-                server = spawnServer([...profile, '--import', 'tsx', 'server/index.ts'], {
+                // The server bundled as `npm start` runs it (compiled.ts), not through tsx.
+                server = spawnServer([...profile, await compiled('server/index.ts')], {
                     ...env,
                     DATA_DIR: dataDir,
                     PORT: String(port),

@@ -341,10 +341,10 @@ describe('dashboard (/introduce)', () => {
         expect(cluster).toBeDefined();
         const map = FakeMap.last!;
         const eased: unknown[] = [];
-        map.easeTo = (to: { zoom: number }) => {
+        map.easeTo.mockImplementation((to: { zoom: number }) => {
             eased.push(to);
             map.options.zoom = to.zoom;
-        };
+        });
         const at = { type: 'Point', coordinates: [116.4, 39.9] };
         await act(() =>
             map.fire('click', { features: [{ properties: cluster!.properties, geometry: at }] }, CLUSTER_LAYER),
