@@ -5,7 +5,18 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 
 export default tseslint.config(
-    { ignores: ['dist', 'dist-server', 'data', 'coverage', 'node_modules', 'src/api/schema.d.ts', 'tests/e2e/output'] },
+    {
+        ignores: [
+            'dist',
+            'dist-server',
+            'data',
+            'coverage',
+            'node_modules',
+            'src/api/schema.d.ts',
+            'tests/e2e/output',
+            'tmp',
+        ],
+    },
     js.configs.recommended,
     ...tseslint.configs.recommended,
     {
