@@ -5,36 +5,19 @@
  * devices: [[productKey, deviceName, secret], ...] }`, then answers on stdin: `fill N` (N messages straight into the
  * group's backlog, answered `{ backlog }`), `stats` (`{ backlog, rss }`).
  */
-import { createInterface } from 'node:readline';
-import { eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { createAmqpService } from '../../../server/amqp/service';
 import { openDatabase } from '../../../server/db/client';
-import {
-    accessKeys,
-    consumerGroups,
-    devices,
-    products,
-    subscriptionGroups,
-    subscriptions,
-    users,
-} from '../../../server/db/schema';
-import { insertDevices } from '../../../server/domain/deviceWrite';
+import { accessKeys, consumerGroups, subscriptionGroups, subscriptions, users } from '../../../server/db/schema';
 import { createBroker } from '../../../server/mqtt/broker';
-import { seedDatabase } from '../../../server/seed';
+import { answerCommands, seedBenchLamps } from '../harness';
 import { ensureAdmin } from '../../../server/sso/users';
 
 const count = Number(process.env.DEVICES ?? 200);
 const handle = await openDatabase({});
 const db = handle.db;
 await ensureAdmin(db, 'Bench_Pass1');
-await seedDatabase(db, { demo: true });
-const [lamp] = await db.select().from(products).where(eq(products.productName, '智能路灯_L1'));
-const names = Array.from({ length: count }, (_, i) => ({ deviceName: `bench${String(i).padStart(6, '0')}` }));
-await db.transaction((tx) => insertDevices(tx, lamp, names));
-const rows = await db
-    .select({ deviceName: devices.deviceName, secret: devices.secret })
-    .from(devices)
-    .where(eq(devices.productId, lamp.id));
+const { lamp, devices: benchDevices } = await seedBenchLamps(db, count);
 const [group] = await db
     .insert(consumerGroups)
     .values({ projectCode: lamp.projectCode!, name: 'bench' })
@@ -60,34 +43,25 @@ process.stdout.write(
         amqpPort,
         groupId: group.id,
         ...key,
-        devices: rows
-            .filter((r) => r.deviceName.startsWith('bench'))
-            .map((r) => [lamp.productKey, r.deviceName, r.secret]),
+        devices: benchDevices,
     }) + '\n',
 );
 
 const backlog = async () => amqp.groupStatus(group.id).then((s) => s.backlog);
-createInterface({ input: process.stdin }).on('line', (line) => {
-    const [cmd, arg] = line.trim().split(/\s+/);
-    if (cmd === 'fill') {
-        const n = Number(arg);
+answerCommands({
+    fill: async (arg) => {
         const payload = JSON.stringify({
             id: '0',
             version: '1.0',
             params: { Brightness: 50, ActivePower: 12.5, LightSwitch: 1 },
             method: 'thing.event.property.post',
         });
-        void db
-            .execute(
-                sql`INSERT INTO amqp_queue (group_id, device_id, message_id, topic, generate_time, payload)
-                    SELECT ${group.id}, 1, (1000000000 + g)::text, '/sys/bench/topic', 0, ${payload}
-                    FROM generate_series(1, ${n}) AS g`,
-            )
-            .then(backlog)
-            .then((b) => process.stdout.write(JSON.stringify({ backlog: b }) + '\n'));
-    }
-    if (cmd === 'stats')
-        void backlog().then((b) =>
-            process.stdout.write(JSON.stringify({ backlog: b, rss: process.memoryUsage().rss }) + '\n'),
+        await db.execute(
+            sql`INSERT INTO amqp_queue (group_id, device_id, message_id, topic, generate_time, payload)
+                SELECT ${group.id}, 1, (1000000000 + g)::text, '/sys/bench/topic', 0, ${payload}
+                FROM generate_series(1, ${Number(arg)}) AS g`,
         );
+        return { backlog: await backlog() };
+    },
+    stats: async () => ({ backlog: await backlog(), rss: process.memoryUsage().rss }),
 });

@@ -10,14 +10,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Session } from 'node:inspector/promises';
-import { createInterface } from 'node:readline';
 import v8 from 'node:v8';
-import { eq } from 'drizzle-orm';
 import { openDatabase } from '../../../server/db/client';
-import { devices, products } from '../../../server/db/schema';
-import { insertDevices } from '../../../server/domain/deviceWrite';
 import { createBroker } from '../../../server/mqtt/broker';
-import { seedDatabase } from '../../../server/seed';
+import { answerCommands, seedBenchLamps, type BenchDevice } from '../harness';
 
 const count = Number(process.env.DEVICES ?? 1000);
 // PGlite on a data directory of its own, as `npm start` runs it (BENCH_PGLITE=memory: in memory instead).
@@ -32,68 +28,46 @@ const handle = await openDatabase(
         : { pgliteDir: dataDir },
 );
 // BENCH_SEED=0: another process of the same platform (REDIS_URL, the same DATABASE_URL schema), which the first seeded.
-const seed = process.env.BENCH_SEED !== '0';
-let benchDevices: Array<[string, string, string]> = [];
-if (seed) {
-    await seedDatabase(handle.db, { demo: true });
-    const [lamp] = await handle.db.select().from(products).where(eq(products.productName, '智能路灯_L1'));
-    const names = Array.from({ length: count }, (_, i) => ({ deviceName: `bench${String(i).padStart(6, '0')}` }));
-    await handle.db.transaction((tx) => insertDevices(tx, lamp, names));
-    const rows = await handle.db
-        .select({ deviceName: devices.deviceName, secret: devices.secret })
-        .from(devices)
-        .where(eq(devices.productId, lamp.id));
-    benchDevices = rows
-        .filter((r) => r.deviceName.startsWith('bench'))
-        .map((r): [string, string, string] => [lamp.productKey, r.deviceName, r.secret]);
-}
+const benchDevices: BenchDevice[] =
+    process.env.BENCH_SEED !== '0' ? (await seedBenchLamps(handle.db, count)).devices : [];
 const broker = await createBroker({ db: handle.db, redisUrl: process.env.REDIS_URL, log: () => undefined });
 const port = await broker.listen(0, '0.0.0.0');
 process.stdout.write(JSON.stringify({ port, dataDir, devices: benchDevices }) + '\n');
 let profiler: Session | undefined;
 const cpuMicros = () => (({ user, system }) => user + system)(process.cpuUsage());
-createInterface({ input: process.stdin }).on('line', (line) => {
+answerCommands({
     // `profile-start`, `profile-stop FILE`: a CPU profile of the broker's main thread over a chosen window.
-    if (line.trim() === 'profile-start') {
+    'profile-start': async () => {
         profiler = new Session();
         profiler.connect();
-        void profiler
-            .post('Profiler.enable')
-            .then(() => profiler!.post('Profiler.start'))
-            .then(() => process.stdout.write('{}\n'));
-    }
-    if (line.startsWith('profile-stop ') && profiler) {
-        void profiler.post('Profiler.stop').then(({ profile }) => {
-            writeFileSync(line.slice('profile-stop '.length).trim(), JSON.stringify(profile));
-            profiler!.disconnect();
-            process.stdout.write('{}\n');
-        });
-    }
-    if (line.trim() === 'stats') {
-        process.stdout.write(
-            JSON.stringify({
-                written: broker.writer.written,
-                batches: broker.writer.batches,
-                cpu: cpuMicros(),
-                rss: process.memoryUsage().rss,
-                connected: broker.connected,
-            }) + '\n',
-        );
-    }
+        await profiler.post('Profiler.enable');
+        await profiler.post('Profiler.start');
+        return {};
+    },
+    'profile-stop': async (file) => {
+        if (!profiler) return undefined;
+        const { profile } = await profiler.post('Profiler.stop');
+        writeFileSync(file, JSON.stringify(profile));
+        profiler.disconnect();
+        return {};
+    },
+    stats: () => ({
+        written: broker.writer.written,
+        batches: broker.writer.batches,
+        cpu: cpuMicros(),
+        rss: process.memoryUsage().rss,
+        connected: broker.connected,
+    }),
     // `mem`: after a full collection when the process runs with --expose-gc: where the memory is (bytes).
-    if (line.trim() === 'mem') {
+    mem: () => {
         (globalThis as { gc?: () => void }).gc?.();
-        const m = process.memoryUsage();
-        process.stdout.write(JSON.stringify({ ...m, connected: broker.connected, cpu: cpuMicros() }) + '\n');
-    }
+        return { ...process.memoryUsage(), connected: broker.connected, cpu: cpuMicros() };
+    },
     // `heap FILE`: a heap snapshot (open it in Chrome's DevTools, Memory tab).
-    if (line.startsWith('heap ')) {
-        const file = v8.writeHeapSnapshot(line.slice('heap '.length).trim());
-        process.stdout.write(JSON.stringify({ file }) + '\n');
-    }
-    if (line.trim() === 'quit')
-        void broker
-            .close()
-            .then(() => handle.close())
-            .then(() => process.exit(0));
+    heap: (file) => ({ file: v8.writeHeapSnapshot(file) }),
+    quit: async () => {
+        await broker.close();
+        await handle.close();
+        process.exit(0);
+    },
 });

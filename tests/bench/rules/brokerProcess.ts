@@ -4,26 +4,16 @@
  * the rule engine listening to it. Prints `{ port, devices }`, then answers on stdin: `rules N` or `rules Nany` (N
  * enabled rules on the lamp product, replacing the earlier ones) with `{ rules }`, and `stats` with `{ written, evaluated, fired }`.
  */
-import { createInterface } from 'node:readline';
-import { eq } from 'drizzle-orm';
 import { openDatabase } from '../../../server/db/client';
-import { devices, products, rules } from '../../../server/db/schema';
-import { insertDevices } from '../../../server/domain/deviceWrite';
+import { rules } from '../../../server/db/schema';
 import { createAccessHub } from '../../../server/mqtt/access';
 import { createBroker } from '../../../server/mqtt/broker';
 import { createRuleEngine } from '../../../server/rules/engine';
-import { seedDatabase } from '../../../server/seed';
+import { answer, answerCommands, seedBenchLamps } from '../harness';
 
 const count = Number(process.env.DEVICES ?? 1000);
 const handle = await openDatabase(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : {});
-await seedDatabase(handle.db, { demo: true });
-const [lamp] = await handle.db.select().from(products).where(eq(products.productName, '智能路灯_L1'));
-const names = Array.from({ length: count }, (_, i) => ({ deviceName: `bench${String(i).padStart(6, '0')}` }));
-await handle.db.transaction((tx) => insertDevices(tx, lamp, names));
-const rows = await handle.db
-    .select({ deviceName: devices.deviceName, secret: devices.secret })
-    .from(devices)
-    .where(eq(devices.productId, lamp.id));
+const { lamp, devices: benchDevices } = await seedBenchLamps(handle.db, count);
 const broker = await createBroker({ db: handle.db, log: () => undefined });
 const access = createAccessHub();
 access.attach(broker);
@@ -65,34 +55,24 @@ async function setRules(n: number, any: boolean) {
     return engine.size;
 }
 
-process.stdout.write(
-    JSON.stringify({
-        port,
-        devices: rows
-            .filter((r) => r.deviceName.startsWith('bench'))
-            .map((r) => [lamp.productKey, r.deviceName, r.secret]),
-    }) + '\n',
-);
+answer({ port, devices: benchDevices });
 /**
  * The engine alone: `messages` synthetic property posts of the bench devices handed to it as the broker would, timed
  * (microseconds per message). Firings start their database work in the background; only evaluation is timed.
  */
 function micro(messages: number) {
-    const entries = rows
-        .filter((r) => r.deviceName.startsWith('bench'))
-        .slice(0, 1000)
-        .map((r, i) => ({
-            deviceId: 1_000_000 + i,
-            productId: lamp.id,
-            productKey: lamp.productKey,
-            deviceName: r.deviceName,
-            secret: r.secret,
-            enabled: true,
-            nodeType: 0,
-            passthrough: false,
-            gwId: null,
-            status: 'ONLINE',
-        }));
+    const entries = benchDevices.slice(0, 1000).map(([productKey, deviceName, secret], i) => ({
+        deviceId: 1_000_000 + i,
+        productId: lamp.id,
+        productKey,
+        deviceName,
+        secret,
+        enabled: true,
+        nodeType: 0,
+        passthrough: false,
+        gwId: null,
+        status: 'ONLINE',
+    }));
     const t0 = performance.now();
     for (let n = 0; n < messages; n++) {
         const i = n % entries.length;
@@ -109,20 +89,12 @@ function micro(messages: number) {
     return ((performance.now() - t0) * 1000) / messages;
 }
 
-createInterface({ input: process.stdin }).on('line', (line) => {
-    const [cmd, arg] = line.trim().split(/\s+/);
-    if (cmd === 'stats') {
-        process.stdout.write(
-            JSON.stringify({
-                written: broker.writer.written,
-                evaluated: engine.counters.evaluated,
-                fired: engine.counters.fired,
-            }) + '\n',
-        );
-    }
-    if (cmd === 'micro') process.stdout.write(JSON.stringify({ usPerMessage: micro(Number(arg)) }) + '\n');
-    if (cmd === 'rules')
-        void setRules(Number(arg.replace('any', '')), arg.endsWith('any')).then((n) =>
-            process.stdout.write(JSON.stringify({ rules: n }) + '\n'),
-        );
+answerCommands({
+    stats: () => ({
+        written: broker.writer.written,
+        evaluated: engine.counters.evaluated,
+        fired: engine.counters.fired,
+    }),
+    micro: (n) => ({ usPerMessage: micro(Number(n)) }),
+    rules: async (arg) => ({ rules: await setRules(Number(arg.replace('any', '')), arg.endsWith('any')) }),
 });
