@@ -52,12 +52,18 @@ export function limitBody(options: {
     maxSize: number;
     onError: (c: Context) => Response | Promise<Response>;
 }): MiddlewareHandler {
-    const counted = bodyLimit(options);
+    // The refusal comes before the client has sent the rest of its body, and Node closes the connection after it: the
+    // answer says so, or a keep-alive client sends its next request on that connection and loses it (UND_ERR_SOCKET).
+    const onError = (c: Context) => {
+        c.header('Connection', 'close');
+        return options.onError(c);
+    };
+    const counted = bodyLimit({ maxSize: options.maxSize, onError });
     return async (c, next) => {
         if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
         if (c.req.header('transfer-encoding') !== undefined) return counted(c, next);
         const length = c.req.header('content-length');
-        if (length !== undefined) return parseInt(length || '0', 10) > options.maxSize ? options.onError(c) : next();
+        if (length !== undefined) return parseInt(length || '0', 10) > options.maxSize ? onError(c) : next();
         // Over HTTP/1.1 a body needs one of the two headers; a request made in process (tests) may have one without.
         const incoming = (c.env as { incoming?: { httpVersionMajor?: number } } | undefined)?.incoming;
         return incoming?.httpVersionMajor === 1 ? next() : counted(c, next);

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import { limitBody } from '../http/guard';
 import { FILE_MAX_BYTES, FILE_MESSAGES } from '../../schemas/deviceFile';
 import type { AppEnv, Services } from '../deps';
 import { asciiFallback, deleteFile, listFiles, openFile, storeFile } from '../domain/deviceFiles';
@@ -28,7 +28,7 @@ export function deviceFileRoutes(services: Services) {
         '/upload',
         // The app's general 10 MB limit skips this path (app.ts). This one counts the bytes as they arrive, so a
         // body over it is refused before it is read whole, whatever Content-Length says.
-        bodyLimit({
+        limitBody({
             maxSize: FILE_MAX_BYTES + MULTIPART_ALLOWANCE,
             onError: (c) => fail(c, 413, FILE_MESSAGES.tooLarge),
         }),

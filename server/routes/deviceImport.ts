@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import { limitBody } from '../http/guard';
 import { stringify } from 'csv-stringify/sync';
 import { IMPORT_COLUMNS, IMPORT_DEVICE_EXISTS, IMPORT_MAX_BYTES } from '../../schemas/device';
 import type { AppEnv, Services } from '../deps';
@@ -40,7 +40,7 @@ export function deviceImportRoutes({ db, maintenance }: Services) {
     app.post(
         '/import',
         // The app's general 10 MB body limit skips this path (app.ts); this one fits the file limit.
-        bodyLimit({
+        limitBody({
             maxSize: IMPORT_MAX_BYTES + MULTIPART_ALLOWANCE,
             onError: (c) => fail(c, 413, `文件大小不能超过${IMPORT_LIMIT_TEXT}`),
         }),

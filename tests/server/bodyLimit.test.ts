@@ -70,10 +70,29 @@ describe('the 10 MB limit of request bodies', () => {
         expect(res.status).toBe(413);
     });
 
-    // Last: the server answers before the client has sent the body, and closes that connection after it.
     it('refuses a larger body by its Content-Length, and one sent in chunks as it comes', async () => {
         expect(await post(form(11 * MB))).toEqual({ status: 413, body: { code: 413, msg: '请求体过大（上限 10MB）' } });
         const streamed = await post(chunked(form(11 * MB)), { duplex: 'half' } as RequestInit);
         expect(streamed).toEqual({ status: 413, body: { code: 413, msg: '请求体过大（上限 10MB）' } });
+    });
+
+    // The server answers before the client has sent all of the body and closes that connection after it: the answer
+    // says so (Connection: close), so a client never sends its next request on a connection about to close.
+    it('answers every request that follows a refused body, on the same client', async () => {
+        for (let round = 0; round < 5; round++) {
+            const refused = await fetch(`${base}/api/product/save`, {
+                method: 'POST',
+                headers: { authorization: s.token, 'content-type': 'application/x-www-form-urlencoded', origin: base },
+                body: form(11 * MB),
+            });
+            expect(refused.status).toBe(413);
+            expect(refused.headers.get('connection')).toBe('close');
+            await refused.arrayBuffer();
+            const next = await fetch(`${base}/api/product?pageNumber=1&pageSize=1`, {
+                headers: { authorization: s.token },
+            });
+            expect(next.status).toBe(200);
+            expect(((await next.json()) as { code: number }).code).toBe(200);
+        }
     });
 });
