@@ -1,5 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- the answers are checked by value (toMatchObject), not by type */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestServer, type TestServer } from '../../server/testing';
 import { startRtspSource, type RtspSource } from './rtspSource';
 
@@ -86,13 +86,22 @@ describe('an rtsp camera pushed', () => {
 
     it('retries a dropped source with back-off and plays again when it is back', async () => {
         source.drop();
-        const lost = await until(id, (s) => s.state === 'retrying', 'never noticed the drop');
-        expect(lost.error).toMatch(/视频源中断|连接视频源失败/);
-        expect(lost.error).not.toContain('cam_pass1');
-        expect((await get(`get?id=${id}`)).data.status).toBe('OFFLINE');
-        source.resume();
+        try {
+            const lost = await until(id, (s) => s.state === 'retrying', 'never noticed the drop');
+            expect(lost.error).toMatch(/视频源中断|连接视频源失败/);
+            expect(lost.error).not.toContain('cam_pass1');
+            // The status is written just after the stream's state changes (on PostgreSQL a moment later): wait for it.
+            await vi.waitFor(async () => expect((await get(`get?id=${id}`)).data.status).toBe('OFFLINE'), {
+                timeout: 5_000,
+            });
+        } finally {
+            // The next tests use the same source, whatever happened here.
+            source.resume();
+        }
         await until(id, (s) => s.state === 'playing', 'never came back');
-        expect((await get(`get?id=${id}`)).data.status).toBe('ONLINE');
+        await vi.waitFor(async () => expect((await get(`get?id=${id}`)).data.status).toBe('ONLINE'), {
+            timeout: 5_000,
+        });
     });
 
     it('stops on stop push: no more stream', async () => {
