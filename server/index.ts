@@ -75,6 +75,7 @@ async function main(): Promise<void> {
         import('./video/relay'),
         import('./domain/videoDevices'),
         import('./video/sip'),
+        import('./mqtt/presence'),
     ]);
     let handle: DatabaseHandle;
     try {
@@ -104,7 +105,17 @@ async function main(): Promise<void> {
         { createVideoRelay, rtspUrl },
         { pushingIds, streamSource },
         { createSipServer },
+        { markLeftOnline },
     ] = await later;
+    // Connections ended with the previous run: its devices left ONLINE are OFFLINE as of this start (one process only;
+    // in a cluster the others still hold theirs). Before the first start's demo seed, which writes statuses of its own.
+    const leftOnline = config.redisUrl
+        ? Promise.resolve()
+        : markLeftOnline(handle.db, new Date())
+              .then(
+                  (n) => n && console.log(`设备状态: 上次运行时在线的 ${n} 台设备已标记为离线（连接随服务停止而断开）`),
+              )
+              .catch((err) => console.error('更新设备状态失败 / failed to mark devices offline:', err));
     const admin = await ensureAdmin(handle.db, config.adminPassword);
     const access = createAccessHub();
     const simulator = createSimulator({ db: handle.db, access });
@@ -252,7 +263,8 @@ async function main(): Promise<void> {
     const seedNow = () => {
         if (seeding) return;
         seeding = true;
-        void seedDatabase(handle.db, { demo: config.seedDemo })
+        void leftOnline
+            .then(() => seedDatabase(handle.db, { demo: config.seedDemo }))
             .then((seed) => {
                 if (seed.seeded) {
                     console.log(

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
+import { rowsOf } from '../domain/groups';
 import type { MessageWriter } from './writer';
 
 /**
@@ -82,3 +83,27 @@ export function createPresence(db: Db, writer: MessageWriter, onError: (err: unk
 }
 
 export type Presence = ReturnType<typeof createPresence>;
+
+/**
+ * A server start in a single process: every connection of the previous run ended with it, so the devices it left
+ * ONLINE are OFFLINE now (as of `since`, the start), each change logged as a `device.status` message with the reason.
+ * Video devices keep theirs (their registration and pulls say it). A device that connects meanwhile is newer than
+ * `since` and keeps ONLINE, so this may run beside the broker. In a cluster (REDIS_URL) the other processes still hold
+ * their devices' connections, so it is not called there.
+ */
+export async function markLeftOnline(db: Db, since: Date): Promise<number> {
+    const at = since.toISOString();
+    const result = await db.execute<{ n: number }>(sql`
+        WITH gone AS (
+            UPDATE devices d SET status = 'OFFLINE', status_time = ${at}::timestamptz
+            WHERE d.status = 'ONLINE' AND (d.status_time IS NULL OR d.status_time < ${at}::timestamptz)
+                AND NOT EXISTS (SELECT 1 FROM video_devices v WHERE v.device_id = d.id)
+            RETURNING d.id, d.product_id),
+        logged AS (
+            INSERT INTO device_messages (device_id, ts, method, identifier, data, product_id)
+            SELECT id, ${at}::timestamptz, 'device.status', NULL,
+                '{"status": "offline", "reason": "serverRestart"}'::jsonb, product_id FROM gone
+            RETURNING 1)
+        SELECT count(*)::int AS n FROM logged`);
+    return rowsOf<{ n: number }>(result)[0]?.n ?? 0;
+}

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/db/client';
 import { DataDirLockedError } from '../../server/db/lock';
+import { DEMO_DEVICES } from '../../server/seed/devices';
 import { ROOT } from './support';
 
 /**
@@ -103,6 +104,9 @@ describe('server/index.ts', () => {
         expect(restarted.text).toContain('登录: admin / 首次启动时显示的密码');
         expect(restarted.text).not.toContain('已写入');
         expect((await signIn(restarted.port, password!)).status).toBe(302);
+        // The first run's devices were ONLINE (the demo's); their connections, had they any, ended with that run.
+        const online = DEMO_DEVICES.filter((d) => d.status === 'ONLINE').length;
+        await printed(again, `设备状态: 上次运行时在线的 ${online} 台设备已标记为离线（连接随服务停止而断开）`);
         again.child.kill('SIGINT');
         expect(await again.exited).toBe(0);
     }, 180_000);
