@@ -1,48 +1,9 @@
-import { promisify } from 'node:util';
-import { gzip as gzipCallback, gzipSync } from 'node:zlib';
 import { sql } from 'drizzle-orm';
-import type { Context } from 'hono';
 import type { Db } from '../db/client';
-import { COMPRESS_THRESHOLD, GZIP_AT_ONCE_MAX } from '../http/compress';
-import { jsonText } from '../http/envelope';
-
-const gzip = promisify(gzipCallback);
-
-/**
- * A JSON answer kept as text and, once a client accepting gzip asks, as gzipped bytes too: 11 MB of map points take
- * a quarter of a second to compress, so that happens once per answer, not once per request. Large answers are
- * compressed on libuv's thread pool, off the event loop; small ones at once (the hop to the pool costs more than the
- * work), and those under COMPRESS_THRESHOLD bytes not at all.
- */
-export class CompressedAnswer {
-    private gz?: Promise<Buffer>;
-    /** Whether the answer is large enough to be sent gzipped. */
-    readonly worthCompressing: boolean;
-
-    constructor(readonly text: string) {
-        this.worthCompressing = Buffer.byteLength(text) >= COMPRESS_THRESHOLD;
-    }
-
-    gzipped(): Promise<Buffer> {
-        this.gz ??=
-            this.text.length <= GZIP_AT_ONCE_MAX
-                ? Promise.resolve(gzipSync(this.text, { level: 6 }))
-                : gzip(this.text, { level: 6 });
-        return this.gz;
-    }
-}
+import { CompressedAnswer } from '../http/compress';
 
 /** How long an unchanged map answer is served without asking the database again, at most. */
 export const DEVICE_MAP_MAX_AGE_MS = 30_000;
-
-/** JSON text answered as is, or from its cached gzipped bytes when the client takes gzip and it is worth it. */
-export async function jsonAnswer(c: Context, answer: CompressedAnswer, type = 'application/json; charset=UTF-8') {
-    const headers: Record<string, string> = { 'content-type': type, vary: 'Accept-Encoding' };
-    if (!answer.worthCompressing || !/\bgzip\b/.test(c.req.header('accept-encoding') ?? ''))
-        return jsonText(c, answer.text, 200, headers);
-    // The compress middleware leaves answers that carry a Content-Encoding alone.
-    return c.body(new Uint8Array(await answer.gzipped()), 200, { ...headers, 'content-encoding': 'gzip' });
-}
 
 /** The value of device_map_version (migration 0010): any statement that could change the map moves it on. */
 export async function deviceMapVersion(db: Db): Promise<string> {

@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler, Next } from 'hono';
 import { tableVersionsOf } from '../db/dataVersion';
 import type { Db } from '../db/client';
 import type { AppEnv } from '../deps';
-import { CompressedAnswer, jsonAnswer } from '../domain/deviceMapCache';
+import { CompressedAnswer, jsonAnswer } from './compress';
 import { jsonTextOf } from './envelope';
 
 /**

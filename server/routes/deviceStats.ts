@@ -5,7 +5,8 @@ import { CLUSTER_MAX_ZOOM, deviceClusterIndex } from '../domain/deviceClusters';
 import { countLocated, gridClusters } from '../domain/gridClusters';
 import { devices } from '../db/schema';
 import { currentScope, scopeByProjectId } from '../rights/scope';
-import { CompressedAnswer, DeviceMapCache, jsonAnswer } from '../domain/deviceMapCache';
+import { DeviceMapCache } from '../domain/deviceMapCache';
+import { CompressedAnswer, jsonAnswer } from '../http/compress';
 import { ok } from '../http/envelope';
 import { badRequest } from '../http/errors';
 

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../deps';
-import { CompressedAnswer, jsonAnswer } from '../domain/deviceMapCache';
+import { CompressedAnswer, jsonAnswer } from '../http/compress';
 import { MENU, SYSTEM_SECTION, type MenuNode } from '../../schemas/menu';
 
 export { MENU, SYSTEM_SECTION, menuIds, type MenuNode } from '../../schemas/menu';

@@ -1,6 +1,6 @@
 import { gunzipSync, inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMPRESS_THRESHOLD } from '../../server/http/compress';
+import { acceptsGzip, COMPRESS_THRESHOLD } from '../../server/http/compress';
 import { createTestServer, type TestServer } from '../../server/testing';
 
 let s: TestServer;
@@ -55,5 +55,33 @@ describe('compressed answers', () => {
         }
         expect(seen.small).toBeGreaterThan(0);
         expect(seen.large).toBeGreaterThan(0);
+    });
+
+    it('are never gzipped for a client that refuses gzip, cached answers and the menu included', async () => {
+        for (const target of TARGETS) {
+            const text = await (await s.fetch(target)).text();
+            for (const accept of ['gzip;q=0', 'identity', 'deflate, gzip;q=0', '*;q=0', 'br']) {
+                const res = await s.fetch(target, { headers: { 'accept-encoding': accept } });
+                const encoding = res.headers.get('content-encoding');
+                expect(encoding, `${target} (${accept})`).not.toBe('gzip');
+                const bytes = Buffer.from(await res.arrayBuffer());
+                expect(decode(encoding, bytes).toString('utf8'), `${target} (${accept})`).toBe(text);
+            }
+        }
+    });
+});
+
+describe('acceptsGzip', () => {
+    it('reads Accept-Encoding with its q-values', () => {
+        expect(acceptsGzip('gzip, deflate, br, zstd')).toBe(true);
+        expect(acceptsGzip('GZIP')).toBe(true);
+        expect(acceptsGzip('deflate;q=1, gzip;q=0.5')).toBe(true);
+        expect(acceptsGzip('*')).toBe(true);
+        expect(acceptsGzip('gzip;q=0')).toBe(false);
+        expect(acceptsGzip('*, gzip;q=0')).toBe(false);
+        expect(acceptsGzip('*;q=0')).toBe(false);
+        expect(acceptsGzip('x-gzip-like, br')).toBe(false);
+        expect(acceptsGzip('')).toBe(false);
+        expect(acceptsGzip(undefined)).toBe(false);
     });
 });
