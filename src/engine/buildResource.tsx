@@ -2,6 +2,7 @@ import { lazy, Suspense, type ComponentType, type ReactElement } from 'react';
 import { Route } from 'react-router-dom';
 import { CustomRoutes, Loading, Resource, type ResourceProps } from 'react-admin';
 import type { ApiResource } from '../../dataProvider/types';
+import { AllPage } from '../pages/AllPage';
 import { DefinitionProvider, registerDefinitions, resourcePath } from './context';
 import type { ResourceDefinition, ViewName } from './types';
 
@@ -55,10 +56,15 @@ function viewOf(definition: ResourceDefinition, view: ViewName): ComponentType |
 /** A definition's <Resource> props and custom routes; each view sees the definition through useDefinition(). */
 export function buildResource(definition: ResourceDefinition): BuiltResource {
     const representation = definition.recordRepresentation;
+    const list = viewOf(definition, 'list');
     return {
         props: {
             name: resourcePath(definition),
-            list: viewOf(definition, 'list'),
+            list,
+            // A path under the resource that none of its views takes (/dashboard: the dashboard is a page at
+            // /introduce) is the console's 404, as any unknown path; <Resource> alone would render nothing there. With
+            // a list view, its catch-all `/*` takes every such path already.
+            children: list ? undefined : <Route path="*" element={<AllPage />} />,
             show: viewOf(definition, 'show'),
             edit: viewOf(definition, 'edit'),
             create: viewOf(definition, 'create'),

@@ -114,6 +114,16 @@ describe('routes', () => {
         expect(screen.getByRole('link', { name: '返回首页' })).toHaveAttribute('href', '/introduce');
     });
 
+    it('answers a path under a resource that no view takes (/dashboard, /dashboard/1) with the 404 too', async () => {
+        for (const path of ['/dashboard', '/dashboard/1']) {
+            mswServer.use(...shellHandlers());
+            const { unmount } = renderApp(path);
+            expect(await screen.findByText('抱歉，您访问的页面不存在')).toBeInTheDocument();
+            expect(screen.getByText(path)).toBeInTheDocument();
+            unmount();
+        }
+    });
+
     it('/login sends the browser to the sign-on page', async () => {
         const { authProvider, redirects } = recordingAuthProvider();
         renderApp('/login', { authProvider });
