@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -91,11 +91,23 @@ const rssOf = (pid: number) => {
     return Math.round(Number(line?.split(/\s+/)[1] ?? 0) / 1024);
 };
 
-/** CPU time (user + system, all threads) the process has used so far, in ms (clock ticks of 10 ms). */
-const cpuOf = (pid: number) => {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+/** CPU time (user + system) of a process (all threads) or of one thread, in ms (clock ticks of 10 ms). */
+const cpuOfStat = (file: string) => {
+    const fields = readFileSync(file, 'utf8').split(') ')[1].split(' ');
     return (Number(fields[11]) + Number(fields[12])) * 10;
 };
+const cpuOf = (pid: number) => cpuOfStat(`/proc/${pid}/stat`);
+/** CPU time so far of each thread of a process, by thread id. */
+const threadCpuOf = (pid: number) =>
+    new Map(
+        readdirSync(`/proc/${pid}/task`).map((tid) => {
+            try {
+                return [tid, cpuOfStat(`/proc/${pid}/task/${tid}/stat`)] as const;
+            } catch {
+                return [tid, 0] as const;
+            }
+        }),
+    );
 
 interface Load {
     requests: number;
@@ -189,7 +201,12 @@ const group: BenchGroup = {
         try {
             const url = `http://127.0.0.1:${barePort}/ping`;
             await waitFor(url, bare.child, bare.output);
-            add4('bare_hono', await load(() => () => fetch(url).then(async (r) => (await r.text(), r.ok))));
+            const clientBefore = process.cpuUsage();
+            const bareLoad = await load(() => () => fetch(url).then(async (r) => (await r.text(), r.ok)));
+            const client = process.cpuUsage(clientBefore);
+            add4('bare_hono', bareLoad);
+            const perRequest = (client.user + client.system) / 1000 / bareLoad.answered;
+            add('bare_hono_client_cpu_per_request', Math.round(perRequest * 100) / 100, 'ms');
         } finally {
             bare.child.kill('SIGTERM');
         }
@@ -313,14 +330,32 @@ const group: BenchGroup = {
                 };
                 const rssBefore = rssOf(server.child.pid!);
                 const cpuBefore = cpuOf(server.child.pid!);
+                const threadsBefore = threadCpuOf(server.child.pid!);
+                const clientBefore = process.cpuUsage();
                 const mixFrom = micros();
                 const mixed = await load(mix);
+                const client = process.cpuUsage(clientBefore);
+                const threadsAfter = threadCpuOf(server.child.pid!);
                 if (profileDir)
                     writeFileSync(path.join(profileDir, 'mix.json'), JSON.stringify({ from: mixFrom, to: micros() }));
                 add4(`${prefix}mix`, mixed);
                 // Less distorted by other work on the machine than requests per second: the server's own CPU time.
                 const perRequest = (cpuOf(server.child.pid!) - cpuBefore) / mixed.answered;
                 add(`${prefix}mix_server_cpu_per_request`, Math.round(perRequest * 100) / 100, 'ms');
+                // Per thread: the main thread (HTTP), the busiest other one (the database's worker when there is one),
+                // and the rest (GC, libuv); and this process's own (the load generator's) CPU.
+                const spent = [...threadsAfter].map(([tid, ms]) => ({ tid, ms: ms - (threadsBefore.get(tid) ?? 0) }));
+                const mainMs = spent.find((t) => t.tid === String(server!.child.pid))?.ms ?? 0;
+                const others = spent.filter((t) => t.tid !== String(server!.child.pid)).sort((a, b) => b.ms - a.ms);
+                const per = (ms: number) => Math.round((ms / mixed.answered) * 100) / 100;
+                add(`${prefix}mix_main_thread_cpu_per_request`, per(mainMs), 'ms');
+                add(`${prefix}mix_busiest_other_thread_cpu_per_request`, per(others[0]?.ms ?? 0), 'ms');
+                add(
+                    `${prefix}mix_other_threads_cpu_per_request`,
+                    per(others.slice(1).reduce((n, t) => n + t.ms, 0)),
+                    'ms',
+                );
+                add(`${prefix}mix_client_cpu_per_request`, per((client.user + client.system) / 1000), 'ms');
                 add(`${prefix}server_rss_before`, rssBefore, 'MB');
                 add(`${prefix}server_rss_after`, rssOf(server.child.pid!), 'MB');
                 const menuCpuBefore = cpuOf(server.child.pid!);
@@ -332,8 +367,10 @@ const group: BenchGroup = {
                 await new Promise((r) => server!.child.once('exit', r));
                 server = undefined;
             };
-            await session('', { PGLITE_WORKER: '0' });
-            await session('worker_', { PGLITE_WORKER: '1' });
+            // API_BENCH_SESSIONS=worker (or main): only that session.
+            const sessions = (process.env.API_BENCH_SESSIONS ?? 'main,worker').split(',');
+            if (sessions.includes('main')) await session('', { PGLITE_WORKER: '0' });
+            if (sessions.includes('worker')) await session('worker_', { PGLITE_WORKER: '1' });
             return figures;
         } finally {
             server?.child.kill('SIGTERM');
