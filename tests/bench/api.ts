@@ -160,18 +160,24 @@ interface Load {
     stall: number;
     /** Every request answered, the warm-up's included. */
     answered: number;
+    /** p50 and p99 of each kind of request (when the load names them). */
+    byKind: Array<{ kind: string; p50: number; p99: number }>;
 }
 
 /**
  * CLIENTS clients, each sending its next request as soon as the last is answered, for WARMUP + SECONDS; latencies
  * and answer times are kept after the warm-up.
  */
-async function load(next: (client: number) => () => Promise<boolean>): Promise<Load> {
+async function load(
+    next: (client: number) => () => Promise<boolean>,
+    kindOf?: (client: number) => string,
+): Promise<Load> {
     const started = performance.now();
     const measureFrom = started + WARMUP_SECONDS * 1000;
     const until = measureFrom + SECONDS * 1000;
     const latencies: number[] = [];
     const answeredAt: number[] = [];
+    const byKind = new Map<string, number[]>();
     let errors = 0;
     let answered = 0;
     await Promise.all(
@@ -184,6 +190,11 @@ async function load(next: (client: number) => () => Promise<boolean>): Promise<L
                 if (t < measureFrom) continue;
                 latencies.push(done - t);
                 answeredAt.push(done);
+                if (kindOf) {
+                    const kind = kindOf(client);
+                    if (!byKind.has(kind)) byKind.set(kind, []);
+                    byKind.get(kind)!.push(done - t);
+                }
                 if (!ok) errors++;
             }
         }),
@@ -192,8 +203,9 @@ async function load(next: (client: number) => () => Promise<boolean>): Promise<L
     answeredAt.sort((a, b) => a - b);
     let stall = 0;
     for (let i = 1; i < answeredAt.length; i++) stall = Math.max(stall, answeredAt[i] - answeredAt[i - 1]);
-    const at = (p: number) =>
-        Math.round(latencies[Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)]);
+    const quantile = (sorted: number[], p: number) =>
+        Math.round(sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]);
+    const at = (p: number) => quantile(latencies, p);
     const seconds = (answeredAt[answeredAt.length - 1] - measureFrom) / 1000;
     return {
         requests: latencies.length,
@@ -203,6 +215,10 @@ async function load(next: (client: number) => () => Promise<boolean>): Promise<L
         p99: at(0.99),
         stall: Math.round(stall),
         answered,
+        byKind: [...byKind].map(([kind, times]) => {
+            times.sort((a, b) => a - b);
+            return { kind, p50: quantile(times, 0.5), p99: quantile(times, 0.99) };
+        }),
     };
 }
 
@@ -364,8 +380,10 @@ const group: BenchGroup = {
                 );
 
                 let n = 0;
+                const kinds: string[] = [];
                 const mix = (client: number) => {
                     n++;
+                    kinds[client] = n % 10 === 0 ? 'create_delete' : names[n % reads.length];
                     if (n % 10 === 0) return createDelete();
                     return reads[n % reads.length](client);
                 };
@@ -374,12 +392,16 @@ const group: BenchGroup = {
                 const threadsBefore = threadCpuOf(server.child.pid!);
                 const clientBefore = process.cpuUsage();
                 const mixFrom = micros();
-                const mixed = await load(mix);
+                const mixed = await load(mix, (client) => kinds[client]);
                 const client = process.cpuUsage(clientBefore);
                 const threadsAfter = threadCpuOf(server.child.pid!);
                 if (profileDir)
                     writeFileSync(path.join(profileDir, 'mix.json'), JSON.stringify({ from: mixFrom, to: micros() }));
                 add4(`${prefix}mix`, mixed);
+                for (const { kind, p50, p99 } of mixed.byKind) {
+                    add(`${prefix}mix_${kind}_p50`, p50, 'ms');
+                    add(`${prefix}mix_${kind}_p99`, p99, 'ms');
+                }
                 // Less distorted by other work on the machine than requests per second: the server's own CPU time.
                 const perRequest = (cpuOf(server.child.pid!) - cpuBefore) / mixed.answered;
                 add(`${prefix}mix_server_cpu_per_request`, Math.round(perRequest * 100) / 100, 'ms');
