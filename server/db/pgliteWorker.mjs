@@ -75,31 +75,88 @@ function concat(parts) {
     return out;
 }
 
+/** Statements kept parsed in the database's session, by their text: the name each was parsed under. */
+const named = new Map();
+/** At most this many: the least recently used is closed when another comes. */
+const NAMED_MAX = 500;
+let nextName = 1;
+/** Names to close in the next trip (evicted, or whose Parse may have failed: closing an unknown name is no error). */
+const toClose = [];
+/** Statements worth keeping parsed: plain reads and writes (never DDL or SET, which change what others mean). */
+const KEEP_PARSED = /^\s*(select|insert|update|delete|with)\b/i;
+
+/** The statement's name, parsing it under a new one first when it is not kept yet ([name, whether to parse]). */
+function nameOf(text) {
+    let name = named.get(text);
+    if (name !== undefined) {
+        // Most recently used last.
+        named.delete(text);
+        named.set(text, name);
+        return [name, false];
+    }
+    if (!KEEP_PARSED.test(text)) return ['', true];
+    name = `s${nextName++}`;
+    named.set(text, name);
+    if (named.size > NAMED_MAX) {
+        const [oldest, oldName] = named.entries().next().value;
+        named.delete(oldest);
+        toClose.push(oldName);
+    }
+    return [name, true];
+}
+
+/** Forgets every kept statement (after DDL: closes them, so none keeps a plan of what was changed). */
+function forgetNamed() {
+    for (const name of named.values()) toClose.push(name);
+    named.clear();
+}
+
 /**
  * A statement with plain values in one pass of the wire protocol (Parse, Bind, Describe, Execute, Sync at once): PGlite's
  * query() makes six passes (it describes the statement first to pick each value's serializer), about 0.1 ms more of
- * this thread per statement. Same locks as query(): it waits for an open transaction and for the statement before it.
+ * this thread per statement. A read or write is parsed once under a name and then only bound and executed: PostgreSQL
+ * keeps its parse tree and, after five runs, may keep one generic plan (plan_cache_mode auto), where a device page
+ * spent about 1 ms of this thread planning on every run. Same locks as query(): it waits for an open transaction and
+ * for the statement before it.
  */
 function oneTrip(message) {
-    return pglite._runExclusiveTransaction(() =>
-        pglite._runExclusiveQuery(async () => {
-            const bytes = concat([
-                wire.parse({ text: message.sql }),
-                wire.bind({ values: message.params.map((v) => (v === null || v === undefined ? null : String(v))) }),
-                wire.describe({ type: 'P' }),
-                wire.execute({}),
-                wire.sync(),
-            ]);
-            let messages;
-            try {
-                ({ messages } = await pglite.execProtocol(bytes));
-            } catch (err) {
-                if (err && typeof err === 'object') err.query = message.sql;
-                throw err;
-            }
-            return parse.parseResults(messages, parsersWith(message.rawTypes), { rowMode: message.rowMode })[0];
+    return pglite._runExclusiveTransaction(() => pglite._runExclusiveQuery(() => tripOnce(message, true)));
+}
+
+/** A result type its kept statement was planned for has changed (DDL the worker did not see, in a function). */
+const STALE_PLAN = '0A000';
+
+async function tripOnce(message, again) {
+    const [name, parse_] = nameOf(message.sql);
+    const closing = toClose.splice(0).map((old) => wire.close({ type: 'S', name: old }));
+    const bytes = concat([
+        ...closing,
+        ...(parse_ ? [wire.parse({ name, text: message.sql })] : []),
+        wire.bind({
+            statement: name,
+            values: message.params.map((v) => (v === null || v === undefined ? null : String(v))),
         }),
-    );
+        wire.describe({ type: 'P' }),
+        wire.execute({}),
+        wire.sync(),
+    ]);
+    let messages;
+    try {
+        ({ messages } = await pglite.execProtocol(bytes));
+    } catch (err) {
+        // The Parse may have failed (then the name is unknown) or the statement: parse it afresh next time.
+        if (name && named.get(message.sql) === name) {
+            named.delete(message.sql);
+            toClose.push(name);
+        }
+        if (again && !parse_ && err?.code === STALE_PLAN) {
+            forgetNamed();
+            return tripOnce(message, false);
+        }
+        if (err && typeof err === 'object') err.query = message.sql;
+        throw err;
+    }
+    return parse.parseResults(messages, parsersWith(message.rawTypes), { rowMode: message.rowMode })[0];
 }
 
 async function run(message) {
@@ -108,6 +165,7 @@ async function run(message) {
             await pglite.waitReady;
             return null;
         case 'query': {
+            if (!KEEP_PARSED.test(message.sql)) forgetNamed();
             if (!message.tx && plainValues(message.params)) {
                 const result = await oneTrip(message);
                 return { rows: result.rows, fields: result.fields, affectedRows: result.affectedRows };
@@ -120,6 +178,7 @@ async function run(message) {
             return { rows: result.rows, fields: result.fields, affectedRows: result.affectedRows };
         }
         case 'exec': {
+            forgetNamed();
             const target = message.tx ? transactions.get(message.tx).tx : pglite;
             return (await target.exec(message.sql)).map((r) => ({
                 rows: r.rows,

@@ -23,6 +23,8 @@ interface Prepared<R> {
  */
 export function preparedByShape<A, R>(
     build: (db: Db, shape: string, args: A) => Prepared<R>,
+    /** Shapes kept per database at most (all are dropped when more come): for shapes that carry values. */
+    max = Infinity,
 ): (db: Db | Tx, shape: string, args: A) => Prepared<R> | undefined {
     const statements = new WeakMap<object, Map<string, Prepared<R>>>();
     return (db, shape, args) => {
@@ -30,7 +32,10 @@ export function preparedByShape<A, R>(
         let byShape = statements.get(db);
         if (!byShape) statements.set(db, (byShape = new Map()));
         let statement = byShape.get(shape);
-        if (!statement) byShape.set(shape, (statement = build(db as Db, shape, args)));
+        if (!statement) {
+            if (byShape.size >= max) byShape.clear();
+            byShape.set(shape, (statement = build(db as Db, shape, args)));
+        }
         return statement;
     };
 }

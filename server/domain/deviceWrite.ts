@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import type { Tx } from '../db/client';
+import type { Db, Tx } from '../db/client';
 import { randomDeviceName, type ProductRef } from './devices';
 
 export interface NewDevice {
@@ -18,10 +18,11 @@ export const INSERT_CHUNK = 5000;
  * Inserts devices of one product, skipping names the product already has (ON CONFLICT DO NOTHING), and answers
  * the inserted ids and names. Each chunk travels as one JSON document unpacked by json_to_recordset: a single bind
  * parameter instead of nine per row, which is what makes 10,000 rows a few hundred milliseconds on PGlite.
- * Username and clientId are derived in SQL; secrets come from Node's CSPRNG (never from the caller).
+ * Username and clientId are derived in SQL; secrets come from Node's CSPRNG (never from the caller). More than one
+ * chunk is all or nothing only inside the caller's transaction.
  */
 export async function insertDevices(
-    tx: Tx,
+    tx: Db | Tx,
     product: ProductRef,
     rows: NewDevice[],
 ): Promise<Array<{ id: number; deviceName: string }>> {

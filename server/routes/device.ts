@@ -25,8 +25,11 @@ export function deviceRoutes(services: Services) {
         const { size, offset } = paging(c.req.query('pageNumber'), c.req.query('pageSize'));
         const filter = await listFilter(db, (n) => c.req.query(n));
         if (!filter) return ok(c, { records: [], total: 0, onlineCount: 0 });
-        const records = await devicePage(db, filter, size, offset, tz);
-        const totals = await countDevices(db, filter);
+        // Both at once: on the embedded database's one connection they queue together rather than one after the other.
+        const [records, totals] = await Promise.all([
+            devicePage(db, filter, size, offset, tz),
+            countDevices(db, filter),
+        ]);
         return ok(c, { records, total: totals.total, onlineCount: totals.online });
     });
 
@@ -38,8 +41,10 @@ export function deviceRoutes(services: Services) {
         const [project] = await db.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId));
         if (!project) throw notFound('项目不存在');
         filter.projectId = projectId;
-        const records = await devicePage(db, filter, size, offset, tz);
-        const totals = await countDevices(db, filter);
+        const [records, totals] = await Promise.all([
+            devicePage(db, filter, size, offset, tz),
+            countDevices(db, filter),
+        ]);
         return ok(c, { records, total: totals.total });
     });
 

@@ -1,8 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { eq, sql } from 'drizzle-orm';
 import { openDatabase, type Db } from '../../server/db/client';
 import { categories, products } from '../../server/db/schema';
@@ -92,11 +94,62 @@ const rssOf = (pid: number) => {
     return Math.round(Number(line?.split(/\s+/)[1] ?? 0) / 1024);
 };
 
-/** CPU time (user + system, all threads) the process has used so far, in ms (clock ticks of 10 ms). */
-const cpuOf = (pid: number) => {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+/** CPU time (user + system) of a process (all threads) or of one thread, in ms (clock ticks of 10 ms). */
+const cpuOfStat = (file: string) => {
+    const fields = readFileSync(file, 'utf8').split(') ')[1].split(' ');
     return (Number(fields[11]) + Number(fields[12])) * 10;
 };
+const cpuOf = (pid: number) => cpuOfStat(`/proc/${pid}/stat`);
+/** CPU time so far of each thread of a process, by thread id. */
+const threadCpuOf = (pid: number) =>
+    new Map(
+        readdirSync(`/proc/${pid}/task`).map((tid) => {
+            try {
+                return [tid, cpuOfStat(`/proc/${pid}/task/${tid}/stat`)] as const;
+            } catch {
+                return [tid, 0] as const;
+            }
+        }),
+    );
+
+/**
+ * The load generator's client: node:http over keep-alive connections (one per client at most), asking for gzip as a
+ * browser (and fetch) does. fetch (undici's WHATWG layer) cost this process 0.13 ms of CPU per bare Hono request and
+ * about 0.4 ms per request of the mix, on the same two cores as the server; this client about 0.03 ms per bare
+ * request. Every server in the run is measured with it.
+ */
+const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
+function request(
+    url: string,
+    init: { method?: string; headers?: Record<string, string>; body?: URLSearchParams } = {},
+): Promise<{ status: number; text: string }> {
+    return new Promise((resolve, reject) => {
+        const body = init.body?.toString();
+        const headers: Record<string, string> = { 'accept-encoding': 'gzip, deflate, br', ...init.headers };
+        if (body !== undefined) {
+            headers['content-type'] = 'application/x-www-form-urlencoded;charset=UTF-8';
+            headers['content-length'] = String(Buffer.byteLength(body));
+        }
+        const req = http.request(url, { method: init.method ?? 'GET', headers, agent }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () => {
+                try {
+                    const bytes = Buffer.concat(chunks);
+                    const encoding = res.headers['content-encoding'];
+                    if (encoding && encoding !== 'gzip') throw new Error(`unexpected content-encoding ${encoding}`);
+                    const text = (encoding ? gunzipSync(bytes) : bytes).toString('utf8');
+                    resolve({ status: res.statusCode ?? 0, text });
+                } catch (err) {
+                    reject(err as Error);
+                }
+            });
+            res.on('error', reject);
+        });
+        req.on('error', reject);
+        req.end(body);
+    });
+}
 
 interface Load {
     requests: number;
@@ -108,18 +161,24 @@ interface Load {
     stall: number;
     /** Every request answered, the warm-up's included. */
     answered: number;
+    /** p50 and p99 of each kind of request (when the load names them). */
+    byKind: Array<{ kind: string; p50: number; p99: number }>;
 }
 
 /**
  * CLIENTS clients, each sending its next request as soon as the last is answered, for WARMUP + SECONDS; latencies
  * and answer times are kept after the warm-up.
  */
-async function load(next: (client: number) => () => Promise<boolean>): Promise<Load> {
+async function load(
+    next: (client: number) => () => Promise<boolean>,
+    kindOf?: (client: number) => string,
+): Promise<Load> {
     const started = performance.now();
     const measureFrom = started + WARMUP_SECONDS * 1000;
     const until = measureFrom + SECONDS * 1000;
     const latencies: number[] = [];
     const answeredAt: number[] = [];
+    const byKind = new Map<string, number[]>();
     let errors = 0;
     let answered = 0;
     await Promise.all(
@@ -132,6 +191,11 @@ async function load(next: (client: number) => () => Promise<boolean>): Promise<L
                 if (t < measureFrom) continue;
                 latencies.push(done - t);
                 answeredAt.push(done);
+                if (kindOf) {
+                    const kind = kindOf(client);
+                    if (!byKind.has(kind)) byKind.set(kind, []);
+                    byKind.get(kind)!.push(done - t);
+                }
                 if (!ok) errors++;
             }
         }),
@@ -140,8 +204,9 @@ async function load(next: (client: number) => () => Promise<boolean>): Promise<L
     answeredAt.sort((a, b) => a - b);
     let stall = 0;
     for (let i = 1; i < answeredAt.length; i++) stall = Math.max(stall, answeredAt[i] - answeredAt[i - 1]);
-    const at = (p: number) =>
-        Math.round(latencies[Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)]);
+    const quantile = (sorted: number[], p: number) =>
+        Math.round(sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]);
+    const at = (p: number) => quantile(latencies, p);
     const seconds = (answeredAt[answeredAt.length - 1] - measureFrom) / 1000;
     return {
         requests: latencies.length,
@@ -151,6 +216,10 @@ async function load(next: (client: number) => () => Promise<boolean>): Promise<L
         p99: at(0.99),
         stall: Math.round(stall),
         answered,
+        byKind: [...byKind].map(([kind, times]) => {
+            times.sort((a, b) => a - b);
+            return { kind, p50: quantile(times, 0.5), p99: quantile(times, 0.99) };
+        }),
     };
 }
 
@@ -190,7 +259,12 @@ const group: BenchGroup = {
         try {
             const url = `http://127.0.0.1:${barePort}/ping`;
             await waitFor(url, bare.child, bare.output);
-            add4('bare_hono', await load(() => () => fetch(url).then(async (r) => (await r.text(), r.ok))));
+            const clientBefore = process.cpuUsage();
+            const bareLoad = await load(() => () => request(url).then((r) => r.status === 200));
+            const client = process.cpuUsage(clientBefore);
+            add4('bare_hono', bareLoad);
+            const perRequest = (client.user + client.system) / 1000 / bareLoad.answered;
+            add('bare_hono_client_cpu_per_request', Math.round(perRequest * 100) / 100, 'ms');
         } finally {
             bare.child.kill('SIGTERM');
         }
@@ -238,9 +312,9 @@ const group: BenchGroup = {
                 if (!cookie) throw new Error(`sign-in failed: ${login.status}`);
                 const headers = { cookie, origin: base };
                 const get = (target: string) => () =>
-                    fetch(`${base}${target}`, { headers }).then(async (r) => {
-                        const body = (await r.json()) as { code?: number; returnCode?: string };
-                        return r.ok && (body.code === 200 || body.code === 0 || body.returnCode === '1111');
+                    request(`${base}${target}`, { headers }).then((r) => {
+                        const body = JSON.parse(r.text) as { code?: number; returnCode?: string };
+                        return r.status === 200 && (body.code === 200 || body.code === 0 || body.returnCode === '1111');
                     });
                 const newest = (await (
                     await fetch(`${base}/api/device/list?pageNumber=1&pageSize=1`, { headers })
@@ -254,18 +328,18 @@ const group: BenchGroup = {
                         productKey: productKeys[serial % PRODUCTS],
                         deviceName: `ld_${serial++}`,
                     });
-                    const saved = (await (
-                        await fetch(`${base}/api/device/save`, { method: 'POST', headers, body })
-                    ).json()) as {
+                    const saved = JSON.parse(
+                        (await request(`${base}/api/device/save`, { method: 'POST', headers, body })).text,
+                    ) as {
                         code: number;
                         data?: { deviceId: number };
                     };
                     if (saved.code !== 0 || !saved.data) return false;
-                    const removed = await fetch(`${base}/api/device?deviceId=${saved.data.deviceId}`, {
+                    const removed = await request(`${base}/api/device?deviceId=${saved.data.deviceId}`, {
                         method: 'DELETE',
                         headers,
                     });
-                    return removed.ok && ((await removed.json()) as { code: number }).code === 0;
+                    return removed.status === 200 && (JSON.parse(removed.text) as { code: number }).code === 0;
                 };
                 const reads: Array<(client: number) => () => Promise<boolean>> = [
                     () => get('/api/product?pageNumber=1&pageSize=10'),
@@ -307,21 +381,45 @@ const group: BenchGroup = {
                 );
 
                 let n = 0;
+                const kinds: string[] = [];
                 const mix = (client: number) => {
                     n++;
+                    kinds[client] = n % 10 === 0 ? 'create_delete' : names[n % reads.length];
                     if (n % 10 === 0) return createDelete();
                     return reads[n % reads.length](client);
                 };
                 const rssBefore = rssOf(server.child.pid!);
                 const cpuBefore = cpuOf(server.child.pid!);
+                const threadsBefore = threadCpuOf(server.child.pid!);
+                const clientBefore = process.cpuUsage();
                 const mixFrom = micros();
-                const mixed = await load(mix);
+                const mixed = await load(mix, (client) => kinds[client]);
+                const client = process.cpuUsage(clientBefore);
+                const threadsAfter = threadCpuOf(server.child.pid!);
                 if (profileDir)
                     writeFileSync(path.join(profileDir, 'mix.json'), JSON.stringify({ from: mixFrom, to: micros() }));
                 add4(`${prefix}mix`, mixed);
+                for (const { kind, p50, p99 } of mixed.byKind) {
+                    add(`${prefix}mix_${kind}_p50`, p50, 'ms');
+                    add(`${prefix}mix_${kind}_p99`, p99, 'ms');
+                }
                 // Less distorted by other work on the machine than requests per second: the server's own CPU time.
                 const perRequest = (cpuOf(server.child.pid!) - cpuBefore) / mixed.answered;
                 add(`${prefix}mix_server_cpu_per_request`, Math.round(perRequest * 100) / 100, 'ms');
+                // Per thread: the main thread (HTTP), the busiest other one (the database's worker when there is one),
+                // and the rest (GC, libuv); and this process's own (the load generator's) CPU.
+                const spent = [...threadsAfter].map(([tid, ms]) => ({ tid, ms: ms - (threadsBefore.get(tid) ?? 0) }));
+                const mainMs = spent.find((t) => t.tid === String(server!.child.pid))?.ms ?? 0;
+                const others = spent.filter((t) => t.tid !== String(server!.child.pid)).sort((a, b) => b.ms - a.ms);
+                const per = (ms: number) => Math.round((ms / mixed.answered) * 100) / 100;
+                add(`${prefix}mix_main_thread_cpu_per_request`, per(mainMs), 'ms');
+                add(`${prefix}mix_busiest_other_thread_cpu_per_request`, per(others[0]?.ms ?? 0), 'ms');
+                add(
+                    `${prefix}mix_other_threads_cpu_per_request`,
+                    per(others.slice(1).reduce((n, t) => n + t.ms, 0)),
+                    'ms',
+                );
+                add(`${prefix}mix_client_cpu_per_request`, per((client.user + client.system) / 1000), 'ms');
                 add(`${prefix}server_rss_before`, rssBefore, 'MB');
                 add(`${prefix}server_rss_after`, rssOf(server.child.pid!), 'MB');
                 const menuCpuBefore = cpuOf(server.child.pid!);
@@ -333,8 +431,10 @@ const group: BenchGroup = {
                 await new Promise((r) => server!.child.once('exit', r));
                 server = undefined;
             };
-            await session('', { PGLITE_WORKER: '0' });
-            await session('worker_', { PGLITE_WORKER: '1' });
+            // API_BENCH_SESSIONS=worker (or main): only that session.
+            const sessions = (process.env.API_BENCH_SESSIONS ?? 'main,worker').split(',');
+            if (sessions.includes('main')) await session('', { PGLITE_WORKER: '0' });
+            if (sessions.includes('worker')) await session('worker_', { PGLITE_WORKER: '1' });
             return figures;
         } finally {
             server?.child.kill('SIGTERM');

@@ -36,6 +36,10 @@ describe('device statements built once and run with their values', () => {
             [{ productId: b.productId, remark: '乙0' }, 10, 0, ids(made.b.slice(0, 1))],
             [{ productId: b.productId, status: 'INACTIVE' }, 10, 0, newestFirst(made.b)],
             [{ productId: b.productId, status: 'ONLINE' }, 10, 0, []],
+            // Pages far from the start take their size and offset as values, not written into the statement.
+            [{}, 1000, 1, newestFirst([...made.a, ...made.b]).slice(1)],
+            [{ productId: a.productId }, 1, 1000, []],
+            [{ productId: a.productId }, 999, 1, newestFirst(made.a).slice(1)],
         ];
         // Twice over: the second round runs the statements the first one built.
         for (let round = 0; round < 2; round++) {
@@ -44,6 +48,16 @@ describe('device statements built once and run with their values', () => {
                 expect(ids(await devicePage(s.db, filter, limit, offset, TZ)), label).toEqual(expected);
             }
         }
+    });
+
+    it('answer pages of every size and offset near the start, more of them than are kept', async () => {
+        const all = newestFirst([...made.a, ...made.b]);
+        for (let round = 0; round < 2; round++)
+            for (let size = 1; size <= 30; size++)
+                for (let offset = 0; offset < 8; offset++)
+                    expect(ids(await devicePage(s.db, {}, size, offset, TZ)), `${size}/${offset}`).toEqual(
+                        all.slice(offset, offset + size),
+                    );
     });
 
     it('count per filter from the counters, and find each device by its id', async () => {

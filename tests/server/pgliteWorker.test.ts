@@ -96,6 +96,40 @@ describe('embedded database in a worker thread', () => {
         expect(await outside).toBe(2);
         expect(order).toEqual(['transaction', 'outside']);
     });
+
+    // The worker keeps statements parsed under a name (pgliteWorker.mjs): the same text runs again with new values.
+    it('answers a statement run again with other values as the first time, after DDL and past the kept number', async () => {
+        const select = (id: number) => handle.db.execute(sql`SELECT * FROM worker_probe WHERE id = ${id}`);
+        await handle.db.execute(sql`INSERT INTO worker_probe VALUES (10, '十'), (11, '十一')`);
+        for (let run = 0; run < 8; run++) {
+            expect(rows(await select(10))).toEqual([{ id: 10, note: '十' }]);
+            expect(rows(await select(11))).toEqual([{ id: 11, note: '十一' }]);
+        }
+        // A changed table: the statement is parsed again and shows the new column.
+        await handle.db.execute(sql`ALTER TABLE worker_probe ADD COLUMN extra int DEFAULT 7`);
+        expect(rows(await select(10))).toEqual([{ id: 10, note: '十', extra: 7 }]);
+        // DDL the worker cannot see (inside a function a SELECT calls): the statement is parsed again all the same.
+        await handle.db.execute(
+            sql.raw(`CREATE FUNCTION worker_probe_widen() RETURNS void LANGUAGE plpgsql AS
+                     $$ BEGIN ALTER TABLE worker_probe ADD COLUMN wider int DEFAULT 8; END $$`),
+        );
+        expect(rows(await select(10))).toEqual([{ id: 10, note: '十', extra: 7 }]);
+        await handle.db.execute(sql`SELECT worker_probe_widen()`);
+        expect(rows(await select(10))).toEqual([{ id: 10, note: '十', extra: 7, wider: 8 }]);
+        // A statement that fails to parse, then one that fails to run, change nothing for the next ones.
+        await expect(handle.db.execute(sql.raw('SELECT FROM WHERE'))).rejects.toThrow();
+        await expect(handle.db.execute(sql.raw('SELECT FROM WHERE'))).rejects.toThrow();
+        const text = 'SELECT 10 / $1::int AS q';
+        const client = (handle.db as unknown as { $client: { query(t: string, p: unknown[]): Promise<unknown> } })
+            .$client;
+        await expect(client.query(text, [0])).rejects.toThrow();
+        expect(rows(await client.query(text, [5]))).toEqual([{ q: 2 }]);
+        // More distinct statements than are kept: the oldest are closed, and every one still answers.
+        for (let i = 0; i < 520; i++)
+            expect(rows(await client.query(`SELECT $1::int + ${i} AS n`, [1]))).toEqual([{ n: 1 + i }]);
+        expect(rows(await client.query('SELECT $1::int + 0 AS n', [2]))).toEqual([{ n: 2 }]);
+        expect(rows(await select(11))).toEqual([{ id: 11, note: '十一', extra: 7, wider: 8 }]);
+    });
 });
 
 describe('where the embedded database runs', () => {
