@@ -261,6 +261,8 @@ async function ingestAndLatency(): Promise<Figure[]> {
     const databaseUrl = await benchDatabaseUrl();
     if (databaseUrl) figures.push(...(await measurePlatform('platformPostgres', databaseUrl)));
 
+    // BENCH_MOSQUITTO=none: the platform's runs only (A/B runs of the broker).
+    if (process.env.BENCH_MOSQUITTO === 'none') return figures;
     const mosquitto = await startMosquitto();
     const [generator, subscriber] = await Promise.all([startGenerator(), startGenerator()]);
     try {
