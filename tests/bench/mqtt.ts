@@ -16,7 +16,8 @@ import type { BenchGroup, Figure } from './run';
  * its own; `none` skips it), the database then in a process of its own.
  * - ingest: 1,000 devices publishing QoS 1 property posts, each waiting for its PUBACK before the next. The platform's
  *   figure is rows committed per second (PUBACK follows the write); Mosquitto's is messages relayed per second to one
- *   subscriber of every topic.
+ *   subscriber of every topic (QoS 0). The devices are bare sockets in a generator process of its own
+ *   (mqtt/publishers.ts), whose CPU per message is printed beside (BENCH_MOSQUITTO=none: the platform only).
  * - latency: publish → PUBACK (platform: stored) at 1,000 msg/s spread over the devices, p50 and p99.
  * - connections: idle devices (keep-alive 60 s) held, connect rate and RSS, in one process up to the open-files limit
  *   and beyond it in several processes of one platform (see connections()).
