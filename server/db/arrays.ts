@@ -11,6 +11,12 @@ export function bigintArray(values: number[]): SQL {
     return sql`${`{${values.join(',')}}`}::bigint[]`;
 }
 
+/** An int[] parameter whose elements may be null (NULL in the array text). */
+export function intArray(values: Array<number | null>): SQL {
+    for (const v of values) if (v !== null && !Number.isSafeInteger(v)) throw new Error(`not an integer: ${v}`);
+    return sql`${`{${values.map((v) => (v === null ? 'NULL' : v)).join(',')}}`}::int[]`;
+}
+
 /** A jsonb[] of the values in their order, sent as one JSON array. */
 export function jsonbArray(values: unknown[]): SQL {
     return sql`ARRAY(SELECT e FROM jsonb_array_elements(${JSON.stringify(values)}::jsonb) WITH ORDINALITY AS j(e, n) ORDER BY n)`;
@@ -19,4 +25,12 @@ export function jsonbArray(values: unknown[]): SQL {
 /** A text[] parameter (the driver quotes each element; null elements are NULL). */
 export function textArray(values: Array<string | null>): SQL {
     return sql`${sql.param(values)}::text[]`;
+}
+
+/**
+ * The values as rows of one jsonb column, in order: `jsonb_array_elements` of one JSON array, for `ROWS FROM` beside
+ * `unnest` of the other columns (which pairs rows by position, with no array to build and sort as jsonbArray does).
+ */
+export function jsonbElements(values: unknown[]): SQL {
+    return sql`jsonb_array_elements(${JSON.stringify(values)}::jsonb)`;
 }

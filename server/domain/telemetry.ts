@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { DATA_TYPE_LABELS, IDENTIFIER, type DataTypeName } from '../../schemas/thingModel';
-import { bigintArray, jsonbArray } from '../db/arrays';
+import { bigintArray, jsonbElements } from '../db/arrays';
 import type { Db, Tx } from '../db/client';
 import { deviceLatest, deviceMessages, devices, thingFunctions } from '../db/schema';
 import { badRequest, notFound } from '../http/errors';
@@ -62,12 +62,16 @@ export function mergeLatest(rows: Array<{ d: number; p: Record<string, LatestVal
         ${MERGE_LATEST}`;
 }
 
-/** mergeLatest with its rows as columns (the ingest writer's batches): device ids, report times (epoch ms), props. */
+/**
+ * mergeLatest with its rows as columns (the ingest writer's batches): device ids, report times (epoch ms), props. The
+ * columns are zipped by `ROWS FROM` (unnest and jsonb_array_elements side by side), and the time is divided as a
+ * float8 (to_timestamp takes one): the same instants as numeric division, with less of the database's CPU per row.
+ */
 export function mergeLatestColumns(ids: number[], times: number[], props: Array<Record<string, LatestValue>>): SQL {
     return sql`
         INSERT INTO device_latest AS l (device_id, props, ts)
-        SELECT x.d, x.p, to_timestamp(x.t / 1000.0) FROM unnest(${bigintArray(ids)}, ${bigintArray(times)}, ${jsonbArray(props)})
-            AS x(d, t, p)
+        SELECT x.d, x.p, to_timestamp(x.t / 1000.0::float8)
+            FROM ROWS FROM (unnest(${bigintArray(ids)}), unnest(${bigintArray(times)}), ${jsonbElements(props)}) AS x(d, t, p)
         ${MERGE_LATEST}`;
 }
 

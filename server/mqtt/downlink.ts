@@ -52,6 +52,7 @@ export function createDownlink({ directory, writer, publish, isOnline, listen }:
         const body = { id: messageId, version: '1.0', params, method };
         await writer.write({
             deviceId: device.deviceId,
+            productId: device.productId,
             ts: new Date(),
             method,
             identifier,
@@ -83,6 +84,7 @@ export function createDownlink({ directory, writer, publish, isOnline, listen }:
             await writer
                 .write({
                     deviceId: device.deviceId,
+                    productId: device.productId,
                     ts: new Date(),
                     method: `${method}_reply`,
                     identifier,

@@ -139,7 +139,7 @@ export function createUplink({ directory, writer, publish }: Deps) {
             if (why) return reply(device, topic, request, method, ALINK.BAD_PARAMS, `属性 ${identifier} ${why}`);
         }
         const ts = timeOf(firstTime(params as Record<string, unknown>));
-        await writer.propertyPost(device.deviceId, ts, values);
+        await writer.propertyPost(device.deviceId, ts, values, device.productId);
         if (acceptedListeners.length)
             accepted({ device, topic, kind: 'property', values, ts, requestId: requestIdOf(request), payload });
         return reply(device, topic, request, method, ALINK.OK, 'success');
@@ -180,7 +180,14 @@ export function createUplink({ directory, writer, publish }: Deps) {
                 );
         }
         const ts = timeOf(params.time);
-        await writer.write({ deviceId: device.deviceId, ts, method, identifier, data: value });
+        await writer.write({
+            deviceId: device.deviceId,
+            productId: device.productId,
+            ts,
+            method,
+            identifier,
+            data: value,
+        });
         accepted({
             device,
             topic,
@@ -216,6 +223,7 @@ export function createUplink({ directory, writer, publish }: Deps) {
                             : `thing.service.${service}_reply`;
                     await writer.write({
                         deviceId: device.deviceId,
+                        productId: device.productId,
                         ts: new Date(),
                         method,
                         identifier: service === 'property/set' ? null : service,
@@ -230,6 +238,7 @@ export function createUplink({ directory, writer, publish }: Deps) {
                 if (sys.rest === 'thing/model/up_raw') {
                     await writer.write({
                         deviceId: device.deviceId,
+                        productId: device.productId,
                         ts: new Date(),
                         method: 'thing.model.up_raw',
                         identifier: null,
@@ -259,6 +268,7 @@ export function createUplink({ directory, writer, publish }: Deps) {
             const printable = !text.includes('\uFFFD') && !text.includes('\u0000');
             await writer.write({
                 deviceId: device.deviceId,
+                productId: device.productId,
                 ts: new Date(),
                 method: 'user.message',
                 identifier: null,

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { bigintArray, jsonbArray, textArray } from '../db/arrays';
+import { bigintArray, intArray, jsonbElements, textArray } from '../db/arrays';
 import { PROPERTY_POST, mergeLatestColumns, type LatestValue } from '../domain/telemetry';
 
 /**
@@ -18,6 +18,8 @@ export interface MessageWrite {
     data: unknown;
     /** Property values to keep as latest and history (property posts only). */
     values?: Record<string, unknown>;
+    /** The device's product when the caller knows it (a device never changes product); else read from devices. */
+    productId?: number;
 }
 
 interface Pending extends MessageWrite {
@@ -69,22 +71,27 @@ export function createMessageWriter(db: Db) {
         const methods: string[] = [];
         const identifiers: Array<string | null> = [];
         const data: unknown[] = [];
+        const productIds: Array<number | null> = [];
         for (const m of batch) {
             ids.push(m.deviceId);
             times.push(m.ts.getTime());
             methods.push(m.method);
             identifiers.push(m.identifier);
             data.push(m.data ?? {});
+            productIds.push(m.productId ?? null);
         }
-        // product_id: the log query (/log) pages a product's messages on (product_id, ts); copied from the device here
-        // (a LEFT JOIN, so a device deleted meanwhile still fails its row on the foreign key, as before).
+        // product_id: the log query (/log) pages a product's messages on (product_id, ts). The caller's (the directory's
+        // entry: a device never changes product), else copied from the device row (null for a device deleted
+        // meanwhile, whose row then fails on the foreign key, as before). Given by the caller, no join with devices per
+        // batch (a hash of the whole table, or an index probe per row). ROWS FROM zips the columns by position.
         await db.execute(sql`
             WITH latest AS (${mergeLatestColumns(latestIds, latestTimes, latestProps)})
             INSERT INTO device_messages (device_id, ts, method, identifier, data, product_id)
-            SELECT x.d, to_timestamp(x.t / 1000.0), x.m, x.i, x.x, dev.product_id
-                FROM unnest(${bigintArray(ids)}, ${bigintArray(times)}, ${textArray(methods)}, ${textArray(identifiers)},
-                    ${jsonbArray(data)}) AS x(d, t, m, i, x)
-                LEFT JOIN devices dev ON dev.id = x.d`);
+            SELECT x.d, to_timestamp(x.t / 1000.0::float8), x.m, x.i, x.x,
+                    coalesce(x.p, (SELECT dev.product_id FROM devices dev WHERE dev.id = x.d))
+                FROM ROWS FROM (unnest(${bigintArray(ids)}), unnest(${bigintArray(times)}), unnest(${textArray(methods)}),
+                    unnest(${textArray(identifiers)}), ${jsonbElements(data)}, unnest(${intArray(productIds)}))
+                    AS x(d, t, m, i, x, p)`);
     }
 
     async function flush(): Promise<void> {
@@ -137,8 +144,16 @@ export function createMessageWriter(db: Db) {
                 schedule();
             });
         },
-        propertyPost(deviceId: number, ts: Date, values: Record<string, unknown>) {
-            return this.write({ deviceId, ts, method: PROPERTY_POST, identifier: null, data: values, values });
+        propertyPost(deviceId: number, ts: Date, values: Record<string, unknown>, productId?: number) {
+            return this.write({
+                deviceId,
+                ts,
+                method: PROPERTY_POST,
+                identifier: null,
+                data: values,
+                values,
+                productId,
+            });
         },
         /** Messages committed since start. */
         get written() {

@@ -3,9 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import mqtt, { type MqttClient } from 'mqtt';
+import mqtt from 'mqtt';
 import pg from 'pg';
-import { alibabaCredentials } from '../../server/mqtt/signIn';
 import { compiled } from './compiled';
 import type { BenchGroup, Figure } from './run';
 
@@ -17,7 +16,8 @@ import type { BenchGroup, Figure } from './run';
  * its own; `none` skips it), the database then in a process of its own.
  * - ingest: 1,000 devices publishing QoS 1 property posts, each waiting for its PUBACK before the next. The platform's
  *   figure is rows committed per second (PUBACK follows the write); Mosquitto's is messages relayed per second to one
- *   subscriber of every topic.
+ *   subscriber of every topic (QoS 0). The devices are bare sockets in a generator process of its own
+ *   (mqtt/publishers.ts), whose CPU per message is printed beside (BENCH_MOSQUITTO=none: the platform only).
  * - latency: publish → PUBACK (platform: stored) at 1,000 msg/s spread over the devices, p50 and p99.
  * - connections: idle devices (keep-alive 60 s) held, connect rate and RSS, in one process up to the open-files limit
  *   and beyond it in several processes of one platform (see connections()).
@@ -66,6 +66,9 @@ async function startPlatform(devices: number, extraEnv: Record<string, string> =
                 written: number;
                 batches: number;
                 cpu: number;
+                /** CPU µs by thread id (the main thread's id is `pid`). */
+                threads: Record<string, number>;
+                pid: number;
                 rss: number;
                 connected: number;
             };
@@ -123,71 +126,58 @@ async function startMosquitto() {
     };
 }
 
-async function connectAll(port: number, devices: Dev[], alibaba: boolean): Promise<MqttClient[]> {
-    const clients: MqttClient[] = [];
-    for (let i = 0; i < devices.length; i += 100) {
-        const batch = devices.slice(i, i + 100).map(([productKey, deviceName, secret], j) =>
-            mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, {
-                ...(alibaba
-                    ? alibabaCredentials({ productKey, deviceName, secret })
-                    : { clientId: `bench${i + j}`, username: deviceName }),
-                reconnectPeriod: 0,
-                keepalive: 60,
-            }),
-        );
-        clients.push(...(await Promise.all(batch)));
-    }
-    return clients;
-}
-
-const post = (n: number) =>
-    JSON.stringify({
-        id: String(n),
-        version: '1.0',
-        params: { Brightness: n % 101, ActivePower: (n % 2000) / 10, LightSwitch: n % 2 },
-        method: 'thing.event.property.post',
+/**
+ * The load generator (mqtt/publishers.ts): a process of its own with bare-socket devices, so that the broker's process
+ * is measured without a client library beside it on its cores. Answers the commands it takes.
+ */
+async function startGenerator() {
+    const child = spawn(process.execPath, [await compiled('tests/bench/mqtt/publishers.ts')], {
+        cwd: ROOT,
+        stdio: ['pipe', 'pipe', 'inherit'],
     });
-
-/** Every client publishes QoS 1 and waits for PUBACK, for `seconds`. Answers acknowledged messages. */
-async function flood(clients: MqttClient[], topicOf: (i: number) => string, seconds: number): Promise<number> {
-    const until = performance.now() + seconds * 1000;
-    let acked = 0;
-    await Promise.all(
-        clients.map(async (c, i) => {
-            let n = 0;
-            while (performance.now() < until) {
-                await c.publishAsync(topicOf(i), post(n++), { qos: 1 });
-                acked++;
-            }
-        }),
-    );
-    return acked;
-}
-
-/** 1,000 msg/s spread over the clients for `seconds`; publish → PUBACK times. */
-async function paced(clients: MqttClient[], topicOf: (i: number) => string, seconds: number): Promise<number[]> {
-    const times: number[] = [];
-    const pending: Array<Promise<void>> = [];
-    const total = 1000 * seconds;
-    const start = performance.now();
-    for (let n = 0; n < total; n++) {
-        const due = start + n; // one per millisecond
-        const wait = due - performance.now();
-        if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-        const i = n % clients.length;
-        const t0 = performance.now();
-        pending.push(
-            clients[i]
-                .publishAsync(topicOf(i), post(n), { qos: 1 })
-                .then(() => void times.push(performance.now() - t0)),
-        );
-    }
-    await Promise.all(pending);
-    return times.sort((a, b) => a - b);
+    const next = lineReader(child);
+    await next();
+    const ask = async <T>(command: object): Promise<T> => {
+        child.stdin!.write(JSON.stringify(command) + '\n');
+        return JSON.parse(await next()) as T;
+    };
+    return {
+        /** Connects the devices; device i publishes on topicOf(i). */
+        async connect(port: number, devices: Dev[], alibaba: boolean, topicOf: (i: number) => string) {
+            const topics = devices.map((_, i) => topicOf(i));
+            const r = await ask<{ connected: number; failed: number }>({
+                cmd: 'connect',
+                port,
+                devices,
+                topics,
+                alibaba,
+            });
+            if (r.failed) throw new Error(`${r.failed} of ${devices.length} bench devices did not connect`);
+        },
+        /** Every device publishes QoS 1 and waits for PUBACK, for `seconds`: acknowledged messages, the generator's CPU. */
+        flood: (seconds: number) => ask<{ acked: number; ms: number; cpu: number }>({ cmd: 'flood', seconds }),
+        /** 1,000 msg/s spread over the devices for `seconds`: publish → PUBACK times (ms, sorted). */
+        paced: (seconds: number) =>
+            ask<{ acked: number; cpu: number; times: number[] }>({ cmd: 'paced', seconds, rate: 1000 }),
+        /** One subscriber of `filter` (QoS 0) counting the PUBLISH packets it receives. */
+        subscribe: (port: number, filter: string) => ask({ cmd: 'subscribe', port, filter }),
+        count: () => ask<{ received: number; cpu: number }>({ cmd: 'count' }),
+        stop: () => child.kill('SIGKILL'),
+    };
 }
 
 const pct = (sorted: number[], p: number) =>
     Math.round(sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] * 10) / 10;
+
+/**
+ * The load generator's own CPU per acknowledged message over the ingest window (its process; the devices' side of the
+ * load, off the broker's process but on the same cores).
+ */
+const generatorCpu = (label: string, run: { acked: number; cpu: number }): Figure => ({
+    name: `${label}.generatorCpuPerMessage`,
+    value: Math.round((run.cpu / Math.max(1, run.acked)) * 10) / 10,
+    unit: 'µs/msg',
+});
 
 /** The platform's ingest and latency figures, named `{label}.…`, on PGlite or (`databaseUrl`) PostgreSQL. */
 async function measurePlatform(label: string, databaseUrl?: string): Promise<Figure[]> {
@@ -197,18 +187,21 @@ async function measurePlatform(label: string, databaseUrl?: string): Promise<Fig
         DEVICES,
         databaseUrl ? { DATABASE_URL: databaseUrl, BENCH_PG_SCHEMA: pgSchema! } : {},
     );
+    const generator = await startGenerator();
     try {
-        const clients = await connectAll(platform.port, platform.devices, true);
         const topic = (i: number) =>
             `/sys/${platform.devices[i][0]}/${platform.devices[i][1]}/thing/event/property/post`;
+        await generator.connect(platform.port, platform.devices, true, topic);
         // MQTT_PROFILE=FILE: the broker's CPU profile of the ingest window (open it in Chrome's DevTools).
         const profile = !databaseUrl && process.env.MQTT_PROFILE;
         if (profile) await platform.profileStart();
         const before = await platform.stats();
-        const t0 = performance.now();
-        await flood(clients, topic, INGEST_SECONDS);
-        const seconds = (performance.now() - t0) / 1000;
+        const flood = await generator.flood(INGEST_SECONDS);
+        const seconds = flood.ms / 1000;
         const after = await platform.stats();
+        console.log(
+            `mqtt: ${label}: ${flood.acked} acknowledged, ${after.written - before.written} stored in ${seconds.toFixed(1)} s, load average ${os.loadavg()[0].toFixed(1)}`,
+        );
         if (profile) await platform.profileStop(path.resolve(profile));
         figures.push({
             name: `${label}.ingestPersisted`,
@@ -222,21 +215,40 @@ async function measurePlatform(label: string, databaseUrl?: string): Promise<Fig
             value: Math.round(((after.cpu - before.cpu) / Math.max(1, after.written - before.written)) * 10) / 10,
             unit: 'µs/msg',
         });
+        // The same split by thread: the main thread (MQTT, validation, the writer's batches) and the busiest other
+        // (the PGlite worker on PGlite; the database is another process on PostgreSQL), from /proc.
+        const stored = Math.max(1, after.written - before.written);
+        const used = (tid: string) => (after.threads[tid] ?? 0) - (before.threads[tid] ?? 0);
+        const others = Object.keys(after.threads).filter((tid) => tid !== String(after.pid));
+        const busiest = others.reduce((a, b) => (used(a) >= used(b) ? a : b), others[0]);
+        figures.push({
+            name: `${label}.ingestCpuMainThread`,
+            value: Math.round((used(String(after.pid)) / stored) * 10) / 10,
+            unit: 'µs/msg',
+        });
+        if (busiest)
+            figures.push({
+                name: `${label}.ingestCpuBusiestOtherThread`,
+                value: Math.round((used(busiest) / stored) * 10) / 10,
+                unit: 'µs/msg',
+            });
         figures.push({
             name: `${label}.ingestBatchSize`,
             value: Math.round((after.written - before.written) / Math.max(1, after.batches - before.batches)),
             unit: 'msg/batch',
         });
-        const lat = await paced(clients, topic, LATENCY_SECONDS);
-        figures.push({ name: `${label}.latencyP50`, value: pct(lat, 50), unit: 'ms' });
-        figures.push({ name: `${label}.latencyP99`, value: pct(lat, 99), unit: 'ms' });
+        figures.push(generatorCpu(label, flood));
+        const lat = await generator.paced(LATENCY_SECONDS);
+        figures.push({ name: `${label}.latencyP50`, value: pct(lat.times, 50), unit: 'ms' });
+        figures.push({ name: `${label}.latencyP99`, value: pct(lat.times, 99), unit: 'ms' });
         figures.push({
             name: `${label}.rssAfterIngest`,
             value: Math.round((await platform.stats()).rss / 1048576),
             unit: 'MB',
         });
-        for (const c of clients) c.end(true);
+        figures.push({ name: `${label}.loadAverage`, value: Number(os.loadavg()[0].toFixed(1)), unit: '' });
     } finally {
+        generator.stop();
         platform.stop();
         if (databaseUrl) {
             const admin = new pg.Client({ connectionString: databaseUrl });
@@ -270,24 +282,37 @@ async function ingestAndLatency(): Promise<Figure[]> {
     const databaseUrl = await benchDatabaseUrl();
     if (databaseUrl) figures.push(...(await measurePlatform('platformPostgres', databaseUrl)));
 
+    // BENCH_MOSQUITTO=none: the platform's runs only (A/B runs of the broker).
+    if (process.env.BENCH_MOSQUITTO === 'none') return figures;
     const mosquitto = await startMosquitto();
+    const [generator, subscriber] = await Promise.all([startGenerator(), startGenerator()]);
     try {
         const devices = Array.from({ length: DEVICES }, (_, i): Dev => ['pk', `bench${i}`, '']);
-        const clients = await connectAll(mosquitto.port, devices, false);
-        const sub = await mqtt.connectAsync(`mqtt://127.0.0.1:${mosquitto.port}`, { reconnectPeriod: 0 });
-        let received = 0;
-        sub.on('message', () => void received++);
-        await sub.subscribeAsync('/sys/#', { qos: 1 });
         const topic = (i: number) => `/sys/pk/bench${i}/thing/event/property/post`;
-        const t0 = performance.now();
-        await flood(clients, topic, INGEST_SECONDS);
-        const seconds = (performance.now() - t0) / 1000;
-        figures.push({ name: 'mosquitto.ingestRelayed', value: Math.round(received / seconds), unit: 'msg/s' });
-        const lat = await paced(clients, topic, LATENCY_SECONDS);
-        figures.push({ name: 'mosquitto.latencyP50', value: pct(lat, 50), unit: 'ms' });
-        figures.push({ name: 'mosquitto.latencyP99', value: pct(lat, 99), unit: 'ms' });
-        for (const c of [...clients, sub]) c.end(true);
+        await generator.connect(mosquitto.port, devices, false, topic);
+        // One subscriber of every topic, in a generator process of its own (QoS 0: it counts what Mosquitto relays).
+        await subscriber.subscribe(mosquitto.port, '/sys/#');
+        const before = await subscriber.count();
+        const flood = await generator.flood(INGEST_SECONDS);
+        const after = await subscriber.count();
+        figures.push({
+            name: 'mosquitto.ingestRelayed',
+            value: Math.round((after.received - before.received) / (flood.ms / 1000)),
+            unit: 'msg/s',
+        });
+        figures.push(generatorCpu('mosquitto', flood));
+        figures.push({
+            name: 'mosquitto.subscriberCpuPerMessage',
+            value: Math.round(((after.cpu - before.cpu) / Math.max(1, after.received - before.received)) * 10) / 10,
+            unit: 'µs/msg',
+        });
+        const lat = await generator.paced(LATENCY_SECONDS);
+        figures.push({ name: 'mosquitto.latencyP50', value: pct(lat.times, 50), unit: 'ms' });
+        figures.push({ name: 'mosquitto.latencyP99', value: pct(lat.times, 99), unit: 'ms' });
+        figures.push({ name: 'mosquitto.loadAverage', value: Number(os.loadavg()[0].toFixed(1)), unit: '' });
     } finally {
+        generator.stop();
+        subscriber.stop();
         mosquitto.stop();
     }
     return figures;

@@ -6,7 +6,7 @@
  * process.memoryUsage() after a full collection (with --expose-gc) and `heap FILE` with a heap snapshot.
  * With REDIS_URL it is one process of a multi-process platform (docs/deployment.md); BENCH_SEED=0 for the others.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Session } from 'node:inspector/promises';
@@ -35,6 +35,23 @@ const port = await broker.listen(0, '0.0.0.0');
 process.stdout.write(JSON.stringify({ port, dataDir, devices: benchDevices }) + '\n');
 let profiler: Session | undefined;
 const cpuMicros = () => (({ user, system }) => user + system)(process.cpuUsage());
+/**
+ * CPU (µs, user + system, 10 ms ticks) of each of this process's threads by thread id, from /proc (Node 20 has no
+ * per-thread cpuUsage): the main thread's id is the pid; the PGlite worker is another thread.
+ */
+function threadCpu(): Record<string, number> {
+    const out: Record<string, number> = {};
+    try {
+        for (const tid of readdirSync('/proc/self/task')) {
+            const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+            const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+            out[tid] = (Number(fields[11]) + Number(fields[12])) * 10_000;
+        }
+    } catch {
+        // not Linux
+    }
+    return out;
+}
 answerCommands({
     // `profile-start`, `profile-stop FILE`: a CPU profile of the broker's main thread over a chosen window.
     'profile-start': async () => {
@@ -55,6 +72,8 @@ answerCommands({
         written: broker.writer.written,
         batches: broker.writer.batches,
         cpu: cpuMicros(),
+        threads: threadCpu(),
+        pid: process.pid,
         rss: process.memoryUsage().rss,
         connected: broker.connected,
     }),

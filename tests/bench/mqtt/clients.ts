@@ -11,6 +11,7 @@
 import { connect as netConnect, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { alibabaCredentials } from '../../../server/mqtt/signIn';
+import { connectPacket } from './packets';
 
 interface Job {
     port: number;
@@ -24,27 +25,6 @@ interface Job {
 
 const CONCURRENCY = 200;
 const PINGREQ = Buffer.from([0xc0, 0x00]);
-
-/** The MQTT 3.1.1 CONNECT packet: clean session, username and password. */
-function connectPacket(clientId: string, username: string, password: string, keepalive: number): Buffer {
-    const str = (s: string) => {
-        const b = Buffer.from(s);
-        const len = Buffer.alloc(2);
-        len.writeUInt16BE(b.length);
-        return Buffer.concat([len, b]);
-    };
-    const variable = Buffer.from([0, 4, 0x4d, 0x51, 0x54, 0x54, 4, 0xc2, keepalive >> 8, keepalive & 0xff]);
-    const body = Buffer.concat([variable, str(clientId), str(username), str(password)]);
-    const length: number[] = [];
-    let n = body.length;
-    do {
-        let byte = n % 128;
-        n = Math.floor(n / 128);
-        if (n > 0) byte |= 0x80;
-        length.push(byte);
-    } while (n > 0);
-    return Buffer.concat([Buffer.from([0x10, ...length]), body]);
-}
 
 /** Connects; resolves with the socket once CONNACK accepts (return code 0), else with undefined. */
 function device(job: Job, packet: Buffer, localAddress: string): Promise<Socket | undefined> {
