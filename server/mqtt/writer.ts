@@ -130,7 +130,8 @@ export function createMessageWriter(db: Db) {
         timer = undefined;
         flushing = flush().finally(() => {
             flushing = undefined;
-            if (queue.length) schedule();
+            // What came in during the flush has waited already: written at once, not after another linger.
+            if (queue.length) run();
         });
     }
 
