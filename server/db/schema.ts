@@ -442,6 +442,13 @@ export const alertEvents = pgTable(
         uniqueIndex('alert_events_open_uq')
             .on(t.ruleId, t.deviceId)
             .where(sql`clear_time IS NULL AND rule_id IS NOT NULL AND device_id IS NOT NULL`),
+        // A device's or a rule's delete finds its events here (0024_fk_indexes.sql), as in every table naming them.
+        index('alert_events_device_idx')
+            .on(t.deviceId)
+            .where(sql`device_id IS NOT NULL`),
+        index('alert_events_rule_idx')
+            .on(t.ruleId)
+            .where(sql`rule_id IS NOT NULL`),
     ],
 );
 
@@ -482,6 +489,9 @@ export const rules = pgTable(
     (t) => [
         index('rules_product_idx').on(t.productId),
         index('rules_project_idx').on(t.projectId),
+        index('rules_device_idx')
+            .on(t.deviceId)
+            .where(sql`device_id IS NOT NULL`),
         check('rules_type_check', sql`type IN (1, 2)`),
         check('rules_match_check', sql`match IN ('all', 'any')`),
     ],
@@ -544,7 +554,7 @@ export const ruleHolds = pgTable(
         since: timestamp('since', { withTimezone: true }).notNull(),
         fired: boolean('fired').notNull().default(false),
     },
-    (t) => [primaryKey({ columns: [t.ruleId, t.deviceId] })],
+    (t) => [primaryKey({ columns: [t.ruleId, t.deviceId] }), index('rule_holds_device_idx').on(t.deviceId)],
 );
 
 /** Where notifications go: a webhook (plain, DingTalk or WeCom robot) or e-mail over SMTP. */
@@ -588,6 +598,9 @@ export const notifications = pgTable(
     (t) => [
         index('notifications_ts_idx').on(t.ts.desc(), t.id.desc()),
         index('notifications_product_ts_idx').on(t.productKey, t.ts.desc()),
+        index('notifications_rule_idx')
+            .on(t.ruleId)
+            .where(sql`rule_id IS NOT NULL`),
     ],
 );
 
@@ -616,7 +629,8 @@ export const simulations = pgTable(
         startTime: timestamp('start_time', { withTimezone: true }),
         stopTime: timestamp('stop_time', { withTimezone: true }),
     },
-    () => [
+    (t) => [
+        index('simulations_product_idx').on(t.productId),
         check('simulations_interval_check', sql`interval_seconds BETWEEN 1 AND 3600`),
         check('simulations_mode_check', sql`mode IN ('random', 'fixed')`),
     ],
