@@ -27,6 +27,8 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const DEVICES = 1000;
 const INGEST_SECONDS = 10;
 const LATENCY_SECONDS = 10;
+/** Idle connections are read again after this long (one keep-alive period by default; MQTT_SETTLE_MS=0 skips it). */
+const SETTLE_MS = Number(process.env.MQTT_SETTLE_MS ?? 60_000);
 
 type Dev = [string, string, string];
 
@@ -477,6 +479,17 @@ async function measureConnections(
             value: Math.round((s.cpu - before.cpu) / count),
             unit: 'µs',
         });
+        // Held idle for a keep-alive period (every device pings once): what the processes keep once the connect
+        // storm's garbage is collected, beside the figure above, taken while that garbage is still in the heap.
+        if (SETTLE_MS > 0) {
+            await new Promise((r) => setTimeout(r, SETTLE_MS));
+            const settled = await platform.stats();
+            console.log(
+                `mqtt: ${label}${count}: platform after ${SETTLE_MS / 1000} s idle: ${settled.connected} connected, ` +
+                    `RSS ${MB(settled.rss)} MB`,
+            );
+            figures.push({ name: `platform.${label}rssSettled${count}`, value: MB(settled.rss), unit: 'MB' });
+        }
         held.stop();
     } finally {
         await platform.stop();
@@ -499,6 +512,10 @@ async function measureConnections(
             value: KB(rss - before, count),
             unit: 'KB',
         });
+        if (SETTLE_MS > 0) {
+            await new Promise((r) => setTimeout(r, SETTLE_MS));
+            figures.push({ name: `mosquitto.${label}rssSettled${count}`, value: MB(mosquitto.rss()), unit: 'MB' });
+        }
         held.stop();
     } finally {
         mosquitto.stop();
