@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deviceMessages, devices, videoDevices } from '../../server/db/schema';
 import { markLeftOnline } from '../../server/mqtt/presence';
 import { createTestServer, type TestServer } from '../../server/testing';
-import { call, form, productForm } from './support';
+import { productWithDevices } from './support';
 
 /**
  * A server start in one process: no connection outlives the process, so the devices the previous run left ONLINE are
@@ -16,17 +16,7 @@ let ids: number[];
 
 beforeAll(async () => {
     s = await createTestServer({ seed: false });
-    const product = await call<{ data: { productId: number } }>(s, 'POST', '/api/product/save', form(productForm()));
-    expect(product.status, JSON.stringify(product.body)).toBe(200);
-    const batch = await call(
-        s,
-        'POST',
-        '/api/device/BatchRegisterDevice',
-        form({ productId: product.body.data.productId, amount: 4 }),
-    );
-    expect(batch.status, JSON.stringify(batch.body)).toBe(200);
-    ids = (await s.db.select({ id: devices.id }).from(devices).orderBy(asc(devices.id))).map((d) => d.id);
-    expect(ids).toHaveLength(4);
+    ids = await productWithDevices(s, 4);
 });
 afterAll(() => s?.close());
 

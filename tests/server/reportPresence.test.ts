@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devicePresence, devices } from '../../server/db/schema';
 import { PRESENCE_RETENTION_DAYS, sweepOldPresence } from '../../server/domain/retention';
 import { createTestServer, type TestServer } from '../../server/testing';
-import { call, form, productForm } from './support';
+import { call, productWithDevices } from './support';
 
 /**
  * The report's daily online rate from the presence history: device_presence records every status change to or
@@ -19,17 +19,7 @@ let ids: number[];
 
 beforeAll(async () => {
     s = await createTestServer({ seed: false, now: () => NOW });
-    const product = await call<{ data: { productId: number } }>(s, 'POST', '/api/product/save', form(productForm()));
-    expect(product.status, JSON.stringify(product.body)).toBe(200);
-    const batch = await call(
-        s,
-        'POST',
-        '/api/device/BatchRegisterDevice',
-        form({ productId: product.body.data.productId, amount: 4 }),
-    );
-    expect(batch.status, JSON.stringify(batch.body)).toBe(200);
-    ids = (await s.db.select({ id: devices.id }).from(devices).orderBy(asc(devices.id))).map((d) => d.id);
-    expect(ids).toHaveLength(4);
+    ids = await productWithDevices(s, 4);
     await s.db.update(devices).set({ createTime: at('2026-03-01T00:00:00') });
 });
 afterAll(() => s?.close());

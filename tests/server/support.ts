@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { sql } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { parse } from 'yaml';
 import type { Db } from '../../server/db/client';
@@ -141,6 +141,27 @@ export function productForm(overrides: Record<string, string | number> = {}): Re
         remark: '',
         ...overrides,
     };
+}
+
+/** A new product with `amount` devices registered through the API (BatchRegisterDevice): their ids, oldest first. */
+export async function productWithDevices(server: TestServer, amount: number): Promise<number[]> {
+    const product = await call<{ data: { productId: number } }>(
+        server,
+        'POST',
+        '/api/product/save',
+        form(productForm()),
+    );
+    expect(product.status, JSON.stringify(product.body)).toBe(200);
+    const { productId } = product.body.data;
+    const batch = await call(server, 'POST', '/api/device/BatchRegisterDevice', form({ productId, amount }));
+    expect(batch.status, JSON.stringify(batch.body)).toBe(200);
+    const rows = await server.db
+        .select({ id: tables.devices.id })
+        .from(tables.devices)
+        .where(eq(tables.devices.productId, productId))
+        .orderBy(asc(tables.devices.id));
+    expect(rows).toHaveLength(amount);
+    return rows.map((r) => r.id);
 }
 
 /** A valid property function for the product. */
