@@ -17,11 +17,6 @@ export function intArray(values: Array<number | null>): SQL {
     return sql`${`{${values.map((v) => (v === null ? 'NULL' : v)).join(',')}}`}::int[]`;
 }
 
-/** A jsonb[] of the values in their order, sent as one JSON array. */
-export function jsonbArray(values: unknown[]): SQL {
-    return sql`ARRAY(SELECT e FROM jsonb_array_elements(${JSON.stringify(values)}::jsonb) WITH ORDINALITY AS j(e, n) ORDER BY n)`;
-}
-
 /** A text[] parameter (the driver quotes each element; null elements are NULL). */
 export function textArray(values: Array<string | null>): SQL {
     return sql`${sql.param(values)}::text[]`;
@@ -29,7 +24,7 @@ export function textArray(values: Array<string | null>): SQL {
 
 /**
  * The values as rows of one jsonb column, in order: `jsonb_array_elements` of one JSON array, for `ROWS FROM` beside
- * `unnest` of the other columns (which pairs rows by position, with no array to build and sort as jsonbArray does).
+ * `unnest` of the other columns (which pairs rows by position, with no jsonb array to build and sort).
  */
 export function jsonbElements(values: unknown[]): SQL {
     return sql`jsonb_array_elements(${JSON.stringify(values)}::jsonb)`;
