@@ -5,17 +5,17 @@ import { sql, type SQL } from 'drizzle-orm';
  * database to read than one JSON document per row set (json_to_recordset), and one parameter each however many rows.
  */
 
-/** A bigint[] (or int[]) parameter: integers written as PostgreSQL's array text, nothing to quote. */
-export function bigintArray(values: number[]): SQL {
-    for (const v of values) if (!Number.isSafeInteger(v)) throw new Error(`not an integer: ${v}`);
-    return sql`${`{${values.join(',')}}`}::bigint[]`;
+/** Integers (null elements NULL) as PostgreSQL's array text of `type`: nothing to quote. */
+function integerArray(values: Array<number | null>, type: 'int' | 'bigint'): SQL {
+    for (const v of values) if (v !== null && !Number.isSafeInteger(v)) throw new Error(`not an integer: ${v}`);
+    return sql`${`{${values.map((v) => (v === null ? 'NULL' : v)).join(',')}}`}::${sql.raw(type)}[]`;
 }
 
-/** An int[] parameter whose elements may be null (NULL in the array text). */
-export function intArray(values: Array<number | null>): SQL {
-    for (const v of values) if (v !== null && !Number.isSafeInteger(v)) throw new Error(`not an integer: ${v}`);
-    return sql`${`{${values.map((v) => (v === null ? 'NULL' : v)).join(',')}}`}::int[]`;
-}
+/** A bigint[] parameter. */
+export const bigintArray = (values: number[]): SQL => integerArray(values, 'bigint');
+
+/** An int[] parameter whose elements may be null. */
+export const intArray = (values: Array<number | null>): SQL => integerArray(values, 'int');
 
 /** A text[] parameter (the driver quotes each element; null elements are NULL). */
 export function textArray(values: Array<string | null>): SQL {
