@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +12,7 @@ import { seedDatabase } from '../../server/seed';
 import { ensureAdmin } from '../../server/sso/users';
 import type { BenchGroup, Figure } from './run';
 import { compiled } from './compiled';
+import { cpuMsOf, threadCpuMs } from './procStat';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 /** The issue measured 800,000; loading that takes minutes here, so 100,000 unless API_BENCH_DEVICES says. */
@@ -93,24 +94,6 @@ const rssOf = (pid: number) => {
         .find((l) => l.startsWith('VmRSS:'));
     return Math.round(Number(line?.split(/\s+/)[1] ?? 0) / 1024);
 };
-
-/** CPU time (user + system) of a process (all threads) or of one thread, in ms (clock ticks of 10 ms). */
-const cpuOfStat = (file: string) => {
-    const fields = readFileSync(file, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-};
-const cpuOf = (pid: number) => cpuOfStat(`/proc/${pid}/stat`);
-/** CPU time so far of each thread of a process, by thread id. */
-const threadCpuOf = (pid: number) =>
-    new Map(
-        readdirSync(`/proc/${pid}/task`).map((tid) => {
-            try {
-                return [tid, cpuOfStat(`/proc/${pid}/task/${tid}/stat`)] as const;
-            } catch {
-                return [tid, 0] as const;
-            }
-        }),
-    );
 
 /**
  * The load generator's client: node:http over keep-alive connections (one per client at most), asking for gzip as a
@@ -389,13 +372,13 @@ const group: BenchGroup = {
                     return reads[n % reads.length](client);
                 };
                 const rssBefore = rssOf(server.child.pid!);
-                const cpuBefore = cpuOf(server.child.pid!);
-                const threadsBefore = threadCpuOf(server.child.pid!);
+                const cpuBefore = cpuMsOf(server.child.pid!);
+                const threadsBefore = threadCpuMs(server.child.pid!);
                 const clientBefore = process.cpuUsage();
                 const mixFrom = micros();
                 const mixed = await load(mix, (client) => kinds[client]);
                 const client = process.cpuUsage(clientBefore);
-                const threadsAfter = threadCpuOf(server.child.pid!);
+                const threadsAfter = threadCpuMs(server.child.pid!);
                 if (profileDir)
                     writeFileSync(path.join(profileDir, 'mix.json'), JSON.stringify({ from: mixFrom, to: micros() }));
                 add4(`${prefix}mix`, mixed);
@@ -404,7 +387,7 @@ const group: BenchGroup = {
                     add(`${prefix}mix_${kind}_p99`, p99, 'ms');
                 }
                 // Less distorted by other work on the machine than requests per second: the server's own CPU time.
-                const perRequest = (cpuOf(server.child.pid!) - cpuBefore) / mixed.answered;
+                const perRequest = (cpuMsOf(server.child.pid!) - cpuBefore) / mixed.answered;
                 add(`${prefix}mix_server_cpu_per_request`, Math.round(perRequest * 100) / 100, 'ms');
                 // Per thread: the main thread (HTTP), the busiest other one (the database's worker when there is one),
                 // and the rest (GC, libuv); and this process's own (the load generator's) CPU.
@@ -422,10 +405,10 @@ const group: BenchGroup = {
                 add(`${prefix}mix_client_cpu_per_request`, per((client.user + client.system) / 1000), 'ms');
                 add(`${prefix}server_rss_before`, rssBefore, 'MB');
                 add(`${prefix}server_rss_after`, rssOf(server.child.pid!), 'MB');
-                const menuCpuBefore = cpuOf(server.child.pid!);
+                const menuCpuBefore = cpuMsOf(server.child.pid!);
                 const menuOnly = await load(() => get('/api/menu'));
                 add4(`${prefix}menu_only`, menuOnly);
-                const menuPerRequest = (cpuOf(server.child.pid!) - menuCpuBefore) / menuOnly.answered;
+                const menuPerRequest = (cpuMsOf(server.child.pid!) - menuCpuBefore) / menuOnly.answered;
                 add(`${prefix}menu_only_server_cpu_per_request`, Math.round(menuPerRequest * 1000) / 1000, 'ms');
                 server.child.kill('SIGTERM');
                 await new Promise((r) => server!.child.once('exit', r));

@@ -6,7 +6,7 @@
  * process.memoryUsage() after a full collection (with --expose-gc) and `heap FILE` with a heap snapshot.
  * With REDIS_URL it is one process of a multi-process platform (docs/deployment.md); BENCH_SEED=0 for the others.
  */
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Session } from 'node:inspector/promises';
@@ -14,6 +14,7 @@ import v8 from 'node:v8';
 import { openDatabase } from '../../../server/db/client';
 import { createBroker } from '../../../server/mqtt/broker';
 import { answerCommands, seedBenchLamps, type BenchDevice } from '../harness';
+import { threadCpuMs } from '../procStat';
 
 const count = Number(process.env.DEVICES ?? 1000);
 // PGlite on a data directory of its own, as `npm start` runs it (BENCH_PGLITE=memory: in memory instead).
@@ -35,23 +36,8 @@ const port = await broker.listen(0, '0.0.0.0');
 process.stdout.write(JSON.stringify({ port, dataDir, devices: benchDevices }) + '\n');
 let profiler: Session | undefined;
 const cpuMicros = () => (({ user, system }) => user + system)(process.cpuUsage());
-/**
- * CPU (µs, user + system, 10 ms ticks) of each of this process's threads by thread id, from /proc (Node 20 has no
- * per-thread cpuUsage): the main thread's id is the pid; the PGlite worker is another thread.
- */
-function threadCpu(): Record<string, number> {
-    const out: Record<string, number> = {};
-    try {
-        for (const tid of readdirSync('/proc/self/task')) {
-            const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-            const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-            out[tid] = (Number(fields[11]) + Number(fields[12])) * 10_000;
-        }
-    } catch {
-        // not Linux
-    }
-    return out;
-}
+/** CPU µs of each of this process's threads by thread id: the main thread's id is the pid; PGlite's worker another. */
+const threadCpu = () => Object.fromEntries([...threadCpuMs('self')].map(([tid, ms]) => [tid, ms * 1000]));
 answerCommands({
     // `profile-start`, `profile-stop FILE`: a CPU profile of the broker's main thread over a chosen window.
     'profile-start': async () => {
