@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { rowsOf } from '../domain/groups';
+import { rowsOf } from '../db/rows';
 import type { AcceptedMessage } from '../mqtt/uplink';
 
 /**

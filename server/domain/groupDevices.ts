@@ -3,7 +3,8 @@ import type { Db, Tx } from '../db/client';
 import { devices, groupDevices, tags } from '../db/schema';
 import { notFound } from '../http/errors';
 import { deviceCountOfProduct, filterSql, hydrate, newestFirst } from './devices';
-import { getGroup, GROUP_REFUSALS, groupDeviceTotals, lockGroup, rowsOf } from './groups';
+import { rowsOf } from '../db/rows';
+import { getGroup, GROUP_REFUSALS, groupDeviceTotals, lockGroup } from './groups';
 
 /** A group's devices: membership, the member list with its filters, and the candidates to add. */
 

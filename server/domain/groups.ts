@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { MAX_GROUP_LEVEL, GROUP_MESSAGES } from '../../schemas/group';
+import { rowsOf } from '../db/rows';
 import type { Db, Tx } from '../db/client';
 import { deviceGroups, groupDevices, projects } from '../db/schema';
 import { badRequest, conflict, notFound } from '../http/errors';
@@ -198,11 +199,6 @@ export async function hierarchyOf(db: Db | Tx, groupId: number): Promise<string[
         )
         select name from up order by depth desc`);
     return rowsOf<{ name: string }>(result).map((r) => r.name);
-}
-
-/** node-postgres answers { rows }, PGlite the same; drizzle passes either through. */
-export function rowsOf<T>(result: unknown): T[] {
-    return ((result as { rows?: T[] }).rows ?? (result as T[])) as T[];
 }
 
 export async function groupDeviceTotals(db: Db | Tx, groupId: number) {

@@ -1,8 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
-
-type Rows<T> = { rows: T[] };
-const rowsOf = <T>(result: unknown) => (result as Rows<T>).rows;
+import { rowsOf } from '../db/rows';
 
 export interface ReportRange {
     start: Date;

@@ -5,7 +5,7 @@ import { consumerGroups, devices, products, projects, subscriptionGroups, subscr
 import { badRequest, conflict, notFound } from '../http/errors';
 import { formatTime } from '../http/time';
 import { scopeByProjectCode } from '../rights/scope';
-import { rowsOf } from './groups';
+import { rowsOf } from '../db/rows';
 
 /** Server-side subscriptions and consumer groups (docs/platform-api.md "Server subscription"). */
 

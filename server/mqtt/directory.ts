@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { rowsOf } from '../domain/groups';
+import { rowsOf } from '../db/rows';
 import { devices, products, thingFunctions } from '../db/schema';
 import type { TslDataType } from './thingValues';
 

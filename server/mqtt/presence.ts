@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { rowsOf } from '../domain/groups';
+import { rowsOf } from '../db/rows';
 import type { MessageWriter } from './writer';
 
 /**

@@ -1,7 +1,7 @@
 // @vitest-environment node
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rowsOf } from '../../server/domain/groups';
+import { rowsOf } from '../../server/db/rows';
 import { createTestServer, type TestServer } from '../../server/testing';
 
 /**
