@@ -1,6 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { formatTime } from '../http/time';
+import { PROPERTY_POST } from './telemetry';
 
 /**
  * The message log (/log): a product's uplink, downlink or status messages, newest first, from device_messages.
@@ -48,9 +49,12 @@ export function topicOf(method: string, data: unknown, productKey: string, devic
     return `/sys/${productKey}/${deviceName}/${method.replaceAll('.', '/')}`;
 }
 
-/** The Alink message id (downlink calls and their replies), else the log row's own id. */
-export function messageIdOf(id: number | string, data: unknown): string {
-    const own = (data as Record<string, unknown> | null)?.id;
+/**
+ * The Alink message id (downlink calls and their replies), else the log row's own id. A property post's data is its
+ * values (a property may be named `id`), never a message id.
+ */
+export function messageIdOf(id: number | string, method: string, data: unknown): string {
+    const own = method === PROPERTY_POST ? undefined : (data as Record<string, unknown> | null)?.id;
     return typeof own === 'string' || typeof own === 'number' ? String(own) : String(id);
 }
 
@@ -62,17 +66,22 @@ function plan(q: LogQuery): { where: SQL[]; order: SQL } {
     const where: SQL[] = [];
     const byDevice = q.deviceId !== undefined;
     where.push(byDevice ? sql`m.device_id = ${q.deviceId}` : sql`m.product_id = ${q.productId}`);
-    if (q.direction === 'down') where.push(sql`(m.data->>'direction') = 'down'`);
+    if (q.direction === 'down')
+        where.push(sql`m.method <> 'thing.event.property.post' AND (m.data->>'direction') = 'down'`);
     else if (q.direction === 'status') where.push(sql`m.method = 'device.status'`);
-    else where.push(sql`m.method <> 'device.status' AND (m.data->>'direction') IS DISTINCT FROM 'down'`);
+    else
+        where.push(
+            sql`(m.method = 'thing.event.property.post' OR (m.method <> 'device.status' AND (m.data->>'direction') IS DISTINCT FROM 'down'))`,
+        );
     if (q.start) where.push(sql`m.ts >= ${q.start.toISOString()}::timestamptz`);
     if (q.end) where.push(sql`m.ts <= ${q.end.toISOString()}::timestamptz`);
     if (q.messageId !== undefined) {
         const numeric = /^\d{1,15}$/.test(q.messageId);
         where.push(
             numeric
-                ? sql`((m.data->>'id') = ${q.messageId} OR (m.id = ${Number(q.messageId)} AND (m.data->>'id') IS NULL))`
-                : sql`(m.data->>'id') = ${q.messageId}`,
+                ? sql`((m.method <> 'thing.event.property.post' AND (m.data->>'id') = ${q.messageId})
+                      OR (m.id = ${Number(q.messageId)} AND (m.method = 'thing.event.property.post' OR (m.data->>'id') IS NULL)))`
+                : sql`m.method <> 'thing.event.property.post' AND (m.data->>'id') = ${q.messageId}`,
         );
         // Within the product even when a device is named, so the message-id index applies.
         if (byDevice) where.push(sql`m.product_id = ${q.productId}`);
@@ -107,7 +116,7 @@ export async function queryMessageLog(db: Db, q: LogQuery, timeZone: string) {
             deviceName: r.device_name,
             method: r.method,
             topic: topicOf(r.method, r.data, q.productKey, r.device_name),
-            messageId: messageIdOf(r.id, r.data),
+            messageId: messageIdOf(r.id, r.method, r.data),
             payload: JSON.stringify(r.data ?? {}),
         })),
         total: Number(counted.rows[0]?.n ?? 0),

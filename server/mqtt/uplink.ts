@@ -2,6 +2,7 @@ import type { Directory, DeviceEntry } from './directory';
 import { parseSysTopic, propertyPostReplyTopic, propertyPostTopic } from './topics';
 import { checkValue, propertyValues } from './thingValues';
 import type { MessageWriter } from './writer';
+import { PROPERTY_POST } from '../domain/telemetry';
 
 /**
  * Uplink in Alibaba's Alink JSON: property posts and event posts are checked against the product's thing model,
@@ -46,7 +47,6 @@ export interface AcceptedMessage {
     payload: Buffer;
 }
 
-const PROPERTY_POST = 'thing.event.property.post';
 /** The rest of a property post's success reply, after its id (as JSON.stringify writes the whole body). */
 const PROPERTY_POST_OK = `,"code":${ALINK.OK},"data":{},"message":"success","method":"${PROPERTY_POST}","version":"1.0"}`;
 

@@ -128,6 +128,16 @@ describe('GET /api/log/messages', () => {
         expect(
             (await log({ productKey: device.productKey, messageId: post.messageId })).records.map((r) => r.id),
         ).toEqual([post.id]);
+        // A property named `id` in a post is a value, not a message id: the post keeps its log id and is not found by it.
+        const [valued] = await rows(`INSERT INTO device_messages (device_id, product_id, ts, method, identifier, data)
+            SELECT id, product_id, now() - interval '1 hour', 'thing.event.property.post', NULL,
+                   jsonb_build_object('id', '${set.messageId}') FROM devices WHERE id = ${device.deviceId} RETURNING id`);
+        expect(
+            (await log({ productKey: device.productKey, messageId: set.messageId })).records.map((r) => r.method),
+        ).toEqual(['thing.service.property.set_reply']);
+        const byLogId = await log({ productKey: device.productKey, messageId: String(valued.id) });
+        expect(byLogId.records.map((r) => [r.id, r.messageId])).toEqual([[String(valued.id), String(valued.id)]]);
+        await rows(`DELETE FROM device_messages WHERE id = ${String(valued.id)}`);
         // Another device name, or a time range before these messages: nothing.
         expect(await log({ productKey: device.productKey, deviceName: 'noSuchLamp' })).toEqual({
             records: [],
@@ -176,29 +186,35 @@ describe('GET /api/log/messages', () => {
         expect(page.records).toHaveLength(20);
     });
 
-    it('walks the partial indexes of 0012_message_log.sql (the predicates match them)', async () => {
+    it('walks the partial indexes of 0012_message_log.sql and 0025 (the predicates match them)', async () => {
         const [{ id }] = await rows(`SELECT id FROM products LIMIT 1`);
-        const plan = async (where: string) => {
+        const plan = async (where: string, order = 'm.product_id, m.ts DESC, m.id DESC') => {
             await rows('SET enable_seqscan = off');
             try {
                 const out = await rows(`EXPLAIN SELECT id FROM device_messages m WHERE ${where}
-                    ORDER BY m.product_id, m.ts DESC, m.id DESC LIMIT 10`);
+                    ORDER BY ${order} LIMIT 10`);
                 return out.map((r) => String(r['QUERY PLAN'])).join('\n');
             } finally {
                 await rows('SET enable_seqscan = on');
             }
         };
+        const post = `'thing.event.property.post'`;
         expect(
             await plan(
-                `m.product_id = ${id} AND m.method <> 'device.status' AND (m.data->>'direction') IS DISTINCT FROM 'down'`,
+                `m.product_id = ${id} AND (m.method = ${post} OR (m.method <> 'device.status' AND (m.data->>'direction') IS DISTINCT FROM 'down'))`,
             ),
         ).toContain('device_messages_product_up_idx');
-        expect(await plan(`m.product_id = ${id} AND (m.data->>'direction') = 'down'`)).toContain(
-            'device_messages_product_down_idx',
+        const down = `m.method <> ${post} AND (m.data->>'direction') = 'down'`;
+        expect(await plan(`m.product_id = ${id} AND ${down}`)).toContain('device_messages_product_down_idx');
+        expect(await plan(`m.device_id = 1 AND ${down}`, 'm.device_id, m.ts DESC, m.id DESC')).toContain(
+            'device_messages_device_down_idx',
         );
         expect(await plan(`m.product_id = ${id} AND m.method = 'device.status'`)).toContain(
             'device_messages_product_status_idx',
         );
+        expect(
+            await plan(`m.product_id = ${id} AND m.method <> ${post} AND (m.data->>'id') = 'x'`, 'm.product_id'),
+        ).toContain('device_messages_product_message_id_idx');
     });
 
     it.each([
