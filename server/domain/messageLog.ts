@@ -66,13 +66,9 @@ function plan(q: LogQuery): { where: SQL[]; order: SQL } {
     const where: SQL[] = [];
     const byDevice = q.deviceId !== undefined;
     where.push(byDevice ? sql`m.device_id = ${q.deviceId}` : sql`m.product_id = ${q.productId}`);
-    if (q.direction === 'down')
-        where.push(sql`m.method <> 'thing.event.property.post' AND (m.data->>'direction') = 'down'`);
+    if (q.direction === 'down') where.push(sql`(m.data->>'direction') = 'down'`);
     else if (q.direction === 'status') where.push(sql`m.method = 'device.status'`);
-    else
-        where.push(
-            sql`(m.method = 'thing.event.property.post' OR (m.method <> 'device.status' AND (m.data->>'direction') IS DISTINCT FROM 'down'))`,
-        );
+    else where.push(sql`m.method <> 'device.status' AND (m.data->>'direction') IS DISTINCT FROM 'down'`);
     if (q.start) where.push(sql`m.ts >= ${q.start.toISOString()}::timestamptz`);
     if (q.end) where.push(sql`m.ts <= ${q.end.toISOString()}::timestamptz`);
     if (q.messageId !== undefined) {
