@@ -73,11 +73,13 @@ function plan(q: LogQuery): { where: SQL[]; order: SQL } {
     if (q.end) where.push(sql`m.ts <= ${q.end.toISOString()}::timestamptz`);
     if (q.messageId !== undefined) {
         const numeric = /^\d{1,15}$/.test(q.messageId);
+        // A property post's data is its values: never searched as an Alink id, found by its log id.
+        const post = sql`m.method = ${PROPERTY_POST}`;
+        const alink = sql`NOT ${post} AND (m.data->>'id') = ${q.messageId}`;
         where.push(
             numeric
-                ? sql`((m.method <> 'thing.event.property.post' AND (m.data->>'id') = ${q.messageId})
-                      OR (m.id = ${Number(q.messageId)} AND (m.method = 'thing.event.property.post' OR (m.data->>'id') IS NULL)))`
-                : sql`m.method <> 'thing.event.property.post' AND (m.data->>'id') = ${q.messageId}`,
+                ? sql`((${alink}) OR (m.id = ${Number(q.messageId)} AND (${post} OR (m.data->>'id') IS NULL)))`
+                : alink,
         );
         // Within the product even when a device is named, so the message-id index applies.
         if (byDevice) where.push(sql`m.product_id = ${q.productId}`);
