@@ -313,12 +313,13 @@ export const deviceFiles = pgTable(
 
 /**
  * Every message a device reported or was sent (run status, events, service calls), newest first per device.
- * Built for telemetry volume: one index walk by (device, time) serves each page.
+ * Built for telemetry volume: one index walk by (device, time) serves each page. Partitioned by UTC day on ts
+ * (0026_partitions.sql, server/db/partitions.ts), so a read bounded in time visits only its days.
  */
 export const deviceMessages = pgTable(
     'device_messages',
     {
-        id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+        id: bigint('id', { mode: 'number' }).notNull().generatedAlwaysAsIdentity(),
         deviceId: bigint('device_id', { mode: 'number' })
             .notNull()
             .references(() => devices.id, { onDelete: 'cascade' }),
@@ -335,8 +336,10 @@ export const deviceMessages = pgTable(
         productId: integer('product_id'),
     },
     (t) => [
+        // Partitioned by day on ts (0026_partitions.sql): a partitioned table's key must hold the partition key.
+        primaryKey({ columns: [t.id, t.ts] }),
         index('device_messages_device_ts_idx').on(t.deviceId, t.ts.desc().nullsFirst(), t.id.desc().nullsFirst()),
-        // The retention sweep finds the oldest rows on it (0012_message_log.sql adds the partial indexes of /log).
+        // Time-range reads walk it (0012_message_log.sql adds the partial indexes of /log); retention drops day partitions.
         index('device_messages_ts_idx').on(t.ts),
     ],
 );
@@ -501,7 +504,7 @@ export const rules = pgTable(
 export const ruleLogs = pgTable(
     'rule_logs',
     {
-        id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+        id: bigint('id', { mode: 'number' }).notNull().generatedAlwaysAsIdentity(),
         ruleId: integer('rule_id').references(() => rules.id, { onDelete: 'set null' }),
         ruleName: text('rule_name').notNull(),
         projectId: integer('project_id'),
@@ -517,6 +520,8 @@ export const ruleLogs = pgTable(
         ts: createdAt('ts'),
     },
     (t) => [
+        // Partitioned by day on ts (0026_partitions.sql): a partitioned table's key must hold the partition key.
+        primaryKey({ columns: [t.id, t.ts] }),
         index('rule_logs_ts_idx').on(t.ts.desc(), t.id.desc()),
         index('rule_logs_rule_ts_idx').on(t.ruleId, t.ts.desc()),
     ],
@@ -576,7 +581,7 @@ export const notifyChannels = pgTable(
 export const notifications = pgTable(
     'notifications',
     {
-        id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+        id: bigint('id', { mode: 'number' }).notNull().generatedAlwaysAsIdentity(),
         channelId: integer('channel_id').references(() => notifyChannels.id, { onDelete: 'set null' }),
         ruleId: integer('rule_id').references(() => rules.id, { onDelete: 'set null' }),
         alertId: bigint('alert_id', { mode: 'number' }),
@@ -596,6 +601,8 @@ export const notifications = pgTable(
         ts: createdAt('ts'),
     },
     (t) => [
+        // Partitioned by day on ts (0026_partitions.sql): a partitioned table's key must hold the partition key.
+        primaryKey({ columns: [t.id, t.ts] }),
         index('notifications_ts_idx').on(t.ts.desc(), t.id.desc()),
         index('notifications_product_ts_idx').on(t.productKey, t.ts.desc()),
         index('notifications_rule_idx')

@@ -1,49 +1,34 @@
-import { sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
+import { startLegacyMover } from '../db/partitionMover';
+import { DAY_MS, dropPartitionsBefore, maintainPartitions } from '../db/partitions';
 
-/** Rows deleted per statement: each batch is a short transaction, so ingest never waits long behind the sweep. */
-export const RETENTION_BATCH = 5_000;
 /** The sweep runs at start and then every hour. */
 export const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface RetentionResult {
+    /** Rows deleted one by one: those still waiting in the default partition (a late message not yet split off). */
     messages: number;
+    /** Day partitions dropped whole (device_messages_pYYYYMMDD). */
+    partitions: string[];
 }
 
 export interface SweepOptions {
     /** The clock (tests move it). */
     now?: () => Date;
-    batch?: number;
-}
-
-async function deleted(result: unknown): Promise<number> {
-    const r = result as { rowCount?: number | null; affectedRows?: number; rows?: Array<{ n: number }> };
-    return Number(r.rows?.[0]?.n ?? r.affectedRows ?? r.rowCount ?? 0);
 }
 
 /**
- * Deletes device_messages (the message log, property history included) older than `days` days, RETENTION_BATCH rows
- * per statement found on its ts index (oldest first), until none is left: never one huge DELETE holding locks and WAL
- * for minutes.
+ * Drops the days of device_messages (the message log, property history included) older than `days` days: each day is
+ * its own partition (server/db/partitions.ts), gone in one DROP TABLE however many rows it held, with no dead rows
+ * left behind for vacuum. A day goes once all of it is older than `days` days, so messages are kept `days` to
+ * `days` + 1 days. Partitions ahead are made and the default partition split first, so a late message waiting there
+ * goes with its day.
  */
 export async function sweepOldMessages(db: Db, days: number, opts: SweepOptions = {}): Promise<RetentionResult> {
-    const batch = opts.batch ?? RETENTION_BATCH;
-    const cutoff = new Date((opts.now?.() ?? new Date()).getTime() - days * DAY_MS).toISOString();
-    const out: RetentionResult = { messages: 0 };
-    for (;;) {
-        const n = await deleted(
-            await db.execute(sql`
-                WITH gone AS (
-                    DELETE FROM device_messages WHERE id IN (
-                        SELECT id FROM device_messages WHERE ts < ${cutoff}::timestamptz ORDER BY ts LIMIT ${batch})
-                    RETURNING 1)
-                SELECT count(*)::int AS n FROM gone`),
-        );
-        out.messages += n;
-        if (n < batch) break;
-    }
-    return out;
+    const now = opts.now?.() ?? new Date();
+    await maintainPartitions(db, now);
+    const r = await dropPartitionsBefore(db, 'device_messages', new Date(now.getTime() - days * DAY_MS));
+    return { messages: r.rows, partitions: r.partitions };
 }
 
 /**
@@ -53,31 +38,20 @@ export async function sweepOldMessages(db: Db, days: number, opts: SweepOptions 
 export const PRESENCE_RETENTION_DAYS = 93;
 
 /**
- * Deletes presence changes older than `days` days, in batches. What is left still answers each day: before its
- * oldest kept change a device was in the opposite state, and a device with none kept its status throughout.
+ * Drops the days of presence changes older than `days` days (day partitions, like the messages). What is left still
+ * answers each day: before its oldest kept change a device was in the opposite state, and a device with none kept its
+ * status throughout. Returns the partitions dropped.
  */
 export async function sweepOldPresence(db: Db, days = PRESENCE_RETENTION_DAYS, opts: SweepOptions = {}) {
-    const batch = opts.batch ?? RETENTION_BATCH;
-    const cutoff = new Date((opts.now?.() ?? new Date()).getTime() - days * DAY_MS).toISOString();
-    let total = 0;
-    for (;;) {
-        const n = await deleted(
-            await db.execute(sql`
-                WITH gone AS (
-                    DELETE FROM device_presence WHERE ctid = ANY (ARRAY(
-                        SELECT ctid FROM device_presence WHERE ts < ${cutoff}::timestamptz ORDER BY ts LIMIT ${batch}))
-                    RETURNING 1)
-                SELECT count(*)::int AS n FROM gone`),
-        );
-        total += n;
-        if (n < batch) return total;
-    }
+    const now = opts.now?.() ?? new Date();
+    return (await dropPartitionsBefore(db, 'device_presence', new Date(now.getTime() - days * DAY_MS))).partitions;
 }
 
 /**
  * Sweeps once now and then every RETENTION_INTERVAL_MS, in the background (call it after the seed, from the
  * server's start). The timer does not keep the process alive; the returned function stops it. A sweep still running
- * when the next is due is not doubled.
+ * when the next is due is not doubled. Each run also keeps the partitions made ahead (maintainPartitions). After an
+ * upgrade past 0026_partitions.sql the first run is followed by the move of the legacy rows (partitionMover.ts).
  */
 export function startRetentionSweeper(
     db: Db,
@@ -85,12 +59,14 @@ export function startRetentionSweeper(
     logError: (message: string, err: unknown) => void = (m, e) => console.error(m, e),
 ): () => void {
     let running = false;
+    let stopMover: (() => void) | undefined;
     const run = async () => {
         if (running) return;
         running = true;
         try {
             await sweepOldMessages(db, days);
             await sweepOldPresence(db);
+            stopMover ??= startLegacyMover(db, days);
         } catch (err) {
             if (!/closed|ended/i.test(String((err as Error)?.message)))
                 logError('清理过期消息日志失败 / purging old device messages failed:', err);
@@ -101,5 +77,8 @@ export function startRetentionSweeper(
     void run();
     const timer = setInterval(() => void run(), RETENTION_INTERVAL_MS);
     timer.unref();
-    return () => clearInterval(timer);
+    return () => {
+        clearInterval(timer);
+        stopMover?.();
+    };
 }

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { bigintArray, intArray, jsonbElements, textArray } from '../db/arrays';
+import { AHEAD_DAYS, DAY_MS, requestMaintenance } from '../db/partitions';
 import { PROPERTY_POST, mergeLatestColumns, type LatestValue } from '../domain/telemetry';
 
 /**
@@ -72,9 +73,15 @@ export function createMessageWriter(db: Db) {
         const identifiers: Array<string | null> = [];
         const data: unknown[] = [];
         const productIds: Array<number | null> = [];
+        // device_messages is partitioned by UTC day (server/db/partitions.ts): a message outside the days made ahead
+        // is stored in the default partition and split off into its own day right after this batch (not in its way).
+        const ahead = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+        let outside = false;
         for (const m of batch) {
+            const t = m.ts.getTime();
+            if (t < ahead || t >= ahead + (AHEAD_DAYS + 1) * DAY_MS) outside = true;
             ids.push(m.deviceId);
-            times.push(m.ts.getTime());
+            times.push(t);
             methods.push(m.method);
             identifiers.push(m.identifier);
             data.push(m.data ?? {});
@@ -92,6 +99,7 @@ export function createMessageWriter(db: Db) {
                 FROM ROWS FROM (unnest(${bigintArray(ids)}), unnest(${bigintArray(times)}), unnest(${textArray(methods)}),
                     unnest(${textArray(identifiers)}), ${jsonbElements(data)}, unnest(${intArray(productIds)}))
                     AS x(d, t, m, i, x, p)`);
+        if (outside) requestMaintenance(db);
     }
 
     async function flush(): Promise<void> {

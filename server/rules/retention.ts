@@ -1,28 +1,18 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { RETENTION_BATCH, RETENTION_INTERVAL_MS } from '../domain/retention';
-
-const DAY_MS = 24 * 60 * 60 * 1000;
+import { DAY_MS, dropPartitionsBefore } from '../db/partitions';
+import { RETENTION_INTERVAL_MS } from '../domain/retention';
 
 /**
  * The rule journal and the notification records are kept LOG_RETENTION_DAYS like the message log
- * (server/domain/retention.ts): older rows go in batches, at start and every hour. Claimed schedule ticks go after a day.
+ * (server/domain/retention.ts): both are partitioned by day and a day older than that is dropped whole, at start and
+ * every hour. Claimed schedule ticks go after a day. Returns the day partitions dropped.
  */
 export async function sweepRuleLogs(db: Db, days: number, now = new Date()): Promise<number> {
-    const cutoff = new Date(now.getTime() - days * DAY_MS).toISOString();
+    const cutoff = new Date(now.getTime() - days * DAY_MS);
     let total = 0;
-    for (const table of ['rule_logs', 'notifications']) {
-        for (;;) {
-            const result = (await db.execute(sql`
-                WITH gone AS (
-                    DELETE FROM ${sql.identifier(table)} WHERE id IN (
-                        SELECT id FROM ${sql.identifier(table)} WHERE ts < ${cutoff}::timestamptz ORDER BY ts LIMIT ${RETENTION_BATCH})
-                    RETURNING 1)
-                SELECT count(*)::int AS n FROM gone`)) as unknown as { rows: Array<{ n: number }> };
-            const n = Number(result.rows[0]?.n ?? 0);
-            total += n;
-            if (n < RETENTION_BATCH) break;
-        }
+    for (const table of ['rule_logs', 'notifications'] as const) {
+        total += (await dropPartitionsBefore(db, table, cutoff)).partitions.length;
     }
     // Schedule ticks claimed (engine.ts) matter only while the tick is under way.
     await db.execute(

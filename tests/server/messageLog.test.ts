@@ -3,6 +3,7 @@ import type { MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COUNT_CAP } from '../../server/domain/messageLog';
 import { sweepOldMessages } from '../../server/domain/retention';
+import { utcDay } from '../../server/db/partitions';
 import { alibabaCredentials } from '../../server/mqtt/signIn';
 import { createTestServer, type TestServer } from '../../server/testing';
 import { connect, secretOf, startBroker, subscribe, until, type Broker } from './mqttSupport';
@@ -202,21 +203,21 @@ describe('GET /api/log/messages', () => {
             await plan(
                 `m.product_id = ${id} AND m.method <> 'device.status' AND (m.data->>'direction') IS DISTINCT FROM 'down'`,
             ),
-        ).toContain('device_messages_product_up_idx');
+        ).toMatch(/device_messages_p\d{8}_product_up_idx/);
         const down = `(m.data->>'direction') = 'down'`;
-        expect(await plan(`m.product_id = ${id} AND ${down}`)).toContain('device_messages_product_down_idx');
-        expect(await plan(`m.device_id = 1 AND ${down}`, 'm.device_id, m.ts DESC, m.id DESC')).toContain(
-            'device_messages_device_down_idx',
+        expect(await plan(`m.product_id = ${id} AND ${down}`)).toMatch(/device_messages_p\d{8}_product_down_idx/);
+        expect(await plan(`m.device_id = 1 AND ${down}`, 'm.device_id, m.ts DESC, m.id DESC')).toMatch(
+            /device_messages_p\d{8}_device_down_idx/,
         );
-        expect(await plan(`m.product_id = ${id} AND m.method = 'device.status'`)).toContain(
-            'device_messages_product_status_idx',
+        expect(await plan(`m.product_id = ${id} AND m.method = 'device.status'`)).toMatch(
+            /device_messages_p\d{8}_product_status_idx/,
         );
         expect(
             await plan(
                 `m.product_id = ${id} AND m.method <> 'thing.event.property.post' AND (m.data->>'id') = 'x'`,
                 'm.product_id',
             ),
-        ).toContain('device_messages_product_message_id_idx');
+        ).toMatch(/device_messages_p\d{8}_product_message_id_idx/);
     });
 
     it.each([
@@ -245,7 +246,7 @@ describe('GET /api/log/alerts', () => {
 });
 
 describe('retention (LOG_RETENTION_DAYS)', () => {
-    it('deletes messages and property history older than the retention, in batches, and keeps the rest', async () => {
+    it('drops the days of messages and property history older than the retention whole, and keeps the rest', async () => {
         const device = await lamp();
         const now = new Date();
         const day = 86_400_000;
@@ -255,19 +256,25 @@ describe('retention (LOG_RETENTION_DAYS)', () => {
             [31, 3],
             [29, 4],
         ] as const) {
+            // Back-dated rows with no day partition yet: stored in the default partition, split off by the sweep.
             await rows(`INSERT INTO device_messages (device_id, product_id, ts, method, identifier, data)
                 SELECT ${device.deviceId}, d.product_id, '${at(days)}'::timestamptz + make_interval(secs => g), 'thing.event.property.post', NULL, '{"Brightness":1}'
                 FROM generate_series(1, ${n}) g, devices d WHERE d.id = ${device.deviceId}`);
         }
         const mine = async (table: string) =>
             Number((await rows(`SELECT count(*)::int AS n FROM ${table} WHERE device_id = ${device.deviceId}`))[0].n);
-        // The demo seed's messages are recent: only these rows are older than 30 days.
-        const swept = await sweepOldMessages(s.db, 30, { now: () => now, batch: 3 });
-        expect(swept).toEqual({ messages: 10 });
+        const partition = (days: number) =>
+            `device_messages_p${utcDay(Date.parse(at(days)) + 1000).replaceAll('-', '')}`;
+        // The demo seed's messages are recent: only these days are older than 30 days.
+        const swept = await sweepOldMessages(s.db, 30, { now: () => now });
+        expect(swept.messages).toBe(0);
+        expect(swept.partitions).toEqual(expect.arrayContaining([partition(45), partition(31)]));
+        expect(swept.partitions).not.toContain(partition(29));
         expect(await mine('device_messages')).toBe(4);
-        // A clock two days on: the rows 29 days old go too.
-        const later = await sweepOldMessages(s.db, 30, { now: () => new Date(now.getTime() + 2 * day), batch: 3 });
-        expect(later).toEqual({ messages: 4 });
+        expect(Number((await rows(`SELECT count(*)::int AS n FROM device_messages_default`))[0].n)).toBe(0);
+        // A clock two days on: the day 29 days old goes too.
+        const later = await sweepOldMessages(s.db, 30, { now: () => new Date(now.getTime() + 2 * day) });
+        expect(later.partitions).toContain(partition(29));
         expect(await mine('device_messages')).toBe(0);
     });
 });

@@ -1,0 +1,148 @@
+import { sql } from 'drizzle-orm';
+import type { Db } from './client';
+import { DAY_MS, PARTITIONED_TABLES, type PartitionedTable } from './partitions';
+
+/**
+ * Moves the rows of the tables renamed <table>_legacy by migration 0026_partitions.sql into the partitioned tables,
+ * in batches, in the background after start. Why a mover and not a copy in the migration: the migration runs in
+ * one transaction at start, and copying a table of hundreds of millions of rows there would hold the start for hours
+ * and start over from nothing after a kill. Here each batch is ONE statement that deletes the batch from the legacy
+ * table and inserts it into the partitioned one (ids kept), so the batch is moved wholly or not at all: the legacy
+ * table itself is the progress record, a kill -9 at any point loses and doubles nothing, and the next start goes on
+ * where it stopped. The newest rows go first (id descending), so the recent days' history and log are whole first;
+ * until a row is moved it is not visible to the readers (docs/deployment.md "The message store").
+ *
+ * Rows older than the retention are deleted instead of moved, and messages of devices deleted meanwhile are not
+ * moved (the legacy table lost its foreign key: deleting a device no longer cascades into it).
+ */
+export const MOVE_BATCH = 10_000;
+
+type Rows<T> = { rows: T[] };
+
+export interface MoveOptions {
+    batch?: number;
+    /** Rows older than this many days are dropped, not moved (LOG_RETENTION_DAYS; presence keeps its own). */
+    retentionDays?: number;
+    now?: () => Date;
+    /** Called after each batch (tests stop the mover between batches; the log shows progress). */
+    onBatch?: (table: PartitionedTable, moved: number, kept: number) => void | Promise<void>;
+    signal?: AbortSignal;
+}
+
+export interface MoveResult {
+    /** Rows taken out of the legacy tables. */
+    moved: number;
+    /** Of those, rows inserted into the partitioned tables (the rest were past retention or of deleted devices). */
+    kept: number;
+    /** Legacy tables emptied and dropped. */
+    dropped: string[];
+}
+
+async function columnsOf(db: Db, table: string): Promise<string[]> {
+    const r = (await db.execute(sql`
+        SELECT attname FROM pg_attribute WHERE attrelid = to_regclass(${table}) AND attnum > 0 AND NOT attisdropped
+        ORDER BY attnum`)) as unknown as Rows<{ attname: string }>;
+    return r.rows.map((c) => c.attname);
+}
+
+/** The legacy tables still there (none once the move is over, or on a database created after 0026). */
+export async function legacyTables(db: Db): Promise<PartitionedTable[]> {
+    const out: PartitionedTable[] = [];
+    for (const t of PARTITIONED_TABLES) {
+        const r = (await db.execute(
+            sql`SELECT to_regclass(${`${t}_legacy`}) IS NOT NULL AS there`,
+        )) as unknown as Rows<{ there: boolean }>;
+        if (r.rows[0]?.there) out.push(t);
+    }
+    return out;
+}
+
+/** Moves every legacy table's rows, batch after batch, then drops the emptied legacy tables. */
+export async function moveLegacyRows(db: Db, opts: MoveOptions = {}): Promise<MoveResult> {
+    const batch = opts.batch ?? MOVE_BATCH;
+    const out: MoveResult = { moved: 0, kept: 0, dropped: [] };
+    for (const table of await legacyTables(db)) {
+        const legacy = `${table}_legacy`;
+        const columns = (await columnsOf(db, table)).map((c) => `"${c}"`).join(', ');
+        const hasId = (await columnsOf(db, legacy)).includes('id');
+        // The next batch: newest first by id (the primary key walks it), or by physical place (presence has no key).
+        const pick = hasId
+            ? `id IN (SELECT id FROM "${legacy}" ORDER BY id DESC LIMIT ${batch})`
+            : `ctid = ANY (ARRAY(SELECT ctid FROM "${legacy}" LIMIT ${batch}))`;
+        const days = table === 'device_presence' ? 93 : opts.retentionDays;
+        for (;;) {
+            if (opts.signal?.aborted) return out;
+            const cutoff = new Date((opts.now?.() ?? new Date()).getTime() - (days ?? 36_500) * DAY_MS).toISOString();
+            const alive =
+                table === 'device_messages' ? 'AND EXISTS (SELECT 1 FROM devices d WHERE d.id = g.device_id)' : '';
+            // The batch's days get their partitions first (its own statements: a partition made inside the moving
+            // statement would hold the parent's lock for the whole batch), so moved rows do not pile up in default.
+            await db.execute(
+                sql.raw(`SELECT store_day_partition('${table}', day) FROM (
+                    SELECT DISTINCT (ts AT TIME ZONE 'UTC')::date AS day FROM "${legacy}" WHERE ${pick}) x
+                    WHERE day >= ('${cutoff}'::timestamptz AT TIME ZONE 'UTC')::date`),
+            );
+            const r = (await db.execute(
+                sql.raw(`WITH g AS (DELETE FROM "${legacy}" WHERE ${pick} RETURNING *),
+                    ins AS (INSERT INTO "${table}" (${columns}) OVERRIDING SYSTEM VALUE
+                        SELECT ${columns} FROM g WHERE ts >= '${cutoff}'::timestamptz ${alive} RETURNING 1)
+                    SELECT (SELECT count(*) FROM g)::int AS moved, (SELECT count(*) FROM ins)::int AS kept`),
+            )) as unknown as Rows<{ moved: number; kept: number }>;
+            const moved = Number(r.rows[0]?.moved ?? 0);
+            const kept = Number(r.rows[0]?.kept ?? 0);
+            out.moved += moved;
+            out.kept += kept;
+            if (moved) await opts.onBatch?.(table, moved, kept);
+            if (moved < batch) break;
+        }
+        // Empty now: dropped in one go (a row written meanwhile cannot land there: nothing writes to a legacy table).
+        const left = (await db.execute(
+            sql.raw(`SELECT count(*)::int AS n FROM (SELECT 1 FROM "${legacy}" LIMIT 1) x`),
+        )) as unknown as Rows<{ n: number }>;
+        if (!Number(left.rows[0]?.n)) {
+            await db.execute(sql.raw(`DROP TABLE "${legacy}"`));
+            out.dropped.push(legacy);
+        }
+    }
+    return out;
+}
+
+/**
+ * Starts the move in the background when legacy tables are there (after an upgrade past 0026), logging progress.
+ * Returns a function that stops it between batches.
+ */
+export function startLegacyMover(
+    db: Db,
+    retentionDays: number,
+    log: (message: string) => void = (m) => console.log(m),
+    logError = (m: string, e: unknown) => console.error(m, e),
+): () => void {
+    const abort = new AbortController();
+    let last = 0;
+    let total = 0;
+    void legacyTables(db)
+        .then(async (tables) => {
+            if (!tables.length || abort.signal.aborted) return;
+            log(`消息表分区迁移：开始搬迁旧表 ${tables.join(', ')} / moving legacy rows into the partitioned tables`);
+            const r = await moveLegacyRows(db, {
+                retentionDays,
+                signal: abort.signal,
+                onBatch: (table, moved) => {
+                    total += moved;
+                    if (Date.now() - last > 10_000) {
+                        last = Date.now();
+                        log(`消息表分区迁移：${table} 已搬迁 ${total} 行 / ${total} rows moved`);
+                    }
+                },
+            });
+            if (!abort.signal.aborted) log(`消息表分区迁移完成：${r.moved} 行 / legacy move done: ${r.moved} rows`);
+        })
+        .catch((err) => {
+            if (!/closed|ended/i.test(String((err as Error)?.message)))
+                logError(
+                    '消息表分区迁移失败（下次启动继续） / moving legacy rows failed (resumes at next start):',
+                    err,
+                );
+        });
+    return () => abort.abort();
+}
