@@ -5,6 +5,7 @@ import { PgDialect, type PgSession } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../server/db/client';
 import { MIGRATIONS_FOLDER, migrateDatabase } from '../../server/db/migrate';
+import { moveLegacyRows } from '../../server/db/partitionMover';
 import { categories, deviceLatest, devices, products } from '../../server/db/schema';
 import { deviceCredentials, newDeviceSecret } from '../../server/domain/devices';
 import { propertyHistory } from '../../server/domain/telemetry';
@@ -69,6 +70,8 @@ beforeAll(async () => {
             (${deviceId}, 'Brightness', ${T1.toISOString()}, '60'), (${deviceId}, 'WorkMode', ${T1.toISOString()}, '1'),
             (${deviceId}, 'Brightness', ${T2.toISOString()}, '70')`);
     await migrateDatabase(handle.db, databaseUrl ? pgSchema : undefined);
+    // 0026 leaves the old message rows to the mover (partitioned tables): the upgrade is both.
+    await moveLegacyRows(handle.db);
 }, 60_000);
 
 afterAll(async () => {
