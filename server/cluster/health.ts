@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { Hono } from 'hono';
 import type { AppEnv } from '../deps';
 import type { NodeRow } from './membership';
+import type { NodeFigures } from './node';
 
 /**
  * What the process-wide endpoints ask of the running server (server/cluster/node.ts sets it once the listeners are
@@ -14,7 +15,7 @@ export interface ProcessState {
     metrics(): Promise<{ body: string; contentType: string }>;
     metricsToken: string | undefined;
     /** In a cluster: this member and the living members with their published figures. */
-    cluster?: { nodeId: string; nodes(): Promise<NodeRow[]> };
+    cluster?: { nodeId: string; nodes(): Promise<NodeRow[]>; own(): NodeFigures };
 }
 
 let current: ProcessState | undefined;

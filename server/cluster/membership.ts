@@ -155,7 +155,12 @@ export async function createMembership({
         },
         /** The living members (heartbeat within the timeout), oldest first, with their last published figures. */
         async nodes(): Promise<NodeRow[]> {
-            const rows = rowsOf<{ node_id: string; started_at: string | Date; heartbeat_at: string | Date; figures: unknown }>(
+            const rows = rowsOf<{
+                node_id: string;
+                started_at: string | Date;
+                heartbeat_at: string | Date;
+                figures: unknown;
+            }>(
                 await db.execute(sql`
                     SELECT node_id, started_at, heartbeat_at, figures FROM cluster_nodes
                     WHERE heartbeat_at >= now() - ${`${timeoutMs} milliseconds`}::interval

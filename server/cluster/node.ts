@@ -233,7 +233,11 @@ export async function startNode(options: NodeOptions) {
             return { body: await register.metrics(), contentType: register.contentType };
         },
         metricsToken: config.metricsToken,
-        cluster: membership && { nodeId: membership.nodeId, nodes: () => membership!.nodes() },
+        cluster: membership && {
+            nodeId: membership.nodeId,
+            nodes: () => membership!.nodes(),
+            own: () => localFigures(broker, amqp),
+        },
     });
 
     return {
