@@ -73,30 +73,39 @@ export async function createMembership({
     /** Cleans up after members silent for the timeout; the number of devices marked OFFLINE. */
     async function sweepDead(): Promise<number> {
         return db.transaction(async (tx) => {
-            const dead = rowsOf<{ node_id: string; amqp_owner: string | null }>(
+            const dead = rowsOf<{ node_id: string; amqp_owner: string | null; heartbeat_at: string | Date }>(
                 await tx.execute(sql`
                     DELETE FROM cluster_nodes
                     WHERE heartbeat_at < now() - ${`${timeoutMs} milliseconds`}::interval AND node_id <> ${nodeId}
-                    RETURNING node_id, amqp_owner`),
+                    RETURNING node_id, amqp_owner, heartbeat_at`),
             );
             if (!dead.length) return 0;
             const ids = `{${dead.map((d) => `"${d.node_id}"`).join(',')}}`;
             const owners = dead.map((d) => d.amqp_owner).filter((o): o is string => Boolean(o));
-            // The same statement shape as presence's OFFLINE (the presence trigger writes device_presence), with a
-            // device.status message naming the reason, like markLeftOnline's serverRestart.
-            const marked = rowsOf<{ n: number }>(
-                await tx.execute(sql`
-                    WITH gone AS (
-                        UPDATE devices d SET status = 'OFFLINE', status_time = now(), node_id = NULL
-                        WHERE d.node_id = ANY(${ids}::text[]) AND d.status = 'ONLINE'
-                        RETURNING d.id, d.product_id),
-                    logged AS (
-                        INSERT INTO device_messages (device_id, ts, method, identifier, data, product_id)
-                        SELECT id, now(), 'device.status', NULL,
-                            '{"status": "offline", "reason": "nodeLost"}'::jsonb, product_id FROM gone
-                        RETURNING 1)
-                    SELECT count(*)::int AS n FROM logged`),
-            )[0]?.n;
+            let marked = 0;
+            for (const d of dead) {
+                // OFFLINE as of the member's last heartbeat (the last moment it is known to have held them): a device
+                // that reconnected to a survivor since is newer, so its ONLINE (written by presence, maybe after
+                // this) wins. The presence trigger writes device_presence; a device.status message says why, like
+                // markLeftOnline's serverRestart.
+                const at = new Date(d.heartbeat_at).toISOString();
+                marked += Number(
+                    rowsOf<{ n: number }>(
+                        await tx.execute(sql`
+                            WITH gone AS (
+                                UPDATE devices d SET status = 'OFFLINE', status_time = ${at}::timestamptz, node_id = NULL
+                                WHERE d.node_id = ${d.node_id} AND d.status = 'ONLINE'
+                                    AND (d.status_time IS NULL OR d.status_time <= ${at}::timestamptz)
+                                RETURNING d.id, d.product_id),
+                            logged AS (
+                                INSERT INTO device_messages (device_id, ts, method, identifier, data, product_id)
+                                SELECT id, ${at}::timestamptz, 'device.status', NULL,
+                                    '{"status": "offline", "reason": "nodeLost"}'::jsonb, product_id FROM gone
+                                RETURNING 1)
+                            SELECT count(*)::int AS n FROM logged`),
+                    )[0]?.n ?? 0,
+                );
+            }
             // Devices of the dead member that were not ONLINE any more keep their status; the marker goes.
             await tx.execute(sql`UPDATE devices SET node_id = NULL WHERE node_id = ANY(${ids}::text[])`);
             if (owners.length) {
@@ -106,9 +115,9 @@ export async function createMembership({
             }
             log(
                 `集群: 节点 ${dead.map((d) => d.node_id).join(', ')} 已 ${timeoutMs / 1000} 秒无心跳，` +
-                    `已将其 ${marked ?? 0} 台设备标记为离线并释放其 AMQP 消息`,
+                    `已将其 ${marked} 台设备标记为离线并释放其 AMQP 消息`,
             );
-            return marked ?? 0;
+            return marked;
         });
     }
 
