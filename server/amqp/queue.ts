@@ -78,6 +78,7 @@ export function createQueue({
     let acking: Promise<void> = Promise.resolve();
     const insertedListeners: Array<(groupIds: Set<number>, taken: QueuedMessage[]) => void> = [];
     let closed = false;
+    let routesTimer: NodeJS.Timeout | undefined;
     const counters = { enqueued: 0, acked: 0, dropped: 0 };
 
     async function loadRoutes() {
@@ -207,7 +208,13 @@ export function createQueue({
         owner,
         counters,
         /** Loads the subscriptions (call once before messages flow; they refresh every few seconds after). */
-        start: () => loadRoutes(),
+        start() {
+            // Another process's subscription edits arrive within ROUTES_TTL_MS even before this process's next
+            // message (a refresh started by a message routes that message with the old routes).
+            routesTimer ??= setInterval(() => void refreshRoutes(), ROUTES_TTL_MS);
+            routesTimer.unref();
+            return loadRoutes();
+        },
         /** A subscription changed here: re-read the routes now. */
         invalidate: () => refreshRoutes(),
         /**
@@ -345,6 +352,7 @@ export function createQueue({
         /** Writes what is pending (enqueues and acks). */
         drain,
         async close() {
+            clearInterval(routesTimer);
             await drain();
             closed = true;
             await db.execute(sql`UPDATE amqp_queue SET owner = NULL, lease_until = NULL WHERE owner = ${owner}`);
