@@ -54,6 +54,7 @@ import { isProtectedPath, PROTECTED_PREFIXES, requireSession } from './sso/auth'
 import { ssoPages } from './sso/routes';
 import { sessionProbe } from './sso/sessionProbe';
 import { consoleFiles } from './static';
+import { healthRoutes } from './cluster/health';
 
 /**
  * The reference platform: one router per API family under its prefix, the sign-on pages, and the built
@@ -99,6 +100,8 @@ export function createApp(deps: AppDeps) {
     app.use('*', refuseForeignWrites);
     app.use('*', refuseNulInQuery);
     app.use('*', (c, next) => (OWN_LIMIT_PATHS.has(c.req.path) ? next() : generalLimit(c, next)));
+    // Liveness, readiness and /metrics: outside the console's sign-in (server/cluster/health.ts says why).
+    app.route('/', healthRoutes());
     app.get('/sso/session', sessionProbe(services));
     app.route('/sso', ssoPages(services, deps));
     // JSON and CSV answers are gzipped for clients that accept it (the device map's 100,000 points: 11 MB → about 2 MB).

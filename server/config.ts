@@ -45,6 +45,12 @@ export interface ServerConfig {
     unboundListeners: Array<'mqtt' | 'amqp' | 'sip'>;
     /** GB/T 28181 SIP over UDP for gb28181 cameras (SIP_PORT, default 5060; 0 picks a free port). */
     sipPort: number;
+    /** In a cluster: a member silent this long (ms) is dead and cleaned up after (NODE_TIMEOUT seconds, default 30). */
+    nodeTimeoutMs: number;
+    /** The bearer token /metrics asks for (METRICS_TOKEN); unset: /metrics answers 404 (docs/deployment.md). */
+    metricsToken: string | undefined;
+    /** SIGTERM: the longest the readiness answers 503 before the process stops taking connections (DRAIN_DELAY ms). */
+    drainDelayMs: number;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -101,5 +107,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
         ffmpegPath: nonEmpty(env.FFMPEG_PATH) ?? 'ffmpeg',
         sipPort: parsePort(env.SIP_PORT, 5060, 'SIP_PORT'),
         unboundListeners: [],
+        nodeTimeoutMs: parseBound(env.NODE_TIMEOUT, 30, 3600, 'NODE_TIMEOUT') * 1000,
+        metricsToken: nonEmpty(env.METRICS_TOKEN),
+        drainDelayMs: parseBound(env.DRAIN_DELAY, 3000, 600_000, 'DRAIN_DELAY'),
     };
 }

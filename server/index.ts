@@ -183,6 +183,8 @@ async function main(): Promise<void> {
     const broker = await createBroker({ db: handle.db, redisUrl: config.redisUrl });
     access.attach(broker);
     amqp.attach(broker);
+    // Readiness, /metrics, cluster membership (REDIS_URL) and the SIGTERM drain (server/cluster/node.ts).
+    const node = await (await import('./cluster/node')).startNode({ handle, config, http: server, broker, amqp });
     // The subscriptions are known before the first device can post.
     await amqp.start().catch((err) => console.error('读取服务端订阅失败 / failed to load subscriptions:', err));
     broker.attachWebSocket(server);
@@ -272,10 +274,11 @@ async function main(): Promise<void> {
                     );
                 }
                 startLeftoverSweeper(handle.db, config.filesDir);
-                // Messages and property history older than LOG_RETENTION_DAYS: now and every hour, in batches.
-                startRetentionSweeper(handle.db, config.logRetentionDays);
+                // Messages and property history older than LOG_RETENTION_DAYS: now and every hour, in batches. One
+                // process of a cluster runs it (the oldest member; another takes over when it dies).
+                node.oncePerCluster(() => startRetentionSweeper(handle.db, config.logRetentionDays));
                 // The rule journal and notification records, likewise.
-                startRuleLogSweeper(handle.db, config.logRetentionDays);
+                node.oncePerCluster(() => startRuleLogSweeper(handle.db, config.logRetentionDays));
                 return deviceClusterIndex(handle.db).snapshot();
             })
             .catch((err) => console.error('启动后的初始化失败 / post-start setup failed:', err));
@@ -294,6 +297,11 @@ async function main(): Promise<void> {
         }
         stoppingSince = Date.now();
         console.log(`收到 ${signal}，正在停止…`);
+        // Readiness answers 503 first (the load balancer takes this process out), then devices are closed once what
+        // they sent is stored and acknowledged (server/cluster/node.ts), then the rest stops.
+        void node.drain().then(closeAll, closeAll);
+    };
+    const closeAll = () => {
         // Idle keep-alive sockets would hold close() open; busy ones get a few seconds to finish.
         server.close(() => {
             simulator
@@ -306,6 +314,7 @@ async function main(): Promise<void> {
                 .then(() => sip?.close())
                 .then(() => broker.close())
                 .catch((err) => console.error('关闭 MQTT 失败 / failed to close MQTT:', err))
+                .then(() => node.leave())
                 .then(() => handle.close())
                 .catch((err) => console.error('关闭数据库失败 / failed to close the database:', err))
                 .finally(() => process.exit(0));

@@ -70,7 +70,7 @@ export function createQueue({
     let routes = new Map<number, number[]>();
     let routesAt = 0;
     let routesLoading: Promise<void> | undefined;
-    let pending: Array<Omit<QueuedMessage, 'id'> & { deviceId: number }> = [];
+    let pending: Array<Omit<QueuedMessage, 'id'> & { deviceId: number; queued?: () => void }> = [];
     let timer: NodeJS.Timeout | undefined;
     let flushing: Promise<void> = Promise.resolve();
     let acks: number[] = [];
@@ -78,6 +78,7 @@ export function createQueue({
     let acking: Promise<void> = Promise.resolve();
     const insertedListeners: Array<(groupIds: Set<number>, taken: QueuedMessage[]) => void> = [];
     let closed = false;
+    let routesTimer: NodeJS.Timeout | undefined;
     const counters = { enqueued: 0, acked: 0, dropped: 0 };
 
     async function loadRoutes() {
@@ -174,6 +175,7 @@ export function createQueue({
             } catch (err) {
                 log(`订阅消息入队失败（${batch.length} 条） / enqueue failed: ${String(err)}`);
             }
+            for (const r of batch) r.queued?.();
         }
     }
 
@@ -206,14 +208,21 @@ export function createQueue({
         owner,
         counters,
         /** Loads the subscriptions (call once before messages flow; they refresh every few seconds after). */
-        start: () => loadRoutes(),
+        start() {
+            // Another process's subscription edits arrive within ROUTES_TTL_MS even before this process's next
+            // message (a refresh started by a message routes that message with the old routes).
+            routesTimer ??= setInterval(() => void refreshRoutes(), ROUTES_TTL_MS);
+            routesTimer.unref();
+            return loadRoutes();
+        },
         /** A subscription changed here: re-read the routes now. */
         invalidate: () => refreshRoutes(),
         /**
-         * An accepted device message: property posts of a subscribed product are queued for each of its groups. Never
-         * awaits: the row goes into the next batch insert.
+         * An accepted device message: property posts of a subscribed product are queued for each of its groups. The
+         * row goes into the next batch insert; the promise settles once that insert is done, so the broker's PUBACK
+         * can wait for it (a process killed after acknowledging a message has queued it for its subscriptions too).
          */
-        accept(message: AcceptedMessage): void {
+        accept(message: AcceptedMessage): Promise<void> | undefined {
             if (closed) return;
             if (Date.now() - routesAt > ROUTES_TTL_MS) void refreshRoutes();
             if (message.kind !== 'property') return;
@@ -222,7 +231,9 @@ export function createQueue({
             const messageId = nextMessageId();
             const generateTime = Date.now();
             const payload = message.payload.toString('utf8');
-            for (const groupId of groups) {
+            let queued!: () => void;
+            const done = new Promise<void>((resolve) => (queued = resolve));
+            groups.forEach((groupId, i) => {
                 pending.push({
                     groupId,
                     deviceId: message.device.deviceId,
@@ -230,13 +241,16 @@ export function createQueue({
                     topic: message.topic,
                     generateTime,
                     payload,
+                    // The last group's row is the last to be inserted (batches go in order).
+                    ...(i === groups.length - 1 ? { queued } : {}),
                 });
-            }
+            });
             if (pending.length >= MAX_BATCH) {
                 if (timer) clearTimeout(timer);
                 timer = undefined;
                 flushing = flushing.then(flush);
             } else schedule();
+            return done;
         },
         /** After each batch insert: the groups that got messages. */
         onInserted(fn: (groupIds: Set<number>, taken: QueuedMessage[]) => void) {
@@ -338,6 +352,7 @@ export function createQueue({
         /** Writes what is pending (enqueues and acks). */
         drain,
         async close() {
+            clearInterval(routesTimer);
             await drain();
             closed = true;
             await db.execute(sql`UPDATE amqp_queue SET owner = NULL, lease_until = NULL WHERE owner = ${owner}`);

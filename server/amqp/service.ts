@@ -460,7 +460,7 @@ export function createAmqpService({
             return started;
         },
         /** Device messages from the broker's uplink. */
-        attach(broker: { uplink: { onAccepted(fn: (m: AcceptedMessage) => void): () => void } }) {
+        attach(broker: { uplink: { onAccepted(fn: (m: AcceptedMessage) => unknown): () => void } }) {
             void this.start();
             unsubscribes.push(broker.uplink.onAccepted((m) => queue.accept(m)));
         },
@@ -490,6 +490,26 @@ export function createAmqpService({
                 acknowledged: c.acknowledged,
             }));
             return { clients, deliveryRate: rateOf(g), backlog: await queue.backlog(groupId) };
+        },
+        /** The AMQP listener is listening (readiness). */
+        get listening() {
+            return servers.length > 0 && servers.every((s) => s.listening);
+        },
+        /** Every group's consumers on this process and its delivery rate (the cluster heartbeat's share, /metrics). */
+        consumerFigures() {
+            return [...groups.values()]
+                .filter((g) => g.consumers.length)
+                .map((g) => ({
+                    groupId: g.id,
+                    deliveryRate: rateOf(g),
+                    clients: g.consumers.map((c) => ({
+                        clientId: c.clientId,
+                        address: c.address,
+                        connectedSince: c.connectedSince,
+                        delivered: c.delivered,
+                        acknowledged: c.acknowledged,
+                    })),
+                }));
         },
         /** 清空堆积. */
         clear: (groupId: number) => queue.clear(groupId),

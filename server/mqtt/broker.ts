@@ -39,7 +39,16 @@ export interface BrokerOptions {
 export async function createBroker({ db, redisUrl, log = (m) => console.warn(m) }: BrokerOptions) {
     const directory = createDirectory(db);
     const writer = createMessageWriter(db);
-    const presence = createPresence(db, writer, (err) => log(`设备状态写入失败: ${String(err)}`));
+    /** This process's member id in a cluster (joinCluster), written beside each ONLINE. */
+    let nodeId: string | undefined;
+    const presence = createPresence(
+        db,
+        writer,
+        (err) => log(`设备状态写入失败: ${String(err)}`),
+        () => nodeId,
+    );
+    /** Uplink messages being handled (their PUBACK waits for the write): a drain waits for them. */
+    let inflight = 0;
     const devices = new WeakMap<Client, DeviceEntry>();
     /** The live connection of each device: a newer one takes over. */
     const live = new Map<number, Client>();
@@ -248,9 +257,11 @@ export async function createBroker({ db, redisUrl, log = (m) => console.warn(m) 
             return;
         }
         // PUBACK follows the write: an acknowledged QoS 1 message is stored.
+        inflight++;
         uplink.handle(device, packet.topic, packet.payload as Buffer).then(
-            () => done(null),
+            () => (inflight--, done(null)),
             (err: unknown) => {
+                inflight--;
                 log(`上行消息处理失败（${packet.topic}）: ${String(err)}`);
                 done(null);
             },
@@ -338,6 +349,40 @@ export async function createBroker({ db, redisUrl, log = (m) => console.warn(m) 
                     aedes.handle(stream, req);
                 });
             });
+        },
+        /** Every MQTT listener is listening (readiness). */
+        get listening() {
+            return servers.length > 0 && servers.every((s) => s.listening);
+        },
+        /** Uplink messages not yet answered. */
+        get inflight() {
+            return inflight;
+        },
+        /** In a cluster: this member's id on its devices' ONLINE rows; the devices connected now are noted again. */
+        joinCluster(id: string) {
+            nodeId = id;
+            for (const [deviceId, client] of live) {
+                presence.online(deviceId, (client.conn as { remoteAddress?: string }).remoteAddress);
+            }
+        },
+        /**
+         * SIGTERM: stop taking connections, stop reading from the connected devices, wait until what they sent is
+         * stored and acknowledged, then close them (they reconnect elsewhere through the load balancer). Nothing
+         * acknowledged is lost, and nothing is left half-handled to be sent again.
+         */
+        async drain(timeoutMs = 10_000) {
+            for (const s of servers) s.close();
+            wss.close();
+            // aedes' own pause: it stops parsing the socket's packets (what is parsed already is counted in inflight).
+            for (const c of live.values()) (c as unknown as { pause(): void }).pause();
+            const until = Date.now() + timeoutMs;
+            while ((inflight > 0 || writer.pending > 0) && Date.now() < until) {
+                await new Promise((r) => setTimeout(r, 20));
+            }
+            await writer.drain();
+            // The PUBACKs just queued reach the sockets before they close.
+            await new Promise((r) => setTimeout(r, 50));
+            for (const c of live.values()) c.close();
         },
         /** Closes the connections of these devices at once (disabled, deleted, renamed). */
         disconnect(deviceIds: number[]) {

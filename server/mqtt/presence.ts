@@ -16,7 +16,13 @@ import type { MessageWriter } from './writer';
 const LINGER_MS = 100;
 const MAX_BATCH = 2_000;
 
-export function createPresence(db: Db, writer: MessageWriter, onError: (err: unknown) => void) {
+export function createPresence(
+    db: Db,
+    writer: MessageWriter,
+    onError: (err: unknown) => void,
+    /** In a cluster: the member holding the connections (devices.node_id, server/cluster/membership.ts). */
+    nodeOf: () => string | undefined = () => undefined,
+) {
     const pending = new Map<number, { online: boolean; at: Date; address?: string }>();
     let timer: NodeJS.Timeout | undefined;
     let running: Promise<void> | undefined;
@@ -32,10 +38,13 @@ export function createPresence(db: Db, writer: MessageWriter, onError: (err: unk
             ),
             sql`, `,
         );
+        const nodeId = nodeOf();
+        // In a cluster an ONLINE row names its member (a survivor marks a dead member's devices OFFLINE by it).
+        const node = nodeId ? sql`, node_id = CASE WHEN v.status = 'ONLINE' THEN ${nodeId} END` : sql``;
         try {
             await db.execute(sql`
                 UPDATE devices d SET status = v.status, status_time = v.at,
-                    last_time = CASE WHEN v.status = 'ONLINE' THEN v.at ELSE d.last_time END
+                    last_time = CASE WHEN v.status = 'ONLINE' THEN v.at ELSE d.last_time END${node}
                 FROM (VALUES ${rows}) AS v(id, status, at)
                 WHERE d.id = v.id AND d.enabled AND (d.status_time IS NULL OR d.status_time <= v.at)`);
         } catch (err) {

@@ -86,17 +86,21 @@ function timeOf(raw: unknown): Date {
 
 export function createUplink({ directory, writer, publish }: Deps) {
     let listeners: Array<(device: DeviceEntry, topic: string, payload: Buffer) => void> = [];
-    let acceptedListeners: Array<(message: AcceptedMessage) => void> = [];
+    let acceptedListeners: Array<(message: AcceptedMessage) => unknown> = [];
     const requestIdOf = (request: AlinkRequest) =>
         typeof request.id === 'string' || typeof request.id === 'number' ? String(request.id) : '';
-    function accepted(message: AcceptedMessage) {
+    /** Tells the listeners; resolves once those that return a promise (the AMQP queue's insert) have settled. */
+    function accepted(message: AcceptedMessage): Promise<unknown> | undefined {
+        let waits: Array<Promise<unknown>> | undefined;
         for (const l of acceptedListeners) {
             try {
-                l(message);
+                const wait = l(message);
+                if (wait instanceof Promise) (waits ??= []).push(wait.catch(() => undefined));
             } catch {
                 // A listener's failure is its own; the device's message is stored and answered regardless.
             }
         }
+        return waits && Promise.all(waits);
     }
 
     /** The Alink reply to `request` on `{topic}_reply`: `{ id, code, data: {}, message, method, version }`. */
@@ -140,8 +144,9 @@ export function createUplink({ directory, writer, publish }: Deps) {
         }
         const ts = timeOf(firstTime(params as Record<string, unknown>));
         await writer.propertyPost(device.deviceId, ts, values, device.productId);
+        // The reply (and the broker's PUBACK after it) waits for the subscriptions' queue insert too.
         if (acceptedListeners.length)
-            accepted({ device, topic, kind: 'property', values, ts, requestId: requestIdOf(request), payload });
+            await accepted({ device, topic, kind: 'property', values, ts, requestId: requestIdOf(request), payload });
         return reply(device, topic, request, method, ALINK.OK, 'success');
     }
 
@@ -279,7 +284,7 @@ export function createUplink({ directory, writer, publish }: Deps) {
          * Every property or event post accepted and stored (after the write), for rules and subscriptions. A
          * listener must not throw or block: it runs on the message path. Returns the unsubscribe.
          */
-        onAccepted(fn: (message: AcceptedMessage) => void): () => void {
+        onAccepted(fn: (message: AcceptedMessage) => unknown): () => void {
             acceptedListeners.push(fn);
             return () => {
                 acceptedListeners = acceptedListeners.filter((l) => l !== fn);

@@ -34,6 +34,7 @@ const LINGER_MS = 4;
 
 export function createMessageWriter(db: Db) {
     const queue: Pending[] = [];
+    const batchObservers: Array<(ms: number, size: number) => void> = [];
     let timer: NodeJS.Timeout | undefined;
     let flushing: Promise<void> | undefined;
     let written = 0;
@@ -106,8 +107,10 @@ export function createMessageWriter(db: Db) {
         timer = undefined;
         const batch = queue.splice(0, MAX_BATCH);
         if (!batch.length) return;
+        const started = performance.now();
         try {
             await writeBatch(batch);
+            for (const fn of batchObservers) fn(performance.now() - started, batch.length);
             written += batch.length;
             batches++;
             for (const p of batch) p.done();
@@ -144,6 +147,14 @@ export function createMessageWriter(db: Db) {
     }
 
     return {
+        /** Messages waiting for their batch (the ingest queue's depth, /metrics). */
+        get pending() {
+            return queue.length;
+        },
+        /** Each committed batch's time (ms) and size (/metrics). */
+        onBatch(fn: (ms: number, size: number) => void) {
+            batchObservers.push(fn);
+        },
         /** Resolves once the message is committed. The object is queued as it is (not copied): pass a fresh one. */
         write(message: MessageWrite): Promise<void> {
             return new Promise((resolve, reject) => {

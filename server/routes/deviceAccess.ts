@@ -1,3 +1,5 @@
+import type { NodeFigures } from '../cluster/node';
+import { clusterShares } from '../cluster/figures';
 import { eq, inArray } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
@@ -132,6 +134,23 @@ export function deviceAccessRoutes({ db, access }: Services) {
             series: [],
             totals: { up: 0, down: 0 },
         };
+        // In a cluster: every member's share, summed (server/cluster/figures.ts); `nodes` lists the shares.
+        const shares = await clusterShares();
+        let connected = b?.connected ?? 0;
+        if (shares) {
+            const byProduct = new Map<string, number>();
+            for (const { figures: f } of shares) {
+                for (const p of f.byProduct ?? [])
+                    byProduct.set(p.productKey, (byProduct.get(p.productKey) ?? 0) + p.upPerSecond);
+            }
+            const sum = (pick: (f: Partial<NodeFigures>) => number | undefined) =>
+                Math.round(shares.reduce((s, x) => s + (pick(x.figures) ?? 0), 0) * 10) / 10;
+            connected = sum((f) => f.connected);
+            rates.upPerSecond = sum((f) => f.upPerSecond);
+            rates.downPerSecond = sum((f) => f.downPerSecond);
+            rates.totals = { up: sum((f) => f.totals?.up), down: sum((f) => f.totals?.down) };
+            rates.byProduct = [...byProduct].map(([productKey, upPerSecond]) => ({ productKey, upPerSecond }));
+        }
         const keys = rates.byProduct.map((p) => p.productKey);
         const named = keys.length
             ? await db
@@ -149,7 +168,7 @@ export function deviceAccessRoutes({ db, access }: Services) {
         const byKey = new Map(named.map((p) => [p.productKey, p]));
         return ok(c, {
             running: Boolean(b),
-            connected: b?.connected ?? 0,
+            connected,
             upPerSecond: rates.upPerSecond,
             downPerSecond: rates.downPerSecond,
             totals: rates.totals,
@@ -162,6 +181,16 @@ export function deviceAccessRoutes({ db, access }: Services) {
                     upPerSecond: p.upPerSecond,
                 }))
                 .sort((a, b2) => b2.upPerSecond - a.upPerSecond),
+            ...(shares && {
+                nodes: shares.map(({ nodeId, self, startedAt, figures: f }) => ({
+                    nodeId,
+                    self,
+                    startedAt,
+                    connected: f.connected ?? 0,
+                    upPerSecond: f.upPerSecond ?? 0,
+                    downPerSecond: f.downPerSecond ?? 0,
+                })),
+            }),
         });
     });
 

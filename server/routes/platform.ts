@@ -1,3 +1,4 @@
+import { clusterShares } from '../cluster/figures';
 import { readFileSync } from 'node:fs';
 import { fromRoot } from '../paths';
 import { Hono } from 'hono';
@@ -41,7 +42,7 @@ const AMQP_SIGN_IN =
  */
 export function platformRoutes({ config }: Services) {
     const app = new Hono<AppEnv>();
-    app.get('/info', (c) => {
+    app.get('/info', async (c) => {
         const url = new URL(c.req.url);
         const host = url.hostname;
         const httpPort = url.port || (url.protocol === 'https:' ? '443' : '80');
@@ -64,6 +65,15 @@ export function platformRoutes({ config }: Services) {
             cluster: Boolean(config.redisUrl),
             sipUrl: bound('sip') ? `udp://${host}:${config.sipPort}` : null,
             timeZone: config.timeZone,
+            // In a cluster: its living members and each one's share of the devices (server/cluster/figures.ts).
+            nodes: ((await clusterShares()) ?? []).map(({ nodeId, self, startedAt, figures: f }) => ({
+                nodeId,
+                self,
+                startedAt,
+                connected: f.connected ?? 0,
+                upPerSecond: f.upPerSecond ?? 0,
+                consumers: (f.consumers ?? []).reduce((n, g) => n + g.clients.length, 0),
+            })),
         });
     });
     return app;

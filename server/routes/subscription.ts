@@ -1,3 +1,4 @@
+import { clusterShares } from '../cluster/figures';
 import { randomBytes } from 'node:crypto';
 import { and, asc, count, eq } from 'drizzle-orm';
 import { Hono } from 'hono';
@@ -165,6 +166,18 @@ export function consumerGroupRoutes({ db, config, amqp }: Services) {
         const status = amqp
             ? await amqp.groupStatus(id)
             : { clients: [], deliveryRate: 0, backlog: await backlogOf(db, id) };
+        // In a cluster: the consumers of every member (each with its node), the delivery rates summed.
+        const shares = await clusterShares();
+        const byNode = shares?.map(({ nodeId, figures: f }) => {
+            const g = (f.consumers ?? []).find((x) => x.groupId === id);
+            return { nodeId, clients: g?.clients ?? [], deliveryRate: g?.deliveryRate ?? 0 };
+        });
+        if (byNode) {
+            status.clients = byNode.flatMap((n) =>
+                n.clients.map((cl) => ({ ...cl, connectedSince: new Date(cl.connectedSince), nodeId: n.nodeId })),
+            );
+            status.deliveryRate = Math.round(byNode.reduce((s, n) => s + n.deliveryRate, 0) * 10) / 10;
+        }
         const clients = status.clients.map((cl, i) => ({
             id: i + 1,
             clientId: cl.clientId,
@@ -172,6 +185,7 @@ export function consumerGroupRoutes({ db, config, amqp }: Services) {
             connectedSince: formatTime(cl.connectedSince, tz),
             delivered: cl.delivered,
             acknowledged: cl.acknowledged,
+            ...('nodeId' in cl ? { nodeId: cl.nodeId } : {}),
         }));
         return ok(c, {
             ...group,
@@ -182,6 +196,13 @@ export function consumerGroupRoutes({ db, config, amqp }: Services) {
             acknowledged: clients.reduce((s, cl) => s + cl.acknowledged, 0),
             backlog: status.backlog,
             deliveryRate: status.deliveryRate,
+            ...(byNode && {
+                nodes: byNode.map((n) => ({
+                    nodeId: n.nodeId,
+                    online: n.clients.length,
+                    deliveryRate: n.deliveryRate,
+                })),
+            }),
         });
     });
 
