@@ -511,9 +511,10 @@ export function createAmqpService({
             server.on('tlsClientError', (err, socket) => {
                 const address = (socket.remoteAddress ?? '未知地址').replace(/^::ffff:/, '');
                 refusal(
-                    address,
-                    `AMQPS 关闭来自 ${address} 的连接：TLS 握手失败（${err.message}）（一分钟内同一地址只记录一次）`,
+                    `AMQPS ${address}`,
+                    `AMQPS 关闭来自 ${address} 的连接：TLS 握手失败（${err.message}）（同一端口同一地址一分钟内只记录一次）`,
                 );
+                socket.destroy(); // with a listener here, Node leaves the closing to it
             });
             tlsServers.push(server);
             return listenOn(server, port, host);

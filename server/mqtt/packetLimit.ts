@@ -11,7 +11,7 @@ import type { Duplex } from 'node:stream';
 /** The largest CONNECT accepted: a sign-in is a few hundred bytes; this leaves room for a will message. */
 export const MAX_CONNECT_BYTES = 64 * 1024;
 
-/** A refusal line once per address and minute, however many packets or connections it sends. */
+/** A refusal line once per key (listener and address) and minute, however many packets or connections it sends. */
 export function createRefusalLog(log: (line: string) => void, windowMs = 60_000) {
     const last = new Map<string, number>();
     return (address: string, line: string) => {
@@ -98,8 +98,8 @@ export function guardMqtt(
         if (!reason) return chunk;
         const address = addressOf(conn, options.address);
         options.refusal(
-            address,
-            `${options.listener} 关闭来自 ${address} 的连接：${reason}（一分钟内同一地址只记录一次）`,
+            `${options.listener} ${address}`,
+            `${options.listener} 关闭来自 ${address} 的连接：${reason}（同一端口同一地址一分钟内只记录一次）`,
         );
         conn.destroy();
         return null;
@@ -169,8 +169,8 @@ export function guardAmqp(
     const address = addressOf(socket);
     const close = (reason: string) => {
         options.refusal(
-            address,
-            `${options.listener} 关闭来自 ${address} 的连接：${reason}（一分钟内同一地址只记录一次）`,
+            `${options.listener} ${address}`,
+            `${options.listener} 关闭来自 ${address} 的连接：${reason}（同一端口同一地址一分钟内只记录一次）`,
         );
         socket.destroy();
     };

@@ -2,6 +2,7 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { SecureContextOptions } from 'node:tls';
 import { createAdaptorServer } from '@hono/node-server';
 import type { ServerConfig } from '../config';
+import { createRefusalLog } from '../mqtt/packetLimit';
 import { loadTls, TlsConfigError, type TlsMaterial } from './certificates';
 import { watchTls } from './reload';
 
@@ -74,6 +75,13 @@ export async function startTlsListeners({ config, material, fetch, broker, amqp,
         createServer: createHttpsServer,
         serverOptions: { ...context, handshakeTimeout: config.handshakeTimeoutMs },
     }) as HttpsServer;
+    // Plaintext on the HTTPS port, a stalled or failed handshake: closed, one line per address and minute.
+    const refusal = createRefusalLog((line) => console.warn(line));
+    https.on('tlsClientError', (err, socket) => {
+        const address = (socket.remoteAddress ?? '未知地址').replace(/^::ffff:/, '');
+        refusal(`HTTPS ${address}`, `HTTPS 关闭来自 ${address} 的连接：TLS 握手失败（${err.message}）`);
+        socket.destroy();
+    });
     const unavailable = (name: 'https' | 'mqtts' | 'amqps', env: string, port: number, err: unknown) => {
         if (!inUse(err)) throw err;
         config.unboundListeners.push(name);
