@@ -116,10 +116,17 @@ export async function tlsLamp(s: TestServer, url: string, securemode: 2 | 3, opt
 }
 
 /** Posts a property and resolves on the platform's reply (the post was accepted and stored). */
-export async function postAndReply(client: MqttClient, productKey: string, deviceName: string, params: object) {
+export async function postAndReply(
+    client: MqttClient,
+    productKey: string,
+    deviceName: string,
+    params: object,
+    /** Pad the payload (a root field the platform ignores) so the packet's remaining length is exactly this. */
+    remainingLength?: number,
+) {
     const topic = `/sys/${productKey}/${deviceName}/thing/event/property/post`;
     await client.subscribeAsync(`${topic}_reply`, { qos: 1 });
-    const id = String(Math.floor(Math.random() * 1e9));
+    const id = String(100_000_000 + Math.floor(Math.random() * 899_999_999));
     const replied = new Promise<Record<string, unknown>>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error('no reply')), 5_000);
         client.on('message', (t, p) => {
@@ -130,12 +137,13 @@ export async function postAndReply(client: MqttClient, productKey: string, devic
             }
         });
     });
-    await client.publishAsync(
-        topic,
-        JSON.stringify({ id, version: '1.0', params, method: 'thing.event.property.post' }),
-        {
-            qos: 1,
-        },
-    );
+    replied.catch(() => undefined); // a publish that fails first leaves the reply unawaited
+    const message = { id, version: '1.0', params, method: 'thing.event.property.post', pad: '' };
+    if (remainingLength !== undefined) {
+        // Remaining length of a QoS 1 PUBLISH: 2-byte topic length, the topic, 2-byte packet id, the payload.
+        const room = remainingLength - (2 + Buffer.byteLength(topic) + 2) - Buffer.byteLength(JSON.stringify(message));
+        message.pad = 'x'.repeat(room);
+    }
+    await client.publishAsync(topic, JSON.stringify(message), { qos: 1 });
     return replied;
 }
