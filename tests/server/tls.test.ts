@@ -1,14 +1,15 @@
 import { request } from 'node:https';
 import { connect as netConnect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import { writeFileSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestServer, type TestServer } from '../../server/testing';
-import { makeCertificates } from '../../server/tls/certificates';
+import { loadTls, makeCertificates } from '../../server/tls/certificates';
 import { consume, createAccessKey, subscribeLamp } from './amqpSupport';
 import { until } from './mqttSupport';
-import { postAndReply, startTlsPlatform, tlsLamp, type TlsPlatform } from './tlsSupport';
+import { postAndReply, startTlsPlatform, tlsLamp, tmpDir, type TlsPlatform } from './tlsSupport';
 
 /**
  * Devices and consumers over TLS, through the listeners the real start-up opens (server/tls/listeners.ts): MQTTS,
@@ -31,9 +32,7 @@ function httpsGet(
             const protocol = (res.socket as unknown as { getProtocol(): string }).getProtocol();
             let body = '';
             res.on('data', (d) => (body += d));
-            res.on('end', () =>
-                resolve({ status: res.statusCode!, body, protocol }),
-            );
+            res.on('end', () => resolve({ status: res.statusCode!, body, protocol }));
         });
         req.on('error', reject);
         req.end();
@@ -183,5 +182,53 @@ describe.each([
         expect(kept.connected).toBe(true);
         const reply = await postAndReply(kept, lamp.device.productKey, lamp.device.deviceName, { LightSwitch: 0 });
         expect(reply.code).toBe(200);
+    });
+});
+
+describe('/api/platform/info and the CA download', () => {
+    it('tell the TLS endpoints, the fingerprint and serve the CA behind the sign-in', async () => {
+        const dir = tmpDir('tls-info-');
+        const material = await loadTls({ dataDir: dir, certFile: undefined, keyFile: undefined });
+        const s = await createTestServer({
+            seed: false,
+            config: {
+                tls: true,
+                tlsCaFile: material.caFile,
+                tlsFingerprint: material.fingerprint,
+                mqttsPort: 18883,
+                httpsPort: 18443,
+                amqpsPort: 15671,
+                unboundListeners: ['amqps'],
+            },
+        });
+        try {
+            const info = (await (await s.fetch('/api/platform/info')).json()) as { data: Record<string, unknown> };
+            expect(info.data).toMatchObject({
+                mqttsUrl: 'mqtts://localhost:18883',
+                mqttWssUrl: 'wss://localhost:18443/mqtt',
+                httpsUrl: 'https://localhost:18443/',
+                amqpsUrl: null, // its port was taken: not advertised
+                tlsFingerprint: new X509Certificate(readFileSync(material.caFile!)).fingerprint256,
+                caCertificate: '/api/platform/ca.pem',
+                tlsOnly: false,
+            });
+            const ca = await s.fetch('/api/platform/ca.pem');
+            expect(ca.status).toBe(200);
+            expect(ca.headers.get('content-disposition')).toContain('attachment');
+            expect(await ca.text()).toBe(readFileSync(material.caFile!, 'utf8'));
+            expect((await s.anonFetch('/api/platform/ca.pem')).status).toBe(401);
+        } finally {
+            await s.close();
+        }
+        const off = await createTestServer({ seed: false, config: { tls: false } });
+        try {
+            const info = (await (await off.fetch('/api/platform/info')).json()) as { data: Record<string, unknown> };
+            expect(info.data).toMatchObject({ mqttsUrl: null, amqpsUrl: null, httpsUrl: null, caCertificate: null });
+            const ca = await off.fetch('/api/platform/ca.pem');
+            expect(ca.status).toBe(404);
+            expect(((await ca.json()) as { msg: string }).msg).toContain('TLS 未开启');
+        } finally {
+            await off.close();
+        }
     });
 });
