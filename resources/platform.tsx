@@ -19,7 +19,31 @@ export default defineResource({
             render: (r) =>
                 String(r.mqttUrl ?? 'MQTT 端口被其他程序占用，设备暂不能通过 TCP 接入（设置 MQTT_PORT 后重启）'),
         }),
-        mqttWsUrl: f('MQTT over WebSocket', { copy: true }),
+        mqttWsUrl: f('MQTT over WebSocket', {
+            copy: true,
+            render: (r) => String(r.mqttWsUrl ?? '已关闭（TLS_ONLY=1，请使用 WSS）'),
+        }),
+        mqttsUrl: f('MQTTS（TLS，securemode=2）', {
+            copy: true,
+            render: (r) => String(r.mqttsUrl ?? '未开启（TLS=0）或端口被占用（设置 MQTTS_PORT 后重启）'),
+        }),
+        mqttWssUrl: f('MQTT over WSS', { copy: true, render: (r) => String(r.mqttWssUrl ?? '未开启') }),
+        amqpsUrl: f('AMQPS（AMQP 1.0 over TLS）', {
+            copy: true,
+            render: (r) => String(r.amqpsUrl ?? '未开启（TLS=0）或端口被占用（设置 AMQPS_PORT 后重启）'),
+        }),
+        httpsUrl: f('控制台 HTTPS', { copy: true, render: (r) => String(r.httpsUrl ?? '未开启') }),
+        tlsFingerprint: f('CA 证书指纹（SHA-256）', { copy: true, render: (r) => String(r.tlsFingerprint ?? '—') }),
+        caCertificate: f('CA 证书', {
+            render: (r) =>
+                r.caCertificate ? (
+                    <a href={String(r.caCertificate)} download="iot-platform-ca.pem">
+                        下载 CA 证书（iot-platform-ca.pem），设备和客户端以此校验服务端
+                    </a>
+                ) : (
+                    '无（TLS 未开启，或所用证书未附带 CA 证书链：设备使用系统信任的根证书）'
+                ),
+        }),
         deviceSignIn: f('设备登录方式', { type: 'longText' }),
         amqpUrl: f('AMQP 1.0', {
             render: (r) =>
@@ -61,6 +85,12 @@ export default defineResource({
                     fields: ['mqttUrl', 'mqttWsUrl', 'deviceSignIn'],
                 },
                 { kind: 'fields', title: '应用接入（AMQP 1.0）', columns: 1, fields: ['amqpUrl', 'amqpSignIn'] },
+                {
+                    kind: 'fields',
+                    title: 'TLS 加密接入',
+                    columns: 1,
+                    fields: ['mqttsUrl', 'mqttWssUrl', 'amqpsUrl', 'httpsUrl', 'tlsFingerprint', 'caCertificate'],
+                },
                 { kind: 'fields', title: '视频接入（GB28181）', columns: 1, fields: ['sipUrl'] },
                 {
                     kind: 'fields',

@@ -15,7 +15,10 @@ export default defineResource({
     menu: { label: '增值服务', to: '/vaServices', order: 72, icon: ExtensionIcon },
     icon: ExtensionIcon,
     fields: {
-        amqp: f('状态', (r) => (r.amqpUrl ? `运行中：${String(r.amqpUrl)}` : '未运行（AMQP 端口不可用，见启动输出）')),
+        amqp: f('状态', (r) => {
+            const urls = [r.amqpUrl, r.amqpsUrl].filter(Boolean).map(String);
+            return urls.length ? `运行中：${urls.join('，')}` : '未运行（AMQP 端口不可用，见启动输出）';
+        }),
         amqpUse: f('用途', () => '设备上报的消息按产品订阅，推送到消费者组；应用用 AccessKey 以 AMQP 1.0 接收'),
         rules: f('状态', () => '运行中：每条设备消息到达即按规则判断'),
         rulesUse: f(

@@ -42,7 +42,7 @@ export interface ServerConfig {
      * console still starts, and GET /api/platform/info answers null for them instead of a port that is not this
      * platform's (on a machine with Mosquitto on 1883, mqtt://host:1883 would send devices to Mosquitto).
      */
-    unboundListeners: Array<'mqtt' | 'amqp' | 'sip'>;
+    unboundListeners: Array<'mqtt' | 'amqp' | 'sip' | 'https' | 'mqtts' | 'amqps'>;
     /** GB/T 28181 SIP over UDP for gb28181 cameras (SIP_PORT, default 5060; 0 picks a free port). */
     sipPort: number;
     /** In a cluster: a member silent this long (ms) is dead and cleaned up after (NODE_TIMEOUT seconds, default 30). */
@@ -51,6 +51,28 @@ export interface ServerConfig {
     metricsToken: string | undefined;
     /** SIGTERM: the longest the readiness answers 503 before the process stops taking connections (DRAIN_DELAY ms). */
     drainDelayMs: number;
+    /** TLS listeners beside the plain ones (TLS, default on; TLS=0 turns them off). */
+    tls: boolean;
+    /** Only the TLS listeners (TLS_ONLY=1): no plain MQTT and AMQP, plain HTTP only redirects to HTTPS. */
+    tlsOnly: boolean;
+    /** The certificate (PEM, a chain allowed) and key served; unset: a local CA made in DATA_DIR/tls/. */
+    tlsCertFile: string | undefined;
+    tlsKeyFile: string | undefined;
+    /** The console, API and MQTT over WebSocket (/mqtt) over HTTPS (HTTPS_PORT, default 8443). */
+    httpsPort: number;
+    /** MQTT over TLS (MQTTS_PORT, default 8883). */
+    mqttsPort: number;
+    /** AMQP 1.0 over TLS (AMQPS_PORT, default 5671). */
+    amqpsPort: number;
+    /** The largest MQTT packet read (MQTT_MAX_PACKET_BYTES, default 256 KB; a CONNECT is held to 64 KB). */
+    mqttMaxPacketBytes: number;
+    /** The largest AMQP frame read (AMQP_MAX_FRAME_BYTES, default 256 KB). */
+    amqpMaxFrameBytes: number;
+    /** A device or consumer connection that has not signed in within this is closed (HANDSHAKE_TIMEOUT_MS, 10 s). */
+    handshakeTimeoutMs: number;
+    /** Set at start: the CA devices trust (its file and SHA-256 fingerprint), for /platform. */
+    tlsCaFile?: string;
+    tlsFingerprint?: string;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -110,5 +132,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
         nodeTimeoutMs: parseBound(env.NODE_TIMEOUT, 30, 3600, 'NODE_TIMEOUT') * 1000,
         metricsToken: nonEmpty(env.METRICS_TOKEN),
         drainDelayMs: parseBound(env.DRAIN_DELAY, 3000, 600_000, 'DRAIN_DELAY'),
+        tls: (env.TLS ?? '1').trim() !== '0' || (env.TLS_ONLY ?? '').trim() === '1',
+        tlsOnly: (env.TLS_ONLY ?? '').trim() === '1',
+        tlsCertFile: nonEmpty(env.TLS_CERT_FILE) && path.resolve(cwd, env.TLS_CERT_FILE!.trim()),
+        tlsKeyFile: nonEmpty(env.TLS_KEY_FILE) && path.resolve(cwd, env.TLS_KEY_FILE!.trim()),
+        httpsPort: parsePort(env.HTTPS_PORT, 8443, 'HTTPS_PORT'),
+        mqttsPort: parsePort(env.MQTTS_PORT, 8883, 'MQTTS_PORT'),
+        amqpsPort: parsePort(env.AMQPS_PORT, 5671, 'AMQPS_PORT'),
+        mqttMaxPacketBytes: parseBound(env.MQTT_MAX_PACKET_BYTES, 256 * 1024, 268_435_455, 'MQTT_MAX_PACKET_BYTES'),
+        amqpMaxFrameBytes: parseBound(env.AMQP_MAX_FRAME_BYTES, 256 * 1024, 1 << 30, 'AMQP_MAX_FRAME_BYTES'),
+        handshakeTimeoutMs: parseBound(env.HANDSHAKE_TIMEOUT_MS, 10_000, 600_000, 'HANDSHAKE_TIMEOUT_MS'),
     };
 }

@@ -7,6 +7,7 @@ import { openDatabase, pgliteDirOf, type DatabaseHandle } from './db/client';
 import { DataDirLockedError } from './db/lock';
 import { PRODUCT_NAME } from './sso/page';
 import { ADMIN_USERNAME, ensureAdmin } from './sso/users';
+import { loadTlsOrExit, redirectToHttps, startTlsListeners } from './tls/listeners';
 
 type HttpServer = Server;
 
@@ -58,6 +59,8 @@ function listen(server: HttpServer, port: number, host: string): Promise<number>
 async function main(): Promise<void> {
     const config = loadConfig();
     const startedAt = performance.now();
+    // A missing, unreadable, expired or mismatched certificate stops the start here, naming the file.
+    const tlsMaterial = await loadTlsOrExit(config);
     // The routers (a fifth of a second of module loading) load while the database starts; the seed and the map
     // index run after the server answers (below).
     const later = Promise.all([
@@ -126,6 +129,8 @@ async function main(): Promise<void> {
         backlogMax: config.amqpBacklogMax,
         backlogHours: config.amqpBacklogHours,
         databaseUrl: config.databaseUrl,
+        maxFrameBytes: config.amqpMaxFrameBytes,
+        handshakeTimeoutMs: config.handshakeTimeoutMs,
     });
     // Rules act on every message of the broker once it attaches to `access` (below).
     const rules = createRuleEngine({
@@ -162,7 +167,8 @@ async function main(): Promise<void> {
     }
     const app = createApp({ db: handle.db, config, access, simulator, amqp, rules, video, sip });
     // Plain HTTP/1.1 (no TLS or HTTP/2 options), so the adaptor returns a node:http Server.
-    const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+    // TLS_ONLY=1: plain HTTP only redirects to HTTPS.
+    const server = createAdaptorServer({ fetch: config.tlsOnly ? redirectToHttps(config) : app.fetch }) as Server;
     let port: number;
     try {
         port = await listen(server, config.port, config.host);
@@ -180,14 +186,19 @@ async function main(): Promise<void> {
 
     // Device access: MQTT over TCP on MQTT_PORT and over WebSocket on this port's /mqtt. A taken MQTT port leaves the
     // console and the WebSocket access running, and says how to choose another.
-    const broker = await createBroker({ db: handle.db, redisUrl: config.redisUrl });
+    const broker = await createBroker({
+        db: handle.db,
+        redisUrl: config.redisUrl,
+        maxPacketBytes: config.mqttMaxPacketBytes,
+        connectTimeoutMs: config.handshakeTimeoutMs,
+    });
     access.attach(broker);
     amqp.attach(broker);
     // Readiness, /metrics, cluster membership (REDIS_URL) and the SIGTERM drain (server/cluster/node.ts).
     const node = await (await import('./cluster/node')).startNode({ handle, config, http: server, broker, amqp });
     // The subscriptions are known before the first device can post.
     await amqp.start().catch((err) => console.error('读取服务端订阅失败 / failed to load subscriptions:', err));
-    broker.attachWebSocket(server);
+    if (!config.tlsOnly) broker.attachWebSocket(server);
     // Simulations that were running when the server stopped run again (their devices sign in through the broker).
     void simulator
         .resume()
@@ -206,33 +217,50 @@ async function main(): Promise<void> {
             if (ids.length) console.log(`视频: 已恢复 ${ids.length} 路推流`);
         })
         .catch((err) => console.error('恢复视频推流失败 / failed to resume video pushes:', err));
-    let mqttLine: string;
-    try {
-        const mqttPort = await broker.listen(config.mqttPort, config.host);
-        // The port taken (MQTT_PORT=0 picks one): GET /api/platform/info tells integrators this one.
-        config.mqttPort = mqttPort;
-        mqttLine = `MQTT: mqtt://${hostOf(urls0(config.host, port))}:${mqttPort}（设备接入），WebSocket: ws://${hostOf(urls0(config.host, port))}:${port}/mqtt`;
-    } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
-        config.unboundListeners.push('mqtt');
-        mqttLine =
-            `MQTT 端口 ${config.mqttPort} 已被占用（例如本机已运行 Mosquitto），设备暂不能通过 TCP 接入；` +
-            `请用 MQTT_PORT 指定其他端口（MQTT_PORT=0 自动选择空闲端口）后重启。WebSocket 接入照常: ws://${hostOf(urls0(config.host, port))}:${port}/mqtt\n` +
-            `MQTT port ${config.mqttPort} is in use; set MQTT_PORT to another port (0 picks a free one).`;
+    let mqttLine = 'MQTT、AMQP 明文端口: 已关闭（TLS_ONLY=1），明文 HTTP 只跳转到 HTTPS';
+    let amqpLine = '';
+    // TLS_ONLY=1: no plain MQTT and AMQP (reported as unbound, so /platform shows only the TLS endpoints).
+    if (config.tlsOnly) config.unboundListeners.push('mqtt', 'amqp');
+    else {
+        try {
+            const mqttPort = await broker.listen(config.mqttPort, config.host);
+            // The port taken (MQTT_PORT=0 picks one): GET /api/platform/info tells integrators this one.
+            config.mqttPort = mqttPort;
+            mqttLine = `MQTT: mqtt://${hostOf(urls0(config.host, port))}:${mqttPort}（设备接入），WebSocket: ws://${hostOf(urls0(config.host, port))}:${port}/mqtt`;
+        } catch (err) {
+            if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+            config.unboundListeners.push('mqtt');
+            mqttLine =
+                `MQTT 端口 ${config.mqttPort} 已被占用（例如本机已运行 Mosquitto），设备暂不能通过 TCP 接入；` +
+                `请用 MQTT_PORT 指定其他端口（MQTT_PORT=0 自动选择空闲端口）后重启。WebSocket 接入照常: ws://${hostOf(urls0(config.host, port))}:${port}/mqtt\n` +
+                `MQTT port ${config.mqttPort} is in use; set MQTT_PORT to another port (0 picks a free one).`;
+        }
+
+        try {
+            const amqpPort = await amqp.listen(config.amqpPort, config.host);
+            config.amqpPort = amqpPort; // the port taken (AMQP_PORT=0 picks one): /platform shows this one
+            amqpLine = `AMQP: amqp://${hostOf(urls0(config.host, port))}:${amqpPort}（服务端订阅，AMQP 1.0）`;
+        } catch (err) {
+            if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+            config.unboundListeners.push('amqp');
+            amqpLine =
+                `AMQP 端口 ${config.amqpPort} 已被占用（例如本机已运行 RabbitMQ），服务端订阅的消费端暂不能连接，消息在消费者组中堆积；` +
+                `请用 AMQP_PORT 指定其他端口（AMQP_PORT=0 自动选择空闲端口）后重启。\n` +
+                `AMQP port ${config.amqpPort} is in use; set AMQP_PORT to another port (0 picks a free one).`;
+        }
     }
 
-    let amqpLine: string;
-    try {
-        const amqpPort = await amqp.listen(config.amqpPort, config.host);
-        config.amqpPort = amqpPort; // the port taken (AMQP_PORT=0 picks one): /platform shows this one
-        amqpLine = `AMQP: amqp://${hostOf(urls0(config.host, port))}:${amqpPort}（服务端订阅，AMQP 1.0）`;
-    } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
-        config.unboundListeners.push('amqp');
-        amqpLine =
-            `AMQP 端口 ${config.amqpPort} 已被占用（例如本机已运行 RabbitMQ），服务端订阅的消费端暂不能连接，消息在消费者组中堆积；` +
-            `请用 AMQP_PORT 指定其他端口（AMQP_PORT=0 自动选择空闲端口）后重启。\n` +
-            `AMQP port ${config.amqpPort} is in use; set AMQP_PORT to another port (0 picks a free one).`;
+    let tlsLines: string[] = [];
+    if (tlsMaterial) {
+        const started = await startTlsListeners({
+            config,
+            material: tlsMaterial,
+            fetch: app.fetch,
+            broker,
+            amqp,
+            shownHost: hostOf(urls0(config.host, port)),
+        });
+        tlsLines = started.lines;
     }
 
     const urls = addresses(config.host, port);
@@ -248,7 +276,8 @@ async function main(): Promise<void> {
             `控制台: ${urls[0]}`,
             ...urls.slice(1).map((u) => `        ${u}`),
             mqttLine,
-            amqpLine,
+            ...(amqpLine ? [amqpLine] : []),
+            ...tlsLines,
             sipLine,
             `登录: ${ADMIN_USERNAME} / ${password}`,
             '按 Ctrl+C 停止',

@@ -34,7 +34,14 @@ export interface TestServerOptions {
     /** A PGlite data directory (kept on close), so a test can close the server and open it again on the same data. */
     pgliteDir?: string;
     /** Server-side subscription timings (defaults: poll 250 ms, backlog sweep 10 s). */
-    amqp?: { pollMs?: number; sweepMs?: number; leaseMs?: number; log?: (message: string) => void };
+    amqp?: {
+        pollMs?: number;
+        sweepMs?: number;
+        leaseMs?: number;
+        log?: (message: string) => void;
+        maxFrameBytes?: number;
+        handshakeTimeoutMs?: number;
+    };
     /** Rule engine options (notification back-off in tests). */
     rules?: RuleEngineOptions;
     /** A GB28181 SIP endpoint on 127.0.0.1 (a free UDP port) the API uses for gb28181 push. */

@@ -1,5 +1,6 @@
-import type { Server as NetServer } from 'node:net';
+import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { createServer as createTlsServer, type SecureContextOptions, type Server as TlsServer } from 'node:tls';
 import { eq } from 'drizzle-orm';
 import pg from 'pg';
 import rhea, { type Connection, type Delivery, type EventContext, type Sender } from 'rhea';
@@ -7,6 +8,7 @@ import type { Db } from '../db/client';
 import { accessKeys, consumerGroups } from '../db/schema';
 import type { AcceptedMessage } from '../mqtt/uplink';
 import { createQueue, NOTIFY_CHANNEL, type QueuedMessage } from './queue';
+import { createRefusalLog, guardAmqp } from '../mqtt/packetLimit';
 import { amqpPassword, parseAmqpUsername, passwordMatches, TIMESTAMP_SKEW_MS } from './signIn';
 
 /**
@@ -29,6 +31,10 @@ export interface AmqpOptions {
     /** PostgreSQL (DATABASE_URL): new messages are announced to every server process with LISTEN / NOTIFY. */
     databaseUrl?: string;
     log?: (message: string) => void;
+    /** The largest AMQP frame a peer may send (AMQP_MAX_FRAME_BYTES); also announced in the open frame. */
+    maxFrameBytes?: number;
+    /** A connection not open (TLS handshake, SASL, open) within this is closed (HANDSHAKE_TIMEOUT_MS). */
+    handshakeTimeoutMs?: number;
 }
 
 export interface ConsumerInfo {
@@ -85,6 +91,8 @@ export function createAmqpService({
     leaseMs = 60_000,
     databaseUrl,
     log = (m) => console.warn(m),
+    maxFrameBytes = 256 * 1024,
+    handshakeTimeoutMs = 10_000,
 }: AmqpOptions) {
     const queue = createQueue({
         db,
@@ -106,6 +114,25 @@ export function createAmqpService({
     const signIns = new Map<string, SignInResult>();
     const container = rhea.create_container({ id: 'iot-platform-amqp' });
     const servers: NetServer[] = [];
+    const tlsServers: TlsServer[] = [];
+    const refusal = createRefusalLog(log);
+    /** Sockets not yet open, and the function that stops their sign-in timer. */
+    const pendingOpen = new WeakMap<object, () => void>();
+    /** rhea's own listen, with the frame guard in front of each socket (servers made here, not by rhea). */
+    const accept = (socket: Socket, listener: string) => {
+        pendingOpen.set(socket, guardAmqp(socket, { maxFrame: maxFrameBytes, refusal, listener, handshakeTimeoutMs }));
+        container.create_connection({ max_frame_size: maxFrameBytes } as rhea.ConnectionOptions).accept(socket);
+    };
+    const listenOn = (server: NetServer, port: number, host?: string) =>
+        new Promise<number>((resolve, reject) => {
+            const onError = (err: Error) => reject(err);
+            server.once('error', onError);
+            server.listen(port, host, () => {
+                server.off('error', onError);
+                servers.push(server);
+                resolve((server.address() as AddressInfo).port);
+            });
+        });
     const connections = new Set<Connection>();
     const unsubscribes: Array<() => void> = [];
     let closed = false;
@@ -316,6 +343,8 @@ export function createAmqpService({
     container.on('connection_open', (context: EventContext) => {
         const connection = context.connection;
         connections.add(connection);
+        const socket = (connection as unknown as { socket?: object }).socket;
+        if (socket) pendingOpen.get(socket)?.();
         const result = signInOf(connection);
         if (!result || result.error || closed) {
             connection.close(
@@ -468,16 +497,31 @@ export function createAmqpService({
         invalidate: () => queue.invalidate(),
         /** Listens for consumers; resolves with the port (rejects with EADDRINUSE when taken). */
         listen(port: number, host?: string): Promise<number> {
-            return new Promise((resolve, reject) => {
-                const server = container.listen({ port, host }) as unknown as NetServer;
-                const onError = (err: Error) => reject(err);
-                server.once('error', onError);
-                server.once('listening', () => {
-                    server.off('error', onError);
-                    servers.push(server);
-                    resolve((server.address() as AddressInfo).port);
-                });
+            return listenOn(
+                createServer((socket) => accept(socket, 'AMQP')),
+                port,
+                host,
+            );
+        },
+        /** Listens for consumers over TLS (amqps); resolves with the port. */
+        listenTls(port: number, host: string | undefined, context: SecureContextOptions): Promise<number> {
+            const server = createTlsServer({ ...context, handshakeTimeout: handshakeTimeoutMs }, (socket) =>
+                accept(socket, 'AMQPS'),
+            );
+            server.on('tlsClientError', (err, socket) => {
+                const address = (socket.remoteAddress ?? '未知地址').replace(/^::ffff:/, '');
+                refusal(
+                    `AMQPS ${address}`,
+                    `AMQPS 关闭来自 ${address} 的连接：TLS 握手失败（${err.message}）（同一端口同一地址一分钟内只记录一次）`,
+                );
+                socket.destroy(); // with a listener here, Node leaves the closing to it
             });
+            tlsServers.push(server);
+            return listenOn(server, port, host);
+        },
+        /** A renewed certificate for the next handshakes; open connections keep theirs. */
+        setSecureContext(context: SecureContextOptions) {
+            for (const s of tlsServers) s.setSecureContext(context);
         },
         /** The group's consumers on this process, its delivery rate (messages/s over 10 s) and its backlog. */
         async groupStatus(groupId: number) {

@@ -1,12 +1,15 @@
 import { createServer, type Server as NetServer } from 'node:net';
+import { createServer as createTlsServer, type SecureContextOptions, type Server as TlsServer } from 'node:tls';
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { Aedes, type AuthenticateError, type Client, type PublishPacket } from 'aedes';
 import { WebSocketServer, createWebSocketStream } from 'ws';
 import type { Db } from '../db/client';
 import { createDirectory, type DeviceEntry } from './directory';
 import { createPresence } from './presence';
-import { passwordValid, parseUsername } from './signIn';
+import { parseClientId, passwordValid, parseUsername } from './signIn';
+import { createRefusalLog, guardMqtt } from './packetLimit';
 import { redisBackends } from './cluster';
 import { createGatewaySessions } from './gateway';
 import { mayPublish, topicClasses } from './topicCatalog';
@@ -29,6 +32,10 @@ export interface BrokerOptions {
     redisUrl?: string;
     /** Where refusals and failures are logged (default console.warn). */
     log?: (message: string) => void;
+    /** The largest packet a device may send (MQTT_MAX_PACKET_BYTES); a CONNECT is held to 64 KB. */
+    maxPacketBytes?: number;
+    /** A connection that has not signed in (TLS handshake and CONNECT) within this is closed (HANDSHAKE_TIMEOUT_MS). */
+    connectTimeoutMs?: number;
 }
 
 /**
@@ -36,7 +43,13 @@ export interface BrokerOptions {
  * Alink uplink validated against the thing model and written in batches, downlink with replies. TCP on MQTT_PORT and
  * WebSocket on the HTTP server's /mqtt.
  */
-export async function createBroker({ db, redisUrl, log = (m) => console.warn(m) }: BrokerOptions) {
+export async function createBroker({
+    db,
+    redisUrl,
+    log = (m) => console.warn(m),
+    maxPacketBytes = 256 * 1024,
+    connectTimeoutMs = 10_000,
+}: BrokerOptions) {
     const directory = createDirectory(db);
     const writer = createMessageWriter(db);
     /** This process's member id in a cluster (joinCluster), written beside each ONLINE. */
@@ -59,7 +72,7 @@ export async function createBroker({ db, redisUrl, log = (m) => console.warn(m) 
 
     const aedes = await Aedes.createBroker({
         drainTimeout: 10_000,
-        connectTimeout: 10_000,
+        connectTimeout: connectTimeoutMs,
         // A device reconnecting with the same Alibaba clientId takes over; aedes closes the older session.
         ...(redisUrl ? await redisBackends(redisUrl) : {}),
     });
@@ -117,10 +130,23 @@ export async function createBroker({ db, redisUrl, log = (m) => console.warn(m) 
         if (gateway && keep === null) subOffline(gateway, deviceId);
     });
 
+    /** Connections that arrived over TLS (MQTTS, or WebSocket over HTTPS). */
+    const secure = new WeakSet<object>();
+    const refusal = createRefusalLog(log);
+
     aedes.authenticate = (client, username, password, done) => {
         const who = parseUsername(username);
         if (!who) {
             return done(refuse(CODE.BAD_USERNAME_OR_PASSWORD, '用户名应为 {deviceName}&{productKey}'), false);
+        }
+        // Alibaba's securemode=2 means "over TLS": a device that asked for TLS must not sign in over plain TCP, where its
+        // payloads would cross the network in clear while it believes them encrypted. securemode=3 is accepted on both.
+        const alibaba = parseClientId(client.id);
+        if (typeof alibaba === 'object' && alibaba.securemode === '2' && !secure.has(client.conn)) {
+            log(
+                `MQTT 拒绝连接（securemode=2 要求 TLS，但设备通过明文端口连接；请连接 MQTTS 端口或使用 mqtts:// / wss://）: ${username}`,
+            );
+            return done(refuse(CODE.NOT_AUTHORIZED, 'securemode=2 须通过 TLS 连接'), false);
         }
         directory
             .byName(who.productKey, who.deviceName)
@@ -304,7 +330,15 @@ export async function createBroker({ db, redisUrl, log = (m) => console.warn(m) 
     aedes.on('connectionError', () => undefined);
 
     const servers: NetServer[] = [];
-    const wss = new WebSocketServer({ noServer: true });
+    const tlsServers: TlsServer[] = [];
+    // ws buffers a whole WebSocket frame before handing it on: its own limit, checked from the frame header, keeps
+    // that to one packet (the MQTT guard below then follows packets across frames).
+    const wss = new WebSocketServer({ noServer: true, maxPayload: maxPacketBytes + 8 });
+    const handle = (conn: Duplex, listener: string, isSecure: boolean, req?: IncomingMessage) => {
+        if (isSecure) secure.add(conn);
+        guardMqtt(conn, { maxPacket: maxPacketBytes, refusal, listener, address: req?.socket.remoteAddress });
+        aedes.handle(conn, req);
+    };
 
     return {
         aedes,
@@ -329,7 +363,7 @@ export async function createBroker({ db, redisUrl, log = (m) => console.warn(m) 
         isOnline,
         /** Listens for MQTT over TCP; resolves with the port taken. */
         listen(port: number, host: string): Promise<number> {
-            const server = createServer((socket) => aedes.handle(socket));
+            const server = createServer((socket) => handle(socket, 'MQTT', false));
             servers.push(server);
             return new Promise((resolve, reject) => {
                 server.once('error', reject);
@@ -339,14 +373,43 @@ export async function createBroker({ db, redisUrl, log = (m) => console.warn(m) 
                 });
             });
         },
-        /** MQTT over WebSocket on the HTTP server's /mqtt (the mqtt subprotocol). */
-        attachWebSocket(http: HttpServer) {
+        /** Listens for MQTT over TLS (MQTTS); resolves with the port taken. */
+        listenTls(port: number, host: string, context: SecureContextOptions): Promise<number> {
+            const server = createTlsServer({ ...context, handshakeTimeout: connectTimeoutMs }, (socket) =>
+                handle(socket, 'MQTTS', true),
+            );
+            // Plaintext on the TLS port, a stalled handshake, garbage: Node closes the socket; one line per address.
+            server.on('tlsClientError', (err, socket) => {
+                const address = (socket.remoteAddress ?? '未知地址').replace(/^::ffff:/, '');
+                refusal(
+                    `MQTTS ${address}`,
+                    `MQTTS 关闭来自 ${address} 的连接：TLS 握手失败（${err.message}）（同一端口同一地址一分钟内只记录一次）`,
+                );
+                socket.destroy(); // with a listener here, Node leaves the closing to it
+            });
+            servers.push(server);
+            tlsServers.push(server);
+            return new Promise((resolve, reject) => {
+                server.once('error', reject);
+                server.listen(port, host, () => {
+                    server.off('error', reject);
+                    resolve((server.address() as { port: number }).port);
+                });
+            });
+        },
+        /** A renewed certificate for the next handshakes; connections already made keep theirs. */
+        setSecureContext(context: SecureContextOptions) {
+            for (const s of tlsServers) s.setSecureContext(context);
+        },
+        /** MQTT over WebSocket on the HTTP (or HTTPS) server's /mqtt (the mqtt subprotocol). */
+        attachWebSocket(http: HttpServer | HttpsServer) {
             http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
                 if ((req.url ?? '').split('?')[0] !== '/mqtt') return;
                 wss.handleUpgrade(req, socket, head, (ws) => {
                     const stream = createWebSocketStream(ws);
                     stream.on('error', () => undefined);
-                    aedes.handle(stream, req);
+                    const isSecure = 'encrypted' in req.socket && Boolean(req.socket.encrypted);
+                    handle(stream, isSecure ? 'MQTT over WSS' : 'MQTT over WebSocket', isSecure, req);
                 });
             });
         },

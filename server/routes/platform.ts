@@ -4,7 +4,8 @@ import { fromRoot } from '../paths';
 import { Hono } from 'hono';
 import { pgliteDirOf } from '../db/client';
 import type { AppEnv, Services } from '../deps';
-import { ok } from '../http/envelope';
+import type { ServerConfig } from '../config';
+import { fail, ok } from '../http/envelope';
 
 const VERSION = (() => {
     try {
@@ -47,13 +48,16 @@ export function platformRoutes({ config }: Services) {
         const host = url.hostname;
         const httpPort = url.port || (url.protocol === 'https:' ? '443' : '80');
         const wsScheme = url.protocol === 'https:' ? 'wss' : 'ws';
-        const bound = (listener: 'mqtt' | 'amqp' | 'sip') => !config.unboundListeners.includes(listener);
+        const bound = (listener: ServerConfig['unboundListeners'][number]) =>
+            !config.unboundListeners.includes(listener);
+        // TLS endpoints: only when TLS is on and the port was taken (TLS=0 or a port in use: null).
+        const tls = (listener: 'https' | 'mqtts' | 'amqps') => config.tls && bound(listener);
         return ok(c, {
             version: VERSION,
             host,
             mqttPort: bound('mqtt') ? config.mqttPort : null,
             mqttUrl: bound('mqtt') ? `mqtt://${host}:${config.mqttPort}` : null,
-            mqttWsUrl: `${wsScheme}://${host}:${httpPort}/mqtt`,
+            mqttWsUrl: config.tlsOnly && wsScheme === 'ws' ? null : `${wsScheme}://${host}:${httpPort}/mqtt`,
             amqpPort: bound('amqp') ? config.amqpPort : null,
             amqpUrl: bound('amqp') ? `amqp://${host}:${config.amqpPort}` : null,
             deviceSignIn: DEVICE_SIGN_IN,
@@ -74,6 +78,30 @@ export function platformRoutes({ config }: Services) {
                 upPerSecond: f.upPerSecond ?? 0,
                 consumers: (f.consumers ?? []).reduce((n, g) => n + g.clients.length, 0),
             })),
+            mqttsUrl: tls('mqtts') ? `mqtts://${host}:${config.mqttsPort}` : null,
+            mqttWssUrl: tls('https') ? `wss://${host}:${config.httpsPort}/mqtt` : null,
+            amqpsUrl: tls('amqps') ? `amqps://${host}:${config.amqpsPort}` : null,
+            httpsUrl: tls('https') ? `https://${host}:${config.httpsPort}/` : null,
+            tlsFingerprint: config.tls ? (config.tlsFingerprint ?? null) : null,
+            caCertificate: config.tls && config.tlsCaFile ? '/api/platform/ca.pem' : null,
+            tlsOnly: config.tlsOnly,
+        });
+    });
+    // The CA devices pin (public, but behind the sign-in like every API path; start-up also prints its file).
+    app.get('/ca.pem', (c) => {
+        if (!config.tls || !config.tlsCaFile) {
+            return fail(c, 404, 'CA 证书不存在：TLS 未开启，或所用证书（TLS_CERT_FILE）未附带 CA 证书链');
+        }
+        let pem: string;
+        try {
+            pem = readFileSync(config.tlsCaFile, 'utf8');
+        } catch {
+            return fail(c, 404, `CA 证书文件无法读取：${config.tlsCaFile}`);
+        }
+        return c.body(pem, 200, {
+            'Content-Type': 'application/x-pem-file',
+            'Content-Disposition': 'attachment; filename="iot-platform-ca.pem"',
+            'X-Content-Type-Options': 'nosniff',
         });
     });
     return app;

@@ -2918,6 +2918,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    '/api/platform/ca.pem': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The CA certificate devices and consumers trust for MQTTS, WSS and AMQPS (PEM, as an attachment): the local CA
+         *     made in DATA_DIR/tls/ on the first start, or the top of the TLS_CERT_FILE chain. Public information, behind the
+         *     sign-in like every API path (start-up prints the file's path too). 404 CA 证书不存在 (TLS off, or a given
+         *     certificate without its chain).
+         */
+        get: operations['platformCaCertificate'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     '/api/report/daily': {
         parameters: {
             query?: never;
@@ -11018,7 +11040,7 @@ export interface operations {
                             host: string;
                             mqttPort: number | null;
                             mqttUrl: string | null;
-                            mqttWsUrl: string;
+                            mqttWsUrl: string | null;
                             amqpPort: number | null;
                             amqpUrl: string | null;
                             deviceSignIn: string;
@@ -11032,11 +11054,48 @@ export interface operations {
                             /** @description GB28181 cameras register here (SIP over UDP, SIP_PORT) */
                             sipUrl: string | null;
                             timeZone: string;
+                            /** @description MQTT over TLS (MQTTS_PORT); null when TLS is off or the port is taken */
+                            mqttsUrl?: string | null;
+                            /** @description MQTT over WebSocket on HTTPS (HTTPS_PORT, /mqtt) */
+                            mqttWssUrl?: string | null;
+                            /** @description AMQP 1.0 over TLS (AMQPS_PORT) */
+                            amqpsUrl?: string | null;
+                            /** @description The console and API over HTTPS */
+                            httpsUrl?: string | null;
+                            /** @description SHA-256 fingerprint of the CA devices trust (AA:BB:…) */
+                            tlsFingerprint?: string | null;
+                            /** @description Path of the CA download (GET /api/platform/ca.pem), null without one */
+                            caCertificate?: string | null;
+                            /** @description TLS_ONLY=1: no plain MQTT, AMQP or WebSocket */
+                            tlsOnly?: boolean;
                         };
                     };
                 };
             };
             401: components['responses']['Unauthorized'];
+        };
+    };
+    platformCaCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CA certificate (PEM) */
+            200: {
+                headers: {
+                    'Content-Disposition'?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/x-pem-file': string;
+                };
+            };
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
         };
     };
     reportDaily: {

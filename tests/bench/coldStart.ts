@@ -37,6 +37,10 @@ async function coldStart(command: string[], env: Record<string, string> = {}): P
             MQTT_PORT: '0',
             AMQP_PORT: '0',
             SIP_PORT: '0',
+            // TLS listeners on free ports too (8443/8883/5671 may be another run's).
+            HTTPS_PORT: '0',
+            MQTTS_PORT: '0',
+            AMQPS_PORT: '0',
             ...env,
         },
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -67,6 +67,10 @@ export async function startPrivateServer(env: Record<string, string> = {}): Prom
             MQTT_PORT: '0',
             AMQP_PORT: '0',
             SIP_PORT: '0',
+            // TLS listeners on free ports too (8443/8883/5671 may be another run's).
+            HTTPS_PORT: '0',
+            MQTTS_PORT: '0',
+            AMQPS_PORT: '0',
             DATABASE_URL: '',
             ...env,
         },

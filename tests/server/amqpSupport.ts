@@ -142,6 +142,8 @@ export function consume(
         password?: string;
         receiver?: ReceiverOptions;
         onMessage?: (context: rhea.EventContext, m: AmqpMessage) => void;
+        /** More connection options: `{ transport: 'tls', ca, servername }` for amqps. */
+        connection?: Record<string, unknown>;
     },
 ): Promise<Consumer> {
     const creds = amqpCredentials({
@@ -163,7 +165,8 @@ export function consume(
             username: creds.username,
             password: opts.password ?? creds.password,
             reconnect: false,
-        });
+            ...opts.connection,
+        } as rhea.ConnectionOptions);
         connection.on('connection_error', (context) => reject(context.error ?? new Error('connection error')));
         connection.on('connection_close', (context) => reject(context.error ?? new Error('closed')));
         connection.on('disconnected', (context) => reject(context.error ?? new Error('disconnected')));

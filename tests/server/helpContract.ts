@@ -1,4 +1,8 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { TestServer } from '../../server/testing';
+import { makeCertificates } from '../../server/tls/certificates';
 import { call, form, type Answer } from './support';
 
 /** One successful call per /api/platform, /api/report and /api/app operation of openapi.yaml, for contract.test.ts. */
@@ -10,6 +14,13 @@ export function helpHappyCases(server: () => TestServer): Record<string, () => P
     };
     return {
         'GET /api/platform/info': () => call(s(), 'GET', '/api/platform/info'),
+        'GET /api/platform/ca.pem': async () => {
+            // The CA file the start-up would have made (tests/server/tls.test.ts covers the real one).
+            const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'ca-contract-')), 'ca.pem');
+            writeFileSync(file, (await makeCertificates({ dns: ['localhost'], ip: [] })).caPem);
+            Object.assign(s().config, { tls: true, tlsCaFile: file });
+            return call(s(), 'GET', '/api/platform/ca.pem');
+        },
         'GET /api/report/daily': () => call(s(), 'GET', '/api/report/daily'),
         'GET /api/report/export': () => call(s(), 'GET', '/api/report/export'),
         'GET /api/app/list': () => call(s(), 'GET', '/api/app/list?pageNumber=1&pageSize=10&name=应用'),

@@ -92,6 +92,10 @@ export function createCluster(prefix: string) {
                 MQTT_PORT: '0',
                 AMQP_PORT: '0',
                 SIP_PORT: '0',
+                // TLS listeners on free ports too (8443/8883/5671 may be another run's).
+                HTTPS_PORT: '0',
+                MQTTS_PORT: '0',
+                AMQPS_PORT: '0',
                 DATA_DIR: dataDir,
                 DATABASE_URL: databaseUrl(),
                 REDIS_URL: '',

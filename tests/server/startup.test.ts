@@ -32,6 +32,10 @@ function startServer(env: Record<string, string>): Run {
             ...parent,
             HOST: '127.0.0.1',
             SIP_PORT: '0',
+            // TLS listeners on free ports too (8443/8883/5671 may be another run's).
+            HTTPS_PORT: '0',
+            MQTTS_PORT: '0',
+            AMQPS_PORT: '0',
             PUBLIC_DIR: path.join(os.tmpdir(), 'no-console-build'),
             ...env,
         },
