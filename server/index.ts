@@ -76,6 +76,7 @@ async function main(): Promise<void> {
         import('./domain/videoDevices'),
         import('./video/sip'),
         import('./mqtt/presence'),
+        import('./seed/live'),
     ]);
     let handle: DatabaseHandle;
     try {
@@ -106,6 +107,7 @@ async function main(): Promise<void> {
         { pushingIds, streamSource },
         { createSipServer },
         { markLeftOnline },
+        { startLiveDemo },
     ] = await later;
     // Connections ended with the previous run: its devices left ONLINE are OFFLINE as of this start (one process only;
     // in a cluster the others still hold theirs). Before the first start's demo seed, which writes statuses of its own.
@@ -264,8 +266,10 @@ async function main(): Promise<void> {
         if (seeding) return;
         seeding = true;
         void leftOnline
-            .then(() => seedDatabase(handle.db, { demo: config.seedDemo }))
-            .then((seed) => {
+            .then(() => seedDatabase(handle.db, { demo: config.seedDemo, live: config.demoLive }))
+            .then(async (seed) => {
+                // The live demo's devices connect, its rules load (server/seed/live.ts).
+                if (seed.live) await startLiveDemo({ simulator, rules });
                 if (seed.seeded) {
                     console.log(
                         `数据库: ${describeDatabase(config)}，${seed.demo ? '已写入演示数据' : '已写入基础数据'}`,
