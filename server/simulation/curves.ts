@@ -101,7 +101,8 @@ export const DEMO_CURVES: Record<string, ProductCurve> = {
             return {
                 cpuUsage: round(clamp(22 + 8 * wave + noise(3), 0, 100), 1),
                 memUsage: round(clamp(46 + 2 * wave + noise(0.5), 0, 100), 1),
-                diskUsage: round(61 + ((ctx.now / 86_400_000) % 10) * 0.1, 1),
+                // Where the seeded history leaves it (server/seed/telemetry.ts), filling slowly.
+                diskUsage: round(43.2 + ((ctx.now / 86_400_000) % 10) * 0.05, 1),
                 msgUp: Math.round(120 + 20 * wave + noise(8)),
                 msgDown: Math.round(12 + noise(3)),
             };
