@@ -51,6 +51,7 @@ async function insertDemo(
     sceneIds: Map<string, number>,
     now: Date,
     live: boolean,
+    camera: boolean,
 ) {
     const projectRows = await tx
         .insert(projects)
@@ -111,7 +112,7 @@ async function insertDemo(
     await insertDemoTelemetry(ctx);
     await insertDemoDashboard(ctx);
     await insertDemoGroups(ctx);
-    if (live) await insertLiveDemo(ctx);
+    if (live) await insertLiveDemo(ctx, { camera });
     await tx
         .insert(productLogs)
         .values(DEMO_LOGS.map((l) => ({ log: l.log, opTime: new Date(now.getTime() - l.daysAgo * DAY) })));
@@ -119,10 +120,14 @@ async function insertDemo(
 
 /**
  * Fills an empty database in one transaction: reference data always (scenes, the category tree, standard
- * functions), demo content when `demo`, and the live demo (server/seed/live.ts) when `live` too. A database that already has scenes is left alone, so this is
+ * functions), demo content when `demo`, and the live demo (server/seed/live.ts) when `live` too (with a camera
+ * when `camera`: ffmpeg is there to play it). A database that already has scenes is left alone, so this is
  * idempotent and never brings back demo rows a user deleted.
  */
-export async function seedDatabase(db: Db, opts: { demo: boolean; live?: boolean; now?: Date }): Promise<SeedResult> {
+export async function seedDatabase(
+    db: Db,
+    opts: { demo: boolean; live?: boolean; camera?: boolean; now?: Date },
+): Promise<SeedResult> {
     const now = opts.now ?? new Date();
     return db.transaction(async (tx) => {
         // Two servers starting on one PostgreSQL: the second waits here, then sees the first's rows.
@@ -137,7 +142,7 @@ export async function seedDatabase(db: Db, opts: { demo: boolean; live?: boolean
         const categoryIds = new Map<string, number>();
         await insertCategories(tx, CATEGORIES, null, 1, [], categoryIds);
         const live = opts.demo && !!opts.live;
-        if (opts.demo) await insertDemo(tx, categoryIds, sceneIds, now, live);
+        if (opts.demo) await insertDemo(tx, categoryIds, sceneIds, now, live, !!opts.camera);
         return { seeded: true, demo: opts.demo, live };
     });
 }

@@ -1,7 +1,21 @@
-import { edgeInstances, rules, simulationDevices, simulations } from '../db/schema';
+import { and, eq } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import {
+    categories,
+    devices,
+    edgeInstances,
+    products,
+    rules,
+    simulationDevices,
+    simulations,
+    videoDevices,
+} from '../db/schema';
+import { deviceCredentials, newDeviceSecret } from '../domain/devices';
 import type { RuleEngine } from '../rules/engine';
 import type { Action, Condition, Trigger } from '../rules/types';
 import type { Simulator } from '../simulation/simulator';
+import type { VideoRelay } from '../video/relay';
+import { TEST_PATTERN_HOST, testPatternSource } from '../video/testPattern';
 import { DARK_LUX } from '../simulation/curves';
 import type { DemoContext } from './context';
 import { DEMO_DEVICES } from './devices';
@@ -13,7 +27,8 @@ import { DEMO_DEVICES } from './devices';
  * on the curves of server/simulation/curves.ts. A scene rule switches a lamp on when the light sensor reads dark
  * and an alert rule raises 严重 when the meeting room overheats: both fire within the first minute (the curves'
  * excursions come at the start of their cycle). The demo edge gateway runs an edge instance whose 监控 tab shows
- * the figures the gateway reports.
+ * the figures the gateway reports. With ffmpeg on the machine, a camera (CAM-DEMO-01) plays ffmpeg's test pattern
+ * (server/video/testPattern.ts); without it the demo has no camera and /vaServices says how to install ffmpeg.
  */
 
 /** Report interval per demo product (seconds): a few messages a minute in all (docs/configuration.md, DEMO_LIVE). */
@@ -28,8 +43,10 @@ const INTERVALS: Record<string, { seconds: number; events: boolean }> = {
 export const DEMO_SCENE_RULE = '天暗自动开灯';
 export const DEMO_ALERT_RULE = '会议室温度过高';
 export const DEMO_EDGE_INSTANCE = '一号车间边缘实例';
+export const DEMO_CAMERA = 'CAM-DEMO-01';
+export const DEMO_CAMERA_PRODUCT = { productName: '网络摄像机_V1', productKey: 'a1CameraDm1' };
 
-export async function insertLiveDemo(ctx: DemoContext): Promise<void> {
+export async function insertLiveDemo(ctx: DemoContext, opts: { camera: boolean }): Promise<void> {
     const { tx, now, productIds, projectIds, deviceIds } = ctx;
     const byProduct = new Map<string, number[]>();
     for (const d of DEMO_DEVICES.filter((x) => x.live)) {
@@ -112,10 +129,72 @@ export async function insertLiveDemo(ctx: DemoContext): Promise<void> {
         remark: '一号车间网关上的边缘实例（演示）',
         createTime: now,
     });
+
+    if (opts.camera) await insertCamera(ctx);
 }
 
-/** After the first start's seed: the live demo's simulations connect now and the engine loads its rules. */
-export async function startLiveDemo(services: { simulator: Simulator; rules: RuleEngine }): Promise<void> {
+/** The camera's product (under 家居安防) and the camera, pushing: startLiveDemo starts its test pattern. */
+async function insertCamera({ tx, now, projectIds }: DemoContext) {
+    const [category] = await tx.select({ id: categories.id }).from(categories).where(eq(categories.name, '家居安防'));
+    const [product] = await tx
+        .insert(products)
+        .values({
+            ...DEMO_CAMERA_PRODUCT,
+            nodeType: 0,
+            gatewayType: 0,
+            categoryId: category.id,
+            networkType: 5,
+            dataType: 0,
+            projectCode: 'P2024001',
+            remark: '演示摄像头的产品',
+            createTime: now,
+        })
+        .returning({ id: products.id });
+    const [camera] = await tx
+        .insert(devices)
+        .values({
+            productId: product.id,
+            deviceName: DEMO_CAMERA,
+            status: 'OFFLINE',
+            remark: '演示摄像头（ffmpeg 生成的测试画面）',
+            projectId: projectIds.get('P2024001') ?? null,
+            ...deviceCredentials(DEMO_CAMERA_PRODUCT.productKey, DEMO_CAMERA),
+            secret: newDeviceSecret(),
+            longitude: 121.6005,
+            latitude: 31.2005,
+            addr: '上海市浦东新区张江高科技园区',
+            createTime: now,
+        })
+        .returning({ id: devices.id });
+    await tx.insert(videoDevices).values({
+        deviceId: Number(camera.id),
+        protocol: 'rtsp',
+        host: TEST_PATTERN_HOST,
+        port: 554,
+        uri: '/testsrc',
+        pushing: 1,
+        manufacturer: 'ffmpeg lavfi',
+    });
+}
+
+/**
+ * After the first start's seed: the engine loads the rules, the simulations connect, the camera plays. (Later starts
+ * resume them as any running simulation and pushing camera.)
+ */
+export async function startLiveDemo(services: {
+    db?: Db;
+    simulator: Simulator;
+    rules: RuleEngine;
+    video?: VideoRelay;
+    config?: { ffmpegPath: string; videoDir: string };
+}): Promise<void> {
     await services.rules.refresh();
     await services.simulator.resume();
+    const { db, video, config } = services;
+    if (!db || !video || !config) return;
+    const cameras = await db
+        .select({ id: videoDevices.deviceId })
+        .from(videoDevices)
+        .where(and(eq(videoDevices.host, TEST_PATTERN_HOST), eq(videoDevices.pushing, 1)));
+    for (const c of cameras) video.start(Number(c.id), testPatternSource(config.ffmpegPath, config.videoDir));
 }
