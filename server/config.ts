@@ -15,6 +15,8 @@ export interface ServerConfig {
     adminPassword: string | undefined;
     /** Demo projects, products and thing models on the first start of an empty database. */
     seedDemo: boolean;
+    /** With the demo: its devices run by simulations, its rules firing, an edge instance, a camera (DEMO_LIVE, default on). */
+    demoLive: boolean;
     /** Time zone of every time string the API answers. */
     timeZone: string;
     /** The built console (vite build output) served on the same port. */
@@ -116,6 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
         databaseUrl: nonEmpty(env.DATABASE_URL),
         adminPassword: nonEmpty(env.ADMIN_PASSWORD),
         seedDemo: (env.SEED_DEMO ?? '1').trim() !== '0',
+        demoLive: (env.DEMO_LIVE ?? '1').trim() !== '0',
         timeZone: nonEmpty(env.TZ) ?? 'Asia/Shanghai',
         publicDir: path.resolve(cwd, nonEmpty(env.PUBLIC_DIR) ?? './dist'),
         map: loadGeoConfig(env),

@@ -79,6 +79,8 @@ async function main(): Promise<void> {
         import('./domain/videoDevices'),
         import('./video/sip'),
         import('./mqtt/presence'),
+        import('./seed/live'),
+        import('./video/testPattern'),
     ]);
     let handle: DatabaseHandle;
     try {
@@ -105,10 +107,12 @@ async function main(): Promise<void> {
         { createAmqpService },
         { createRuleEngine },
         { startRuleLogSweeper },
-        { createVideoRelay, rtspUrl },
+        { createVideoRelay },
         { pushingIds, streamSource },
         { createSipServer },
         { markLeftOnline },
+        { startLiveDemo },
+        { rtspSource, checkFfmpeg },
     ] = await later;
     // Connections ended with the previous run: its devices left ONLINE are OFFLINE as of this start (one process only;
     // in a cluster the others still hold theirs). Before the first start's demo seed, which writes statuses of its own.
@@ -212,7 +216,7 @@ async function main(): Promise<void> {
                 // A gb28181 camera is asked again (INVITE) once it has registered: the relay retries until then.
                 if (source?.protocol === 'gb28181') {
                     if (sip) video.start(id, sip.play(id));
-                } else if (source?.host) video.start(id, rtspUrl({ ...source, host: source.host }));
+                } else if (source?.host) video.start(id, rtspSource({ ...source, host: source.host }, config));
             }
             if (ids.length) console.log(`视频: 已恢复 ${ids.length} 路推流`);
         })
@@ -295,8 +299,14 @@ async function main(): Promise<void> {
         if (seeding) return;
         seeding = true;
         void leftOnline
-            .then(() => seedDatabase(handle.db, { demo: config.seedDemo }))
-            .then((seed) => {
+            .then(() => {
+                // The live demo's camera plays ffmpeg's test pattern: only when ffmpeg runs here.
+                const camera = config.seedDemo && config.demoLive && checkFfmpeg(config.ffmpegPath).ok;
+                return seedDatabase(handle.db, { demo: config.seedDemo, live: config.demoLive, camera });
+            })
+            .then(async (seed) => {
+                // The live demo's devices connect, its rules load, its camera plays (server/seed/live.ts).
+                if (seed.live) await startLiveDemo({ db: handle.db, simulator, rules, video, config });
                 if (seed.seeded) {
                     console.log(
                         `数据库: ${describeDatabase(config)}，${seed.demo ? '已写入演示数据' : '已写入基础数据'}`,

@@ -26,6 +26,8 @@ export const TEST_ADMIN_PASSWORD = 'Admin_123456';
 export interface TestServerOptions {
     /** Demo content (projects, products, thing models, logs). Default true. Reference data is always there. */
     seed?: boolean;
+    /** With the demo, the live demo too (server/seed/live.ts): start it with startLiveDemo once a broker attaches. */
+    live?: boolean;
     config?: Partial<ServerConfig>;
     now?: AppDeps['now'];
     clientIp?: AppDeps['clientIp'];
@@ -98,7 +100,7 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
             ...opts.config,
         };
         await ensureAdmin(handle.db, TEST_ADMIN_PASSWORD);
-        await seedDatabase(handle.db, { demo: config.seedDemo });
+        await seedDatabase(handle.db, { demo: config.seedDemo, live: opts.live });
         const access = createAccessHub();
         const simulator = createSimulator({ db: handle.db, access, log: () => undefined });
         const amqp = createAmqpService({

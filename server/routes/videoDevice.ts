@@ -28,7 +28,8 @@ import {
 import { ok } from '../http/envelope';
 import { badRequest, conflict, isUniqueViolation, notFound } from '../http/errors';
 import { paging, positiveInt, readBody, validate } from '../http/input';
-import { rtspUrl, type PipeSource } from '../video/relay';
+import type { PipeSource } from '../video/relay';
+import { rtspSource } from '../video/testPattern';
 import { NO_CHANNEL, NOT_REGISTERED } from '../video/sip';
 
 const NO_SIP = 'GB28181 SIP 服务未启动，无法点播';
@@ -43,6 +44,8 @@ export function videoDeviceRoutes(services: Services) {
     const { db, config } = services;
     const tz = config.timeZone;
     const app = new Hono<AppEnv>();
+    // What an rtsp camera is pulled from: its URL, or the demo's test pattern (server/video/testPattern.ts).
+    const tools = { ffmpegPath: config.ffmpegPath, videoDir: config.videoDir };
 
     const sipOf = (c: Context): SipInfo => ({
         sipIp: services.sip?.address() ?? new URL(c.req.url).hostname,
@@ -216,7 +219,8 @@ export function videoDeviceRoutes(services: Services) {
         }
         // A pushing camera with a new address is pulled from there at once.
         const after = await streamSource(db, deviceId);
-        if (after.pushing === 1) services.video?.start(deviceId, rtspUrl({ ...after, host: after.host ?? '' }));
+        if (after.pushing === 1)
+            services.video?.start(deviceId, rtspSource({ ...after, host: after.host ?? '' }, tools));
         return ok(c, await getVideo(db, deviceId, tz, sipOf(c)));
     });
 
@@ -259,7 +263,7 @@ export function videoDeviceRoutes(services: Services) {
     app.post('/push', async (c) => {
         const { deviceId, source, channelId } = await pushTarget(c);
         if (source.pushing === 1) throw badRequest('该设备正在推流');
-        let relaySource: string | PipeSource = rtspUrl({ ...source, host: source.host ?? '' });
+        let relaySource: string | PipeSource = rtspSource({ ...source, host: source.host ?? '' }, tools);
         if (source.protocol === 'gb28181') {
             const sip = services.sip;
             if (!sip?.play || !sip.playTarget) throw badRequest(NO_SIP);

@@ -11,6 +11,8 @@ export const DEMO_PROJECTS = [
 
 export interface DemoProduct {
     productName: string;
+    /** Fixed, so the help pages' samples name the demo's real keys (docs/help/usermanual.md: a1LampDemo7). */
+    productKey: string;
     /** Category path, root first. */
     category: string[];
     nodeType: 0 | 1;
@@ -25,6 +27,7 @@ export interface DemoProduct {
 export const DEMO_PRODUCTS: DemoProduct[] = [
     {
         productName: '智能路灯_L1',
+        productKey: 'a1LampDemo7',
         category: ['智慧城市', '公共服务', '路灯照明'],
         nodeType: 0,
         gatewayType: 0,
@@ -53,6 +56,7 @@ export const DEMO_PRODUCTS: DemoProduct[] = [
     },
     {
         productName: '智能井盖_M2',
+        productKey: 'a1CoverDem2',
         category: ['智慧城市', '公共服务', '井盖'],
         nodeType: 0,
         gatewayType: 0,
@@ -69,16 +73,22 @@ export const DEMO_PRODUCTS: DemoProduct[] = [
     },
     {
         productName: '空气质量监测站',
+        productKey: 'a1AirQDemo3',
         category: ['智慧城市', '环境监测', '空气质量监测'],
         nodeType: 0,
         gatewayType: 0,
         networkType: 1,
         dataType: 0,
         projectCode: 'P2024001',
-        remark: '',
+        remark: '园区环境监测，含光照度（路灯光控的依据）',
+        functions: [
+            property('Illuminance', '光照度', num('int', 0, 100000, 'lux', 1)),
+            property('PM25', 'PM2.5', num('int', 0, 1000, 'μg/m³', 1)),
+        ],
     },
     {
         productName: '边缘网关_G1',
+        productKey: 'a1EdgeGwDm4',
         category: ['智慧工业', '工业设备', '工业网关'],
         nodeType: 1,
         gatewayType: 0,
@@ -97,6 +107,7 @@ export const DEMO_PRODUCTS: DemoProduct[] = [
     },
     {
         productName: '三相电表_E1',
+        productKey: 'a1MeterDem5',
         category: ['智慧工业', '能源管理', '智能电表'],
         nodeType: 0,
         gatewayType: 1,
@@ -112,6 +123,7 @@ export const DEMO_PRODUCTS: DemoProduct[] = [
     },
     {
         productName: '温湿度传感器_T1',
+        productKey: 'a1ThSensDm6',
         category: ['智能生活', '环境电器', '温湿度传感器'],
         nodeType: 0,
         gatewayType: 1,
@@ -127,6 +139,7 @@ export const DEMO_PRODUCTS: DemoProduct[] = [
     },
     {
         productName: '烟雾报警器_S1',
+        productKey: 'a1SmokeDem8',
         category: ['智能生活', '家居安防', '烟雾报警器'],
         nodeType: 0,
         gatewayType: 0,
@@ -137,6 +150,7 @@ export const DEMO_PRODUCTS: DemoProduct[] = [
     },
     {
         productName: '家庭网关_H1',
+        productKey: 'a1HomeGwDm9',
         category: ['智能生活', '家居安防'],
         nodeType: 1,
         gatewayType: 0,

@@ -7,7 +7,15 @@ import { deviceCredentials, newDeviceSecret } from '../domain/devices';
 export interface DemoDevice {
     deviceName: string;
     productName: string;
-    status: DeviceStatus;
+    /**
+     * As seeded. No device is seeded ONLINE: 在线 means connected, and the live demo's devices (`live`) connect
+     * through the platform's own simulation once the seed is in (server/seed/live.ts); nothing connects the others.
+     */
+    status: Exclude<DeviceStatus, 'ONLINE'>;
+    /** Run by the live demo's simulation (DEMO_LIVE, on by default): reports on curves, 在线 from the first second. */
+    live?: true;
+    /** Fixed DeviceSecret: the help pages' samples sign in with it as printed (demo data only). */
+    secret?: string;
     remark?: string;
     projectCode?: string;
     /** [longitude, latitude] */
@@ -18,13 +26,17 @@ export interface DemoDevice {
 }
 
 const LAMP = '智能路灯_L1';
+/** SL-BJ-0001's DeviceSecret as docs/help prints it. */
+export const HELP_SECRET = '9c1e4b7a2d5f8e3b6a0c9d2e5f8b1a4c';
 const COVER = '智能井盖_M2';
 
 export const DEMO_DEVICES: DemoDevice[] = [
     {
         deviceName: 'SL-BJ-0001',
         productName: LAMP,
-        status: 'ONLINE',
+        // The user manual's device: the reader connects it with the samples (its secret is the one printed there).
+        status: 'OFFLINE',
+        secret: HELP_SECRET,
         projectCode: 'P2024002',
         location: [116.397128, 39.916527],
         addr: '北京市东城区景山前街4号',
@@ -33,7 +45,8 @@ export const DEMO_DEVICES: DemoDevice[] = [
     {
         deviceName: 'SL-BJ-0002',
         productName: LAMP,
-        status: 'ONLINE',
+        status: 'OFFLINE',
+        live: true,
         projectCode: 'P2024002',
         location: [116.404269, 39.909187],
         addr: '北京市东城区东长安街',
@@ -60,7 +73,8 @@ export const DEMO_DEVICES: DemoDevice[] = [
     {
         deviceName: 'MC-SH-0001',
         productName: COVER,
-        status: 'ONLINE',
+        status: 'OFFLINE',
+        live: true,
         projectCode: 'P2024002',
         location: [121.473701, 31.230416],
         addr: '上海市黄浦区人民大道200号',
@@ -77,7 +91,8 @@ export const DEMO_DEVICES: DemoDevice[] = [
     {
         deviceName: 'MC-SH-0003',
         productName: COVER,
-        status: 'ONLINE',
+        status: 'OFFLINE',
+        live: true,
         location: [121.445438, 31.221516],
         addr: '上海市静安区南京西路1376号',
     },
@@ -85,7 +100,8 @@ export const DEMO_DEVICES: DemoDevice[] = [
     {
         deviceName: 'AQ-SH-01',
         productName: '空气质量监测站',
-        status: 'ONLINE',
+        status: 'OFFLINE',
+        live: true,
         projectCode: 'P2024001',
         location: [121.6, 31.2],
         addr: '上海市浦东新区张江高科技园区',
@@ -102,7 +118,8 @@ export const DEMO_DEVICES: DemoDevice[] = [
     {
         deviceName: 'GW-FAC-01',
         productName: '边缘网关_G1',
-        status: 'ONLINE',
+        status: 'OFFLINE',
+        live: true,
         projectCode: 'P2024004',
         location: [121.385, 31.115],
         addr: '上海市闵行区莘庄工业区',
@@ -111,7 +128,7 @@ export const DEMO_DEVICES: DemoDevice[] = [
     {
         deviceName: 'EM-FAC-01-01',
         productName: '三相电表_E1',
-        status: 'ONLINE',
+        status: 'OFFLINE',
         projectCode: 'P2024004',
         gateway: 'GW-FAC-01',
         remark: '一号车间总表',
@@ -127,7 +144,8 @@ export const DEMO_DEVICES: DemoDevice[] = [
     {
         deviceName: 'TH-OFFICE-01',
         productName: '温湿度传感器_T1',
-        status: 'ONLINE',
+        status: 'OFFLINE',
+        live: true,
         gateway: 'HGW-0001',
         remark: '三楼会议室',
     },
@@ -135,7 +153,7 @@ export const DEMO_DEVICES: DemoDevice[] = [
     {
         deviceName: 'HGW-0001',
         productName: '家庭网关_H1',
-        status: 'ONLINE',
+        status: 'OFFLINE',
         location: [116.310003, 39.991957],
         addr: '北京市海淀区中关村大街',
         remark: '展厅网关',
@@ -160,10 +178,9 @@ export async function insertDemoDevices(
         const product = productIds.get(d.productName);
         if (!product) throw new Error(`seed: unknown product ${d.productName}`);
         const created = new Date(now.getTime() - (30 - i) * DAY);
+        // Live devices last reported a few minutes ago (their history runs up to then); the simulation goes on from there.
         const connected =
-            d.status === 'INACTIVE'
-                ? null
-                : new Date(now.getTime() - (d.status === 'ONLINE' ? 5 : 3 * 24 * 60) * MINUTE);
+            d.status === 'INACTIVE' ? null : new Date(now.getTime() - (d.live ? 5 : 3 * 24 * 60) * MINUTE);
         const [row] = await tx
             .insert(devices)
             .values({
@@ -174,7 +191,7 @@ export async function insertDemoDevices(
                 remark: d.remark ?? null,
                 projectId: d.projectCode ? projectIds.get(d.projectCode) : null,
                 ...deviceCredentials(product.productKey, d.deviceName),
-                secret: newDeviceSecret(),
+                secret: d.secret ?? newDeviceSecret(),
                 longitude: d.location?.[0] ?? null,
                 latitude: d.location?.[1] ?? null,
                 addr: d.addr ?? null,

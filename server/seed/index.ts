@@ -1,13 +1,13 @@
 import { sql } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client';
 import { categories, productLogs, products, projects, scenes, standardFunctions, thingFunctions } from '../db/schema';
-import { newProductKey } from '../domain/products';
 import { DEMO_LOGS, DEMO_PRODUCTS, DEMO_PROJECTS } from './demo';
 import type { DemoContext } from './context';
 import { insertDemoDashboard } from './dashboard';
 import { insertDemoDevices } from './devices';
 import { insertDemoGroups } from './groups';
 import { insertDemoTags } from './tags';
+import { insertLiveDemo } from './live';
 import { insertDemoTelemetry } from './telemetry';
 import { CATEGORIES, SCENES, type CategorySeed } from './reference';
 
@@ -15,6 +15,8 @@ export interface SeedResult {
     /** False when the database already had data: seeding never runs twice. */
     seeded: boolean;
     demo: boolean;
+    /** The live demo's simulations, rules and edge instance were written (start them: startLiveDemo). */
+    live: boolean;
 }
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -43,7 +45,14 @@ async function insertCategories(
     }
 }
 
-async function insertDemo(tx: Tx, categoryIds: Map<string, number>, sceneIds: Map<string, number>, now: Date) {
+async function insertDemo(
+    tx: Tx,
+    categoryIds: Map<string, number>,
+    sceneIds: Map<string, number>,
+    now: Date,
+    live: boolean,
+    camera: boolean,
+) {
     const projectRows = await tx
         .insert(projects)
         .values(
@@ -60,7 +69,7 @@ async function insertDemo(tx: Tx, categoryIds: Map<string, number>, sceneIds: Ma
     for (const [i, p] of DEMO_PRODUCTS.entries()) {
         const categoryId = categoryIds.get(p.category.join('/'));
         if (!categoryId) throw new Error(`seed: unknown category ${p.category.join('/')}`);
-        const productKey = newProductKey();
+        const productKey = p.productKey;
         const [row] = await tx
             .insert(products)
             .values({
@@ -103,6 +112,7 @@ async function insertDemo(tx: Tx, categoryIds: Map<string, number>, sceneIds: Ma
     await insertDemoTelemetry(ctx);
     await insertDemoDashboard(ctx);
     await insertDemoGroups(ctx);
+    if (live) await insertLiveDemo(ctx, { camera });
     await tx
         .insert(productLogs)
         .values(DEMO_LOGS.map((l) => ({ log: l.log, opTime: new Date(now.getTime() - l.daysAgo * DAY) })));
@@ -110,16 +120,20 @@ async function insertDemo(tx: Tx, categoryIds: Map<string, number>, sceneIds: Ma
 
 /**
  * Fills an empty database in one transaction: reference data always (scenes, the category tree, standard
- * functions), demo content when `demo`. A database that already has scenes is left alone, so this is
+ * functions), demo content when `demo`, and the live demo (server/seed/live.ts) when `live` too (with a camera
+ * when `camera`: ffmpeg is there to play it). A database that already has scenes is left alone, so this is
  * idempotent and never brings back demo rows a user deleted.
  */
-export async function seedDatabase(db: Db, opts: { demo: boolean; now?: Date }): Promise<SeedResult> {
+export async function seedDatabase(
+    db: Db,
+    opts: { demo: boolean; live?: boolean; camera?: boolean; now?: Date },
+): Promise<SeedResult> {
     const now = opts.now ?? new Date();
     return db.transaction(async (tx) => {
         // Two servers starting on one PostgreSQL: the second waits here, then sees the first's rows.
         await tx.execute(sql`select pg_advisory_xact_lock(727274)`);
         const [existing] = await tx.select({ id: scenes.id }).from(scenes).limit(1);
-        if (existing) return { seeded: false, demo: false };
+        if (existing) return { seeded: false, demo: false, live: false };
         const sceneRows = await tx
             .insert(scenes)
             .values(SCENES.map((name) => ({ name })))
@@ -127,7 +141,8 @@ export async function seedDatabase(db: Db, opts: { demo: boolean; now?: Date }):
         const sceneIds = new Map(sceneRows.map((s) => [s.name, s.id]));
         const categoryIds = new Map<string, number>();
         await insertCategories(tx, CATEGORIES, null, 1, [], categoryIds);
-        if (opts.demo) await insertDemo(tx, categoryIds, sceneIds, now);
-        return { seeded: true, demo: opts.demo };
+        const live = opts.demo && !!opts.live;
+        if (opts.demo) await insertDemo(tx, categoryIds, sceneIds, now, live, !!opts.camera);
+        return { seeded: true, demo: opts.demo, live };
     });
 }

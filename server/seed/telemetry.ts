@@ -123,6 +123,21 @@ const MODELS: Record<string, Model> = {
             };
         },
     },
+    // The light sensor of the lamps' scene rule: the sun's arc from 06:00 to 18:00, PM2.5 higher in the rush hours.
+    空气质量监测站: {
+        step: 15 * MINUTE,
+        reporter(index, random) {
+            return (at) => {
+                const hour = hourOf(at);
+                const sun = hour > 6 && hour < 18 ? Math.sin((Math.PI * (hour - 6)) / 12) : 0;
+                const rush = Math.exp(-((hour - 8) ** 2) / 2) + Math.exp(-((hour - 18) ** 2) / 2);
+                return {
+                    Illuminance: Math.round(5 + 45_000 * sun * (0.7 + random() * 0.3)),
+                    PM25: Math.round(26 + 30 * rush + random() * 8 + index * 3),
+                };
+            };
+        },
+    },
     温湿度传感器_T1: {
         step: 15 * MINUTE,
         reporter(index, random) {

@@ -7,6 +7,7 @@ import { badRequest } from '../http/errors';
 import type { AccessHub } from '../mqtt/access';
 import { createDirectory, type ThingFunction, type ThingModelIndex } from '../mqtt/directory';
 import { alibabaCredentials } from '../mqtt/signIn';
+import { curveOf } from './curves';
 import { eventValues, propertyPost, randomValue } from './values';
 
 /**
@@ -53,6 +54,8 @@ interface Running {
     timer?: NodeJS.Timeout;
     /** Messages sent since the last flush to the table. */
     unflushed: number;
+    /** When it started in this process: the demo curves' excursions are timed from it. */
+    startedAt: number;
 }
 
 /** How often the running simulations' message counts are written to their rows. */
@@ -231,8 +234,19 @@ export function createSimulator({ db, access, log = (m) => console.warn(m) }: Si
     async function tickDevice(sim: Running, device: SimDevice) {
         const model = await directory.model(device.productId).catch(() => undefined);
         if (!model) return;
-        postProperties(device, propertyPost(model.properties.values(), sim.mode, sim.fixed));
-        if (sim.events && model.events.size) {
+        const values = propertyPost(model.properties.values(), sim.mode, sim.fixed);
+        // A demo product's random simulation follows its curves (server/simulation/curves.ts), for the properties its
+        // thing model still has, and posts an event only now and then.
+        const curve = sim.mode === 'random' ? curveOf(device.productKey) : undefined;
+        if (curve) {
+            const ctx = { now: Date.now(), startedAt: sim.startedAt, index: sim.deviceIds.indexOf(device.deviceId) };
+            for (const [identifier, value] of Object.entries(curve.values(ctx))) {
+                if (model.properties.has(identifier)) values[identifier] = value;
+            }
+        }
+        postProperties(device, values);
+        const eventNow = !curve || (curve.eventOneIn !== undefined && randomInt(curve.eventOneIn) === 0);
+        if (sim.events && model.events.size && eventNow) {
             const list = [...model.events.values()];
             const fn = list[randomInt(list.length)];
             postEvent(device, fn.identifier, eventValues(fn));
@@ -287,6 +301,7 @@ export function createSimulator({ db, access, log = (m) => console.warn(m) }: Si
             fixed: (row.fixedValues ?? {}) as Record<string, unknown>,
             events: row.events,
             unflushed: 0,
+            startedAt: Date.now(),
         };
         running.set(id, sim);
         for (const info of infos) acquire(info, id);

@@ -28,6 +28,8 @@ export interface PipeSession {
 export interface PipeSource {
     /** Says whether a restart of the same camera needs a new source. */
     key: string;
+    /** The camera is ONLINE while this source plays, as an rtsp camera is (a gb28181 camera's registration says). */
+    followsPlaying?: boolean;
     open(): Promise<PipeSession>;
 }
 
@@ -129,6 +131,8 @@ export function createVideoRelay(opts: RelayOptions) {
         bytesServed: 0,
     });
 
+    const followsPlaying = (s: Stream) => !s.pipe || !!s.pipe.followsPlaying;
+
     function setOnline(s: Stream, online: boolean) {
         for (const listener of onlineListeners) {
             try {
@@ -158,7 +162,7 @@ export function createVideoRelay(opts: RelayOptions) {
         s.status.error = hidePassword(error);
         s.status.playingSince = null;
         s.status.retryAt = Date.now() + delay;
-        if (wasPlaying && !s.pipe) setOnline(s, false);
+        if (wasPlaying && followsPlaying(s)) setOnline(s, false);
         log(`video ${s.deviceId}: ${s.status.error}; retry in ${delay} ms`);
         s.timer = setTimeout(() => run(s), delay);
     }
@@ -332,7 +336,7 @@ export function createVideoRelay(opts: RelayOptions) {
             s.status.playingSince = Date.now();
             if (s.watcher) clearInterval(s.watcher);
             s.watcher = null;
-            if (!s.pipe) setOnline(s, true);
+            if (followsPlaying(s)) setOnline(s, true);
             log(`video ${s.deviceId}: playing (${s.status.mode}, ${s.status.codec ?? 'PS'})`);
         }, 200);
         return child;
@@ -395,7 +399,7 @@ export function createVideoRelay(opts: RelayOptions) {
             if (!s) return;
             s.stopped = true;
             kill(s);
-            if (s.status.state === 'playing' && !s.pipe) setOnline(s, false);
+            if (s.status.state === 'playing' && followsPlaying(s)) setOnline(s, false);
             streams.delete(deviceId);
             removeDir(s.dir);
         },

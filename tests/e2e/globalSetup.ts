@@ -7,7 +7,9 @@ import { haveChromium, startPrivateServer } from './support';
  */
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | void> {
     if (!haveChromium) return;
-    const server = await startPrivateServer();
+    // A quiet demo (DEMO_LIVE=0): its counts stay put under the files that read them. The live demo has its own
+    // file and server (demoLive.test.ts).
+    const server = await startPrivateServer({ DEMO_LIVE: '0' });
     project.provide('e2eServer', { url: server.url, dataDir: server.dataDir, output: server.output() });
     return () => server.stop();
 }

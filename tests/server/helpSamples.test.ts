@@ -6,15 +6,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deviceMessages } from '../../server/db/schema';
 import { latestValues } from '../../server/domain/telemetry';
 import { createTestServer, type TestServer } from '../../server/testing';
-import { helpSamples, run, scratchDir, start, substitute, type Ran, type Sample } from './helpSupport';
+import { startLiveDemo } from '../../server/seed/live';
+import { EXAMPLE, helpSamples, run, scratchDir, start, substitute, type Ran, type Sample } from './helpSupport';
 import { secretOf, startBroker, until, type Broker } from './mqttSupport';
 import { demoDevice } from './telemetrySupport';
 import { call, form } from './support';
 
 /**
- * Every command and code sample of the help pages (docs/help/*.md) runs here against a started platform: its MQTT
- * broker on a TCP port and on the HTTP server's /mqtt, with the demo lamp SL-BJ-0001's real ProductKey and
- * DeviceSecret in place of the manual's examples. A sample is checked by its name (the fence's `test=name`): what
+ * Every command and code sample of the help pages (docs/help/*.md) runs here as printed against a fresh demo start
+ * (the live demo running: its simulations and rules at work beside the samples): the demo lamp SL-BJ-0001's
+ * ProductKey and DeviceSecret are the manual's (server/seed/demo.ts, devices.ts), so only the ports change: this
+ * platform's MQTT broker listens on a free TCP port and on the HTTP server's /mqtt, since 1883 and 8080 may be
+ * another program's (Mosquitto holds 1883 on these machines). A sample is checked by its name (the fence's `test=name`): what
  * a reader would see (the output) and what the platform then holds. The AMQP samples are helpAmqpSamples.test.ts's.
  */
 let s: TestServer;
@@ -130,19 +133,18 @@ const LIVE: Record<string, (sample: Sample, code: string) => Promise<void>> = {
 };
 
 beforeAll(async () => {
-    s = await createTestServer();
+    s = await createTestServer({ live: true });
     broker = (await startBroker(s)).broker;
+    await startLiveDemo(s);
     const mqttPort = await broker.listen(0, '127.0.0.1');
     http = createAdaptorServer({ fetch: s.app.fetch }) as Server;
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
     broker.attachWebSocket(http);
     device = await demoDevice(s, 'SL-BJ-0001');
-    values = {
-        mqttPort,
-        httpPort: (http.address() as AddressInfo).port,
-        productKey: device.productKey,
-        deviceSecret: await secretOf(s, device.deviceId),
-    };
+    // The keys as printed: a fresh demo has them, so the samples need no other values than the ports.
+    expect(device.productKey).toBe(EXAMPLE.productKey);
+    expect(await secretOf(s, device.deviceId)).toBe(EXAMPLE.deviceSecret);
+    values = { mqttPort, httpPort: (http.address() as AddressInfo).port };
     scratch = scratchDir();
 });
 

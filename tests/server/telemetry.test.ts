@@ -68,7 +68,7 @@ describe('GET /api/device/properties', () => {
     });
 
     it('answers an empty list for a product without a thing model', async () => {
-        const d = await demoDevice(s, 'AQ-SH-01');
+        const d = await demoDevice(s, 'HGW-0001');
         expect(okData(await properties(d.deviceId))).toEqual({ properties: [] });
     });
 
@@ -294,11 +294,13 @@ describe('demo telemetry (server/seed/telemetry.ts)', () => {
         }
     });
 
-    it('keeps two days of history: up to now for online devices, up to the last connection for the others', async () => {
+    // The live demo's devices (SL-BJ-0002) last reported minutes before the seed (their simulation goes on from
+    // there); the others when they last went offline, days ago.
+    it('keeps two days of history: up to minutes ago for live devices, up to the last connection for the others', async () => {
         const now = Date.now();
         const lastDay = (deviceId: number, identifier: string, end = now) =>
             history({ deviceId, identifier, startTime: end - DAY, endTime: end, pageSize: 1 });
-        const online = await demoDevice(s, 'SL-BJ-0001');
+        const online = await demoDevice(s, 'SL-BJ-0002');
         const onlineDay = okData<HistoryPage>(await lastDay(online.deviceId, 'ActivePower'));
         expect(onlineDay.total).toBeGreaterThanOrEqual(100);
         const [newest] = onlineDay.list;

@@ -1,0 +1,119 @@
+import { eq, inArray } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { alertEvents, devices, edgeInstances, ruleLogs, rules, simulations } from '../../server/db/schema';
+import { DEMO_DEVICES } from '../../server/seed/devices';
+import { DEMO_ALERT_RULE, DEMO_EDGE_INSTANCE, DEMO_SCENE_RULE, startLiveDemo } from '../../server/seed/live';
+import { DEMO_CURVES, illuminance, temperature, DARK_LUX } from '../../server/simulation/curves';
+import { createTestServer, type TestServer } from '../../server/testing';
+import { startBroker, until, type Broker } from './mqttSupport';
+import { call, form } from './support';
+
+/**
+ * The live demo (server/seed/live.ts): the demo's live devices are connected by ordinary simulations through the
+ * broker, the scene rule and the alert rule fire on the first reports, a demo simulation stops and starts like any
+ * other, and a demo without DEMO_LIVE has none of it (and no device 在线).
+ */
+let s: TestServer;
+let broker: Broker;
+let quiet: TestServer;
+const live = DEMO_DEVICES.filter((d) => d.live).map((d) => d.deviceName);
+
+const statuses = async (server: TestServer) =>
+    new Map(
+        (await server.db.select({ name: devices.deviceName, status: devices.status }).from(devices)).map((r) => [
+            r.name,
+            r.status,
+        ]),
+    );
+const onlineNames = async (server: TestServer) =>
+    [...(await statuses(server))]
+        .filter(([, status]) => status === 'ONLINE')
+        .map(([name]) => name)
+        .sort();
+
+beforeAll(async () => {
+    [s, quiet] = await Promise.all([createTestServer({ live: true }), createTestServer()]);
+    // Nothing connects before the broker runs: the seed leaves every device as not connected.
+    expect(await onlineNames(s)).toEqual([]);
+    broker = (await startBroker(s)).broker;
+    await startLiveDemo(s);
+});
+
+afterAll(async () => {
+    await s?.simulator.close();
+    await broker?.close();
+    await s?.close();
+    await quiet?.close();
+});
+
+describe('the live demo', () => {
+    it('connects exactly the live devices through the broker, by simulations that report on their curves', async () => {
+        await until(async () => (await onlineNames(s)).length === live.length, 10_000);
+        expect(await onlineNames(s)).toEqual([...live].sort());
+        const listed = await call(s, 'GET', '/api/simulation/list?pageNumber=1&pageSize=20');
+        const records = (listed.body.data as { records: Array<{ running: boolean; deviceNames: string[] }> }).records;
+        expect(records.every((r) => r.running)).toBe(true);
+        expect(records.flatMap((r) => r.deviceNames).sort()).toEqual([...live].sort());
+        // Every curve names only properties of its product's thing model and gives values in range.
+        const now = Date.now();
+        for (const [productKey, curve] of Object.entries(DEMO_CURVES)) {
+            const values = curve.values({ now, startedAt: now, index: 0 });
+            expect(Object.keys(values).length, productKey).toBeGreaterThan(0);
+        }
+    });
+
+    it('fires the scene rule and the alert rule on the first reports (their excursions open each cycle)', async () => {
+        const now = Date.now();
+        expect(illuminance({ now, startedAt: now, index: 0 })).toBeLessThan(DARK_LUX);
+        expect(temperature({ now, startedAt: now, index: 0 })).toBeGreaterThan(30);
+        // Out of the excursion, by day: light; any time: below the alert's threshold.
+        const later = now + 5 * 60_000;
+        expect(temperature({ now: later, startedAt: now, index: 0 })).toBeLessThan(30);
+        await until(async () => (await s.db.select().from(ruleLogs)).length >= 2, 10_000);
+        await s.rules.drain();
+        const fired = await s.db
+            .select({ name: rules.name, success: ruleLogs.success })
+            .from(ruleLogs)
+            .innerJoin(rules, eq(rules.id, ruleLogs.ruleId));
+        expect(fired.filter((r) => r.success).map((r) => r.name)).toEqual(
+            expect.arrayContaining([DEMO_SCENE_RULE, DEMO_ALERT_RULE]),
+        );
+        const [alert] = await s.db
+            .select()
+            .from(alertEvents)
+            .innerJoin(rules, eq(rules.id, alertEvents.ruleId))
+            .where(eq(rules.name, DEMO_ALERT_RULE));
+        expect(alert.alert_events).toMatchObject({ type: 2, status: 0, deviceName: 'TH-OFFICE-01' });
+    });
+
+    it('runs an edge instance on the demo gateway', async () => {
+        const [instance] = await s.db.select().from(edgeInstances).where(eq(edgeInstances.name, DEMO_EDGE_INSTANCE));
+        const [gateway] = await s.db.select().from(devices).where(eq(devices.id, instance.gatewayId));
+        expect(gateway.deviceName).toBe('GW-FAC-01');
+    });
+
+    it('stops and starts a demo simulation from the console like any other', async () => {
+        const [sim] = await s.db
+            .select({ id: simulations.id })
+            .from(simulations)
+            .innerJoin(devices, eq(devices.productId, simulations.productId))
+            .where(eq(devices.deviceName, 'TH-OFFICE-01'));
+        expect((await call(s, 'POST', '/api/simulation/stop', form({ id: sim.id }))).body.code).toBe(200);
+        await until(async () => (await statuses(s)).get('TH-OFFICE-01') === 'OFFLINE');
+        expect((await s.db.select().from(simulations).where(eq(simulations.id, sim.id)))[0].running).toBe(false);
+        expect((await call(s, 'POST', '/api/simulation/start', form({ id: sim.id }))).body.code).toBe(200);
+        await until(async () => (await statuses(s)).get('TH-OFFICE-01') === 'ONLINE');
+    });
+
+    it('without DEMO_LIVE: the demo has no simulations, rules or edge instance, and no device 在线', async () => {
+        expect(await quiet.db.select().from(simulations)).toEqual([]);
+        expect(await quiet.db.select().from(rules)).toEqual([]);
+        expect(await quiet.db.select().from(edgeInstances)).toEqual([]);
+        expect(await onlineNames(quiet)).toEqual([]);
+        const liveRows = await quiet.db
+            .select({ status: devices.status })
+            .from(devices)
+            .where(inArray(devices.deviceName, live));
+        expect(liveRows.map((r) => r.status)).toEqual(live.map(() => 'OFFLINE'));
+    });
+});
