@@ -1,17 +1,7 @@
 import type { ComponentType, ReactNode } from 'react';
 import type { AnyObjectSchema } from 'yup';
 import type { ApiMapping } from '../../dataProvider/types';
-import type {
-    Action,
-    CallRef,
-    DateOptions,
-    FilterSpec,
-    ListSpec,
-    MenuSpec,
-    PageSpec,
-    Row,
-    Scope,
-} from './vocabulary';
+import type { Action, CallRef, DateOptions, FilterSpec, ListSpec, MenuSpec, PageSpec, Row, Scope } from './vocabulary';
 
 export type * from './vocabulary';
 
