@@ -455,8 +455,8 @@ export default defineResource({
             type: 'number',
             helperText: '条件持续满足这么久才执行，0 为立即执行',
         },
-        windowStart: { label: '生效时段开始（HH:mm）', helperText: '留空为全天生效' },
-        windowEnd: { label: '生效时段结束（HH:mm）', helperText: '结束早于开始表示跨零点' },
+        windowStart: { label: '生效时段开始', input: 'time', helperText: '留空为全天生效' },
+        windowEnd: { label: '生效时段结束', input: 'time', helperText: '结束早于开始表示跨零点' },
         autoClear: { label: '条件恢复后自动清除告警', type: 'boolean' },
         triggers: {
             label: '触发条件',

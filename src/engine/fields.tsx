@@ -189,8 +189,9 @@ export function fieldKind(type: FieldType): { Display: ComponentType<DisplayProp
         case 'number':
             return { Display: NumberDisplay, input: 'number' };
         case 'datetime':
+            return { Display: DateDisplay, input: 'datetime' };
         case 'date':
-            return { Display: DateDisplay, input: 'text' };
+            return { Display: DateDisplay, input: 'date' };
         case 'boolean':
             return { Display: BooleanDisplay, input: 'boolean' };
         case 'select':

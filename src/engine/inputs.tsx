@@ -15,6 +15,7 @@ import { useFieldChoices } from './choices';
 import { referencePath } from './context';
 import { fieldTypeOf, inputKindOf } from './fields';
 import { fieldForMode, filteringParse, inputFilterOf, type FormMode } from './inputs/fieldView';
+import { DateInput } from './dates';
 import { FileInput } from './inputs/FileInput';
 import { KeyValueInput } from './inputs/KeyValueInput';
 import { RowsInput } from './inputs/RowsInput';
@@ -142,6 +143,11 @@ function FieldInput({ source, field, kind, values, disabled }: FieldInputProps) 
             return <FileInput {...own} />;
         case 'widget':
             return <WidgetInput {...own} />;
+        case 'date':
+        case 'time':
+        case 'datetime':
+        case 'dateRange':
+            return <DateInput {...own} kind={kind} />;
         case 'none':
             return null;
     }

@@ -1,7 +1,7 @@
 import type { ComponentType, ReactNode } from 'react';
 import type { AnyObjectSchema } from 'yup';
 import type { ApiMapping } from '../../dataProvider/types';
-import type { Action, CallRef, FilterSpec, ListSpec, MenuSpec, PageSpec, Row, Scope } from './vocabulary';
+import type { Action, CallRef, DateOptions, FilterSpec, ListSpec, MenuSpec, PageSpec, Row, Scope } from './vocabulary';
 
 export type * from './vocabulary';
 
@@ -50,6 +50,14 @@ export type InputKind =
     | 'toggle'
     /** A row of checkboxes over `choices` / `choicesFrom`, several chosen; the value is the array of chosen ids. */
     | 'checkboxes'
+    /** A day from a calendar (`dates`); the value is 'YYYY-MM-DD' unless `dates.valueFormat` says otherwise. */
+    | 'date'
+    /** A time of day (`dates`); the value is 'HH:mm'. */
+    | 'time'
+    /** A day and a time (`dates`); the value is epoch milliseconds. */
+    | 'datetime'
+    /** A start and an end, two date-and-time pickers with shortcuts: the field holds the start, `dates.to` the end. */
+    | 'dateRange'
     | 'none';
 
 export interface Choice {
@@ -224,6 +232,8 @@ export interface FieldDefinition {
         /** Text when there is no row (default 暂无<label>). */
         empty?: string;
     };
+    /** Date and time inputs ('date', 'time', 'datetime', 'dateRange'): bounds, disabled days, shortcuts, the value's form. */
+    dates?: DateOptions;
     /** File input: accepted extensions without the dot, and the largest size in bytes. */
     file?: { accept?: string[]; maxSize?: number };
     /** Named input widget (input 'widget'), from the widget registry. */

@@ -8,6 +8,7 @@
  * values of the dialog being submitted).
  */
 import type { ComponentType } from 'react';
+import type { Dayjs } from 'dayjs';
 import type { AnyObjectSchema } from 'yup';
 import type { FieldDefinition, FormValues } from './types';
 
@@ -289,6 +290,38 @@ export interface FilterSpec {
     toParam?: string;
     /** 'select': the choices can be searched by typing (a long list such as every product). */
     searchable?: boolean;
+    /** 'dateRange': bounds, disabled days and shortcuts (default 今天 / 近7天 / 近30天); `valueFormat` is ignored (epoch ms). */
+    dates?: DateOptions;
+}
+
+/** A bound of a date input: a value in the input's own form, 'now', or one computed from the form values. */
+export type DateBound = string | number | 'now' | ((values: FormValues) => string | number | undefined | null);
+
+/** A shortcut beside a range (or in a single picker's calendar): its text and the value it sets. */
+export interface DateShortcut {
+    label: string;
+    /** A range's start and end, or a single picker's value. */
+    value: () => [Dayjs, Dayjs] | Dayjs;
+}
+
+/** The date inputs' options (input 'date' | 'time' | 'datetime' | 'dateRange', and the 'dateRange' filter). */
+export interface DateOptions {
+    /** Earliest choosable (a range's end is never before its start). */
+    min?: DateBound;
+    max?: DateBound;
+    /** Days that cannot be chosen (weekends, days before a release). */
+    disabled?: (day: Dayjs) => boolean;
+    /**
+     * Shortcuts: true gives 今天 / 近7天 / 近30天 beside a range and 今天 (date) or 现在 (datetime, time) in a single
+     * picker; false none; or your own. Default: true for ranges, false for single pickers.
+     */
+    shortcuts?: boolean | DateShortcut[];
+    /** 'dateRange' input: the field holding the end (the field's own source holds the start). */
+    to?: string;
+    /** How the value is kept: 'ms' (epoch milliseconds) or a dayjs format. Defaults: date 'YYYY-MM-DD', time 'HH:mm', datetime and range 'ms'. */
+    valueFormat?: 'ms' | string;
+    /** Minutes only, or seconds too (datetime, time, range; default false). */
+    seconds?: boolean;
 }
 
 /** A figure above a list or in a counters section. */

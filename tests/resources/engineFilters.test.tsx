@@ -125,17 +125,36 @@ describe('required, searchable and date-range filters', () => {
     it('keeps a date range as two epoch-ms params under the prefix, the end inclusive to its minute', async () => {
         renderDefinitions([readings], '/readings?r_siteId=S2');
         await screen.findByText('t-S2');
-        const group = screen.getByRole('group', { name: '时间' });
-        fireEvent.change(within(group).getByLabelText('开始时间'), { target: { value: '2026-01-02T03:04' } });
+        const group = await screen.findByRole('group', { name: '时间' });
+        const startInput = await within(group).findByLabelText('开始时间');
+        fireEvent.change(startInput, { target: { value: '2026-01-02 03:04' } });
         await waitFor(() => expect(last().get('from')).toBe(String(new Date(2026, 0, 2, 3, 4).getTime())));
-        fireEvent.change(within(group).getByLabelText('结束时间'), { target: { value: '2026-01-02T05:06' } });
+        expect(startInput).toHaveValue('2026-01-02 03:04');
+        fireEvent.change(within(group).getByLabelText('结束时间'), { target: { value: '2026-01-02 05:06' } });
         const end = String(new Date(2026, 0, 2, 5, 6, 59, 999).getTime());
         await waitFor(() => expect(last().get('until')).toBe(end));
         expect(searchParam('r_until')).toBe(end);
-        expect(within(group).getByLabelText('结束时间')).toHaveAttribute('min', '2026-01-02T03:04');
         // Cleared, the end is open again.
         fireEvent.change(within(group).getByLabelText('结束时间'), { target: { value: '' } });
         await waitFor(() => expect(last().get('until')).toBeNull());
+    });
+
+    it('sets the range from its shortcuts: 近7天 is seven whole days ending tonight', async () => {
+        renderDefinitions([readings], '/readings?r_siteId=S2');
+        await screen.findByText('t-S2');
+        const group = await screen.findByRole('group', { name: '时间' });
+        fireEvent.click(await within(group).findByRole('button', { name: '近7天' }));
+        const today = new Date();
+        const from = new Date(today.getFullYear(), today.getMonth(), today.getDate() - 6).getTime();
+        const until = new Date(today.getFullYear(), today.getMonth(), today.getDate(), 23, 59, 59, 999).getTime();
+        await waitFor(() => expect(last().get('from')).toBe(String(from)));
+        expect(last().get('until')).toBe(String(until));
+        expect(within(group).getByLabelText('开始时间')).toHaveValue(
+            `${new Date(from).getFullYear()}-${String(new Date(from).getMonth() + 1).padStart(2, '0')}-${String(new Date(from).getDate()).padStart(2, '0')} 00:00`,
+        );
+        fireEvent.click(within(group).getByRole('button', { name: '今天' }));
+        const midnight = new Date(today.getFullYear(), today.getMonth(), today.getDate()).getTime();
+        await waitFor(() => expect(last().get('from')).toBe(String(midnight)));
     });
 
     it('closes a widget dialog with its closeLabel button', async () => {

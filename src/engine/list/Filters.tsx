@@ -17,7 +17,8 @@ import {
 import { ActionForm } from '../actions/FormAction';
 import { useCall } from '../calls';
 import type { FilterSpec, Row, Scope } from '../vocabulary';
-import { DateRangeFilter, SearchableSelect } from './moreFilters';
+import { DateRangeFilter } from '../dates';
+import { SearchableSelect } from './moreFilters';
 
 type Values = Record<string, unknown>;
 
@@ -202,9 +203,9 @@ interface FilterProps {
     onChange: (value: string) => void;
     scope: Scope;
     onDefault?: (source: string, value: string | null) => void;
-    /** 'dateRange': the end's value and how to change it. */
+    /** 'dateRange': the end's value, and how to change both ends at once (a shortcut sets both). */
     toValue?: string;
-    onToChange?: (value: string) => void;
+    onRangeChange?: (from: string, to: string) => void;
 }
 
 const text = (value: unknown) => (value === undefined || value === null ? '' : String(value));
@@ -269,7 +270,7 @@ function OneFilter(props: FilterProps) {
                     filter={filter}
                     from={value}
                     to={props.toValue ?? ''}
-                    onChange={(which, v) => (which === 'from' ? onChange(v) : props.onToChange?.(v))}
+                    onChange={(from, to) => props.onRangeChange?.(from, to)}
                 />
             );
         case 'select':
@@ -310,7 +311,11 @@ export function Filters({ filters, values, onChange, onChangeMany, scope, onDefa
                         scope={scope}
                         onDefault={onDefault}
                         toValue={valueOf(f.to)}
-                        onToChange={f.to ? (v) => onChange(f.to!, v) : undefined}
+                        onRangeChange={(from, to) => {
+                            const both = { [f.source]: from, ...(f.to ? { [f.to]: to } : {}) };
+                            if (onChangeMany) onChangeMany(both);
+                            else Object.entries(both).forEach(([k, v]) => onChange(k, v));
+                        }}
                     />
                 ),
             )}

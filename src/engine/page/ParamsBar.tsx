@@ -12,25 +12,35 @@ export function ParamsBar({ params, scope }: { params: FilterSpec[]; scope: Scop
         // A date range's end lives under its own name (`to`).
         ...params.filter((p) => p.to).map((p) => [p.to!, search.get(p.toParam ?? p.to!) ?? '']),
     ]);
-    const onChange = useCallback(
-        (source: string, value: string) => {
-            const spec = params.find((p) => p.source === source);
-            const end = params.find((p) => p.to === source);
+    // Several at once (a range's two ends) in one URL change: two changes in a row would each start from the same URL.
+    const onChangeMany = useCallback(
+        (many: Record<string, string>) => {
             setSearch((current) => {
                 const next = new URLSearchParams(current);
-                const name = spec?.param ?? end?.toParam ?? source;
-                if (value === '' || value === undefined) next.delete(name);
-                else next.set(name, value);
-                for (const reset of spec?.resets ?? []) next.delete(reset);
+                for (const [source, value] of Object.entries(many)) {
+                    const spec = params.find((p) => p.source === source);
+                    const end = params.find((p) => p.to === source);
+                    const name = spec?.param ?? end?.toParam ?? source;
+                    if (value === '' || value === undefined) next.delete(name);
+                    else next.set(name, value);
+                    for (const reset of spec?.resets ?? []) next.delete(reset);
+                }
                 return next;
             });
         },
         [params, setSearch],
     );
+    const onChange = useCallback((source: string, value: string) => onChangeMany({ [source]: value }), [onChangeMany]);
     return (
         <Card variant="outlined">
             <CardContent sx={{ py: 1.5, '&:last-child': { pb: 1.5 } }}>
-                <Filters filters={params} values={values} onChange={onChange} scope={scope} />
+                <Filters
+                    filters={params}
+                    values={values}
+                    onChange={onChange}
+                    onChangeMany={onChangeMany}
+                    scope={scope}
+                />
             </CardContent>
         </Card>
     );
