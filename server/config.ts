@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { loadGeoConfig, type GeoConfig } from './geo/config';
+import { loadOtaConfig, type OtaConfig } from './ota/config';
 
 /** Everything the server reads from its environment. Code below index.ts receives this object, never process.env. */
 export interface ServerConfig {
@@ -45,6 +46,8 @@ export interface ServerConfig {
     unboundListeners: Array<'mqtt' | 'amqp' | 'sip'>;
     /** GB/T 28181 SIP over UDP for gb28181 cameras (SIP_PORT, default 5060; 0 picks a free port). */
     sipPort: number;
+    /** OTA firmware upgrades (server/ota/config.ts). */
+    ota: OtaConfig;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -101,5 +104,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
         ffmpegPath: nonEmpty(env.FFMPEG_PATH) ?? 'ffmpeg',
         sipPort: parsePort(env.SIP_PORT, 5060, 'SIP_PORT'),
         unboundListeners: [],
+        ota: loadOtaConfig(env),
     };
 }
