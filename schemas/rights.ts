@@ -34,6 +34,7 @@ export const RIGHT_FAMILIES: RightFamily[] = [
     { id: 'edge', name: '边缘计算', actions: ['create', 'edit', 'delete', 'deploy'] },
     { id: 'simulation', name: '设备模拟', actions: ['create', 'edit', 'delete', 'downlink'] },
     { id: 'productLog', name: '产品更新日志', actions: ['create', 'delete'] },
+    { id: 'ota', name: '固件升级', actions: ['create', 'deploy', 'edit', 'delete'] },
 ];
 
 /**

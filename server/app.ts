@@ -55,6 +55,8 @@ import { ssoPages } from './sso/routes';
 import { sessionProbe } from './sso/sessionProbe';
 import { consoleFiles } from './static';
 import { healthRoutes } from './cluster/health';
+import { createOtaService } from './ota/service';
+import { otaDownloadRoute, otaRoutes } from './routes/ota';
 
 /**
  * The reference platform: one router per API family under its prefix, the sign-on pages, and the built
@@ -76,6 +78,9 @@ export function createApp(deps: AppDeps) {
         createRuleEngine({ db: deps.db, access: services.access!, timeZone: deps.config.timeZone, now: services.now });
     services.video = deps.video ?? createVideoRelay({ dir: deps.config.videoDir, ffmpegPath: deps.config.ffmpegPath });
     services.sip = deps.sip;
+    services.ota =
+        deps.ota ??
+        createOtaService({ db: deps.db, access: services.access!, config: deps.config, now: services.now, logError });
     services.video.onOnline((deviceId, online) => {
         setCameraOnline(deps.db, deviceId, online, services.now()).catch((err) =>
             logError('视频设备状态更新失败 / camera status update failed:', err),
@@ -107,6 +112,8 @@ export function createApp(deps: AppDeps) {
     // JSON and CSV answers are gzipped for clients that accept it (the device map's 100,000 points: 11 MB → about 2 MB).
     app.use('/api/*', compressAnswers());
 
+    // OTA downloads carry their own signature (devices do not sign in): before the session check, on purpose.
+    app.route('/api/ota/download', otaDownloadRoute(services, services.ota.signer));
     // Rights (openapi.yaml x-right, docs/roles.md) and the project scope of the signed-in user, after the session.
     const rights = requireRights(deps.rightTable ?? loadRightTable(), services.db);
     for (const prefix of PROTECTED_PREFIXES) {
@@ -151,6 +158,7 @@ export function createApp(deps: AppDeps) {
     app.route('/api/alert-log', alertLogRoutes(services));
     app.route('/ms6/rule', ms6RuleRoutes(services));
     app.route('/api/platform', platformRoutes(services));
+    app.route('/api/ota', otaRoutes(services));
     app.route('/api/report', reportRoutes(services));
     app.route('/api/app', appRoutes(services));
     app.route('/ms3/productLog', productLogRoutes(services));

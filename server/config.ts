@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { loadGeoConfig, type GeoConfig } from './geo/config';
+import { loadOtaConfig, type OtaConfig } from './ota/config';
 
 /** Everything the server reads from its environment. Code below index.ts receives this object, never process.env. */
 export interface ServerConfig {
@@ -75,6 +76,8 @@ export interface ServerConfig {
     /** Set at start: the CA devices trust (its file and SHA-256 fingerprint), for /platform. */
     tlsCaFile?: string;
     tlsFingerprint?: string;
+    /** OTA firmware upgrades (server/ota/config.ts). */
+    ota: OtaConfig;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -145,5 +148,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
         mqttMaxPacketBytes: parseBound(env.MQTT_MAX_PACKET_BYTES, 256 * 1024, 268_435_455, 'MQTT_MAX_PACKET_BYTES'),
         amqpMaxFrameBytes: parseBound(env.AMQP_MAX_FRAME_BYTES, 256 * 1024, 1 << 30, 'AMQP_MAX_FRAME_BYTES'),
         handshakeTimeoutMs: parseBound(env.HANDSHAKE_TIMEOUT_MS, 10_000, 600_000, 'HANDSHAKE_TIMEOUT_MS'),
+        ota: loadOtaConfig(env),
     };
 }

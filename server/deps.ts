@@ -4,6 +4,7 @@ import type { ServerConfig } from './config';
 import type { Db } from './db/client';
 import type { Maintenance } from './db/maintenance';
 import type { AccessHub } from './mqtt/access';
+import type { OtaService } from './ota/service';
 import type { RuleEngine } from './rules/engine';
 import type { Simulator } from './simulation/simulator';
 import type { SessionUser } from './sso/sessions';
@@ -49,6 +50,8 @@ export interface AppDeps {
     video?: VideoRelay;
     /** The SIP endpoint of gb28181 cameras, when listening. */
     sip?: SipEndpoint;
+    /** OTA firmware upgrades (server/ota/service.ts); default: one made here over `access`. */
+    ota?: OtaService;
 }
 
 /** What every router receives: the deps with defaults filled in. */
@@ -68,6 +71,7 @@ export interface Services {
     rules?: RuleEngine;
     video?: VideoRelay;
     sip?: SipEndpoint;
+    ota?: OtaService;
 }
 
 export type AppEnv = { Variables: { user: SessionUser; token: string } };

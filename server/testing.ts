@@ -15,6 +15,7 @@ import { seedDatabase } from './seed';
 import { createSimulator, type Simulator } from './simulation/simulator';
 import { createRuleEngine, type RuleEngine, type RuleEngineOptions } from './rules/engine';
 import { createVideoRelay } from './video/relay';
+import { createOtaService, type OtaService } from './ota/service';
 import { createSipServer, type SipServer, type SipServerOptions } from './video/sip';
 import { COOKIE_NAME } from './sso/auth';
 import { createSession } from './sso/sessions';
@@ -69,6 +70,8 @@ export interface TestServer {
     rules: RuleEngine;
     /** The SIP endpoint, when asked for. */
     sip?: SipServer;
+    /** OTA: `ota.tick()` runs the scheduler now (it also runs every second once a broker attaches). */
+    ota: OtaService;
     kind: 'pglite' | 'postgres';
     config: ServerConfig;
     close(): Promise<void>;
@@ -129,7 +132,9 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
         const sip = opts.sip
             ? await createSipServer({ db: handle.db, port: 0, host: '127.0.0.1', ...opts.sip })
             : undefined;
+        const ota = createOtaService({ db: handle.db, access, config, now: opts.now, logError: opts.logError });
         const app = createApp({
+            ota,
             amqp,
             rules,
             access,
@@ -163,10 +168,12 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
             amqp,
             rules,
             sip,
+            ota,
             kind: handle.kind,
             config,
             close: async () => {
                 await simulator.close();
+                await ota.close();
                 await amqp.close();
                 await rules.close();
                 await video.close();

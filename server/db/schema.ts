@@ -1090,3 +1090,116 @@ export const schema = {
     edgeStreams,
     edgeRoutes,
 };
+
+/**
+ * OTA firmware packages (issue 27, docs/ota.md): one version of one module of a product's firmware. The file is kept
+ * under FILES_DIR/ota by a generated name; its MD5 and SHA-256 are computed while it streams in.
+ */
+export const otaPackages = pgTable(
+    'ota_packages',
+    {
+        id: serial('id').primaryKey(),
+        name: text('name').notNull(),
+        productId: integer('product_id')
+            .notNull()
+            .references(() => products.id, { onDelete: 'cascade' }),
+        module: text('module').notNull().default('default'),
+        version: text('version').notNull(),
+        /** The versions it upgrades from ([]: any). */
+        sourceVersions: jsonb('source_versions').$type<string[]>().notNull().default([]),
+        /** MD5 or SHA256: what the device is told to check. */
+        signMethod: text('sign_method').notNull(),
+        fileName: text('file_name').notNull(),
+        storedName: text('stored_name').notNull(),
+        size: bigint('size', { mode: 'number' }).notNull(),
+        md5: text('md5').notNull(),
+        sha256: text('sha256').notNull(),
+        description: text('description'),
+        /** Set once a verification batch succeeded on every device it reached. */
+        verified: boolean('verified').notNull().default(false),
+        createTime: createdAt('create_time'),
+    },
+    (t) => [uniqueIndex('ota_packages_product_module_version_uq').on(t.productId, t.module, t.version)],
+);
+
+/** A verification (kind verify) or an upgrade batch (kind batch) of one package. */
+export const otaBatches = pgTable(
+    'ota_batches',
+    {
+        id: serial('id').primaryKey(),
+        packageId: integer('package_id')
+            .notNull()
+            .references(() => otaPackages.id, { onDelete: 'cascade' }),
+        kind: text('kind').notNull(),
+        /** devices, group, project, product. */
+        scope: text('scope').notNull(),
+        /** The chosen device ids (scope devices), the group id or the project id. */
+        scopeIds: jsonb('scope_ids').$type<number[]>().notNull().default([]),
+        /** Only devices on these versions of the module ([]: any version). */
+        sourceVersions: jsonb('source_versions').$type<string[]>().notNull().default([]),
+        /** Dynamic: devices matching later (new, or informing a source version) are added while it runs. */
+        dynamic: boolean('dynamic').notNull().default(false),
+        startTime: timestamp('start_time', { withTimezone: true }),
+        endTime: timestamp('end_time', { withTimezone: true }),
+        /** At most this many pushes per minute (null: no limit). */
+        ratePerMinute: integer('rate_per_minute'),
+        timeoutMinutes: integer('timeout_minutes').notNull(),
+        retries: integer('retries').notNull().default(0),
+        /** running, done, cancelled. */
+        status: text('status').notNull().default('running'),
+        createTime: createdAt('create_time'),
+    },
+    (t) => [index('ota_batches_package_idx').on(t.packageId), index('ota_batches_status_idx').on(t.status)],
+);
+
+/** One device in one batch: its state (pending 待推送 … cancelled 已取消), step and reason. */
+export const otaTasks = pgTable(
+    'ota_tasks',
+    {
+        id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+        batchId: integer('batch_id')
+            .notNull()
+            .references(() => otaBatches.id, { onDelete: 'cascade' }),
+        deviceId: bigint('device_id', { mode: 'number' })
+            .notNull()
+            .references(() => devices.id, { onDelete: 'cascade' }),
+        state: text('state').notNull().default('pending'),
+        step: integer('step'),
+        reason: text('reason'),
+        /** Pushes so far (the first and each retry). */
+        attempts: integer('attempts').notNull().default(0),
+        /** The version the device had when it was chosen. */
+        fromVersion: text('from_version'),
+        pushedAt: timestamp('pushed_at', { withTimezone: true }),
+        updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    },
+    (t) => [
+        uniqueIndex('ota_tasks_batch_device_uq').on(t.batchId, t.deviceId),
+        index('ota_tasks_batch_state_idx').on(t.batchId, t.state, t.id),
+        index('ota_tasks_device_idx').on(t.deviceId, t.state),
+        check(
+            'ota_tasks_state_check',
+            sql`state IN ('pending', 'pushed', 'upgrading', 'succeeded', 'failed', 'cancelled')`,
+        ),
+    ],
+);
+
+/** Each device's firmware version per module, as it last informed. */
+export const otaModules = pgTable(
+    'ota_modules',
+    {
+        deviceId: bigint('device_id', { mode: 'number' })
+            .notNull()
+            .references(() => devices.id, { onDelete: 'cascade' }),
+        module: text('module').notNull(),
+        version: text('version').notNull(),
+        updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    },
+    (t) => [primaryKey({ columns: [t.deviceId, t.module] })],
+);
+
+/** The key that signs download URLs: made once per database, so every process of one platform agrees. */
+export const otaSecret = pgTable('ota_secret', {
+    id: smallint('id').primaryKey(),
+    secret: text('secret').notNull(),
+});

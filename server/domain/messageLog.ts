@@ -45,6 +45,8 @@ interface Row extends Record<string, unknown> {
 export function topicOf(method: string, data: unknown, productKey: string, deviceName: string): string {
     const d = (data ?? {}) as Record<string, unknown>;
     if (method === 'user.message') return typeof d.topic === 'string' ? d.topic : '';
+    // OTA messages (server/ota) keep the topic they travelled on; a result is the platform's own, on no topic.
+    if (method.startsWith('ota.')) return typeof d.topic === 'string' ? d.topic : '';
     if (method === 'device.status') return `/as/mqtt/status/${productKey}/${deviceName}`;
     return `/sys/${productKey}/${deviceName}/${method.replaceAll('.', '/')}`;
 }

@@ -6,7 +6,7 @@ import { badRequest } from './errors';
 export const INT_MAX = 2_147_483_647;
 
 /** Uploads that set their own body limit (larger than the general 10 MB) in their routes. */
-export const OWN_LIMIT_PATHS = new Set(['/api/device/import', '/api/device/file/upload']);
+export const OWN_LIMIT_PATHS = new Set(['/api/device/import', '/api/device/file/upload', '/api/ota/package/upload']);
 
 export const FORM_UNPARSABLE = '请求体无法解析：请以 x-www-form-urlencoded 或 multipart/form-data 表单格式提交';
 export const JSON_UNPARSABLE = '请求体不是有效的 JSON';

@@ -7,7 +7,7 @@ import type { Duplex } from 'node:stream';
 import { duplexPair } from '../simulation/duplexPair';
 import type { DownlinkResult } from './downlink';
 import type { Traffic } from './traffic';
-import type { AcceptedMessage } from './uplink';
+import type { AcceptedMessage, TopicHandler } from './uplink';
 
 export interface DeviceAccessBackend {
     disconnect(deviceIds: number[]): void;
@@ -29,7 +29,11 @@ export interface DeviceAccessBackend {
         ): Promise<DownlinkResult>;
     };
     /** Accepted property and event posts (the rule engine listens). */
-    uplink?: { onAccepted(fn: (message: AcceptedMessage) => void): () => void };
+    uplink?: {
+        onAccepted(fn: (message: AcceptedMessage) => void): () => void;
+        /** A feature's own device topics (OTA). */
+        addTopicHandler?(fn: TopicHandler): () => void;
+    };
     /** The broker itself, for in-process connections (the simulator): it takes one end of a stream pair. */
     aedes?: { handle(stream: Duplex): unknown };
 }

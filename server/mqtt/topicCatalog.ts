@@ -56,6 +56,24 @@ export function basicTopics(pk: string, dn: string): TopicRow[] {
             description: '固件升级信息下行',
         },
         {
+            name: '固件升级进度上报',
+            topic: `/ota/device/progress/${pk}/${dn}`,
+            permission: '发布',
+            description: '设备上报固件升级进度',
+        },
+        {
+            name: '固件升级包查询',
+            topic: `/sys/${pk}/${dn}/thing/ota/firmware/get`,
+            permission: '发布',
+            description: '设备请求待升级的固件',
+        },
+        {
+            name: '固件升级包查询响应',
+            topic: `/sys/${pk}/${dn}/thing/ota/firmware/get_reply`,
+            permission: '订阅',
+            description: '云端响应待升级的固件',
+        },
+        {
             name: 'NTP 时钟同步请求',
             topic: `/ext/ntp/${pk}/${dn}/request`,
             permission: '发布',

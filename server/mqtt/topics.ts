@@ -16,7 +16,7 @@ export function topicPrefixes({ productKey: pk, deviceName: dn }: TopicOwner): s
 
 /** Single topics outside those spaces (firmware). */
 function singleTopics({ productKey: pk, deviceName: dn }: TopicOwner): string[] {
-    return [`/ota/device/upgrade/${pk}/${dn}`, `/ota/device/inform/${pk}/${dn}`];
+    return [`/ota/device/upgrade/${pk}/${dn}`, `/ota/device/inform/${pk}/${dn}`, `/ota/device/progress/${pk}/${dn}`];
 }
 
 /**

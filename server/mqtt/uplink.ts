@@ -84,8 +84,15 @@ function timeOf(raw: unknown): Date {
     return Number.isFinite(n) && n > 946_684_800_000 && n < now + 86_400_000 ? new Date(n) : new Date(now);
 }
 
+/**
+ * A feature's own device topics (OTA: /ota/device/..., /sys/.../thing/ota/...): the handler answers a promise when the
+ * topic is its own, undefined when not.
+ */
+export type TopicHandler = (device: DeviceEntry, topic: string, payload: Buffer) => Promise<void> | undefined;
+
 export function createUplink({ directory, writer, publish }: Deps) {
     let listeners: Array<(device: DeviceEntry, topic: string, payload: Buffer) => void> = [];
+    let topicHandlers: TopicHandler[] = [];
     let acceptedListeners: Array<(message: AcceptedMessage) => unknown> = [];
     const requestIdOf = (request: AlinkRequest) =>
         typeof request.id === 'string' || typeof request.id === 'number' ? String(request.id) : '';
@@ -211,6 +218,12 @@ export function createUplink({ directory, writer, publish }: Deps) {
         async handle(device: DeviceEntry, topic: string, payload: Buffer): Promise<void> {
             for (const l of listeners) l(device, topic, payload);
             if (topic === propertyPostTopic(device)) return propertyPost(device, topic, parseJson(payload), payload);
+            if (topicHandlers.length && (topic.startsWith('/ota/') || topic.includes('/thing/ota/'))) {
+                for (const h of topicHandlers) {
+                    const taken = h(device, topic, payload);
+                    if (taken) return taken;
+                }
+            }
             const sys = parseSysTopic(topic);
             if (sys && sys.productKey === device.productKey && sys.deviceName === device.deviceName) {
                 if (sys.rest === 'thing/event/property/post')
@@ -288,6 +301,13 @@ export function createUplink({ directory, writer, publish }: Deps) {
             acceptedListeners.push(fn);
             return () => {
                 acceptedListeners = acceptedListeners.filter((l) => l !== fn);
+            };
+        },
+        /** Handles a feature's own topics before the default logging (OTA). Returns the unsubscribe. */
+        addTopicHandler(fn: TopicHandler): () => void {
+            topicHandlers.push(fn);
+            return () => {
+                topicHandlers = topicHandlers.filter((h) => h !== fn);
             };
         },
         /** Every accepted uplink, for live views (monitor, device log). Returns the unsubscribe. */

@@ -4457,6 +4457,212 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    '/api/ota/package': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Firmware packages (固件), newest first, optionally of one product or by a part of the name. */
+        get: operations['listOtaPackages'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/ota/package/detail': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One package. 404 固件不存在. */
+        get: operations['getOtaPackage'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/ota/package/upload': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description 上传固件: the file itself is the request body (application/octet-stream) and the fields are in the query, so the
+         *     server streams it to FILES_DIR/ota computing MD5 and SHA-256 on the way (never holding it whole). Files
+         *     .bin .zip .gz .tar .hex up to OTA_MAX_MB (default 200 MB; 413 固件文件不能超过200MB, checked against
+         *     Content-Length first and counted as the bytes arrive). Refusals (schemas/ota.ts: 请输入固件名称,
+         *     版本号只能包含字母、数字、下划线、中划线和点号，不超过64个字符, 固件文件为空, 固件文件只支持 ... 格式, 请选择签名算法)
+         *     and a cut body store nothing: no row, no file. 409 when the product's module already has the version.
+         */
+        post: operations['uploadOtaPackage'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/ota/package/delete': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Deletes a package, its finished batches and its file. 409 while a running batch uses it. */
+        post: operations['deleteOtaPackage'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/ota/download': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The firmware download a device is pushed: the ONLY path under /api that needs no session. It is authorised by
+         *     its HMAC-SHA256 signature (a key kept per database) over packageId and expires (ms; the push sets now +
+         *     OTA_URL_HOURS, default 24 h). An expired or altered URL answers 403. One byte range (Range: bytes=a-b, a-,
+         *     -n) answers 206 with Content-Range, so a device resumes a cut download; an unsatisfiable one 416.
+         */
+        get: operations['downloadOtaPackage'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/ota/batch': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Batches (verifications and upgrades), newest first, with their counts per state. */
+        get: operations['listOtaBatches'];
+        put?: never;
+        /**
+         * @description 验证固件 (kind verify: chosen devices, at most 10) or 批量升级 (kind batch): chosen devices, a group, a project
+         *     or the whole product, only devices on the source versions (the batch's, else the package's; none: any) and
+         *     not on the target already. Optional window (startTime, endTime), ratePerMinute (pushes per minute),
+         *     timeoutMinutes per device (default 60), retries (0-5); dynamic batches also reach devices that match later
+         *     (new devices, or devices informing a source version). 400 没有符合条件的设备 for a static batch that reaches none.
+         */
+        post: operations['createOtaBatch'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/ota/batch/detail': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One batch with its package and counts per state. 404 升级批次不存在. */
+        get: operations['getOtaBatch'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/ota/batch/devices': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A batch's devices with their state (待推送 … 已取消), step (progress) and reason. */
+        get: operations['listOtaBatchDevices'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/ota/batch/cancel': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description 取消 a running batch; its open devices become 已取消 (批次已取消). 409 when it has ended. */
+        post: operations['cancelOtaBatch'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/ota/task/cancel': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description 取消 one device of a batch (its task id). 409 when its upgrade has ended. */
+        post: operations['cancelOtaTask'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/ota/device': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The device page's firmware section - each module's informed version, and its upgrades newest first. */
+        get: operations['getDeviceOta'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -6194,6 +6400,110 @@ export interface components {
             recoverTime?: components['schemas']['Time'] | null;
             clearTime?: components['schemas']['Time'] | null;
             open: boolean;
+        };
+        OtaPackage: {
+            id: number;
+            name: string;
+            productId: number;
+            productName?: string | null;
+            productKey?: string | null;
+            module: string;
+            version: string;
+            sourceVersions: string[];
+            /** @enum {string} */
+            signMethod: 'MD5' | 'SHA256';
+            fileName: string;
+            size: number;
+            md5: string;
+            sha256: string;
+            description?: string;
+            /** @description A verification batch succeeded on every device it reached */
+            verified: boolean;
+            createTime: string | null;
+        };
+        OtaBatchInput: {
+            packageId: number;
+            /**
+             * @default batch
+             * @enum {string}
+             */
+            kind: 'batch' | 'verify';
+            /** @enum {string} */
+            scope: 'devices' | 'group' | 'project' | 'product';
+            /** @description Device ids, comma-separated (scope devices; verify: at most 10) */
+            deviceIds?: string;
+            groupId?: number;
+            projectId?: number;
+            /** @description Source versions */
+            sourceVersions?: string;
+            dynamic?: boolean;
+            /** @description YYYY-MM-DD HH:mm[:ss] (China time) or ISO 8601 */
+            startTime?: string;
+            endTime?: string;
+            ratePerMinute?: number;
+            /** @default 60 */
+            timeoutMinutes: number;
+            /** @default 0 */
+            retries: number;
+        };
+        OtaBatch: {
+            id: number;
+            packageId: number;
+            /** @enum {string} */
+            kind: 'batch' | 'verify';
+            /** @enum {string} */
+            scope: 'devices' | 'group' | 'project' | 'product';
+            scopeIds?: number[];
+            sourceVersions?: string[];
+            dynamic: boolean;
+            startTime?: string | null;
+            endTime?: string | null;
+            ratePerMinute?: number | null;
+            timeoutMinutes: number;
+            retries: number;
+            /** @enum {string} */
+            status: 'running' | 'done' | 'cancelled';
+            createTime?: string | null;
+            total: number;
+            counts: {
+                pending: number;
+                pushed: number;
+                upgrading: number;
+                succeeded: number;
+                failed: number;
+                cancelled: number;
+            };
+            /** @description 待推送 n / 已推送 n / 升级中 n / 成功 n / 失败 n / 已取消 n */
+            summary: string;
+        };
+        OtaTask: {
+            id: number;
+            deviceId: number;
+            deviceName: string;
+            /** @enum {string} */
+            state: 'pending' | 'pushed' | 'upgrading' | 'succeeded' | 'failed' | 'cancelled';
+            /** @enum {string} */
+            stateName: '待推送' | '已推送' | '升级中' | '成功' | '失败' | '已取消';
+            step?: number | null;
+            progress: number;
+            reason?: string | null;
+            attempts: number;
+            fromVersion?: string | null;
+            pushedAt?: string | null;
+            updatedAt?: string | null;
+        };
+        OtaHistoryRow: {
+            id: number;
+            batchId: number;
+            packageName: string;
+            module: string;
+            version: string;
+            fromVersion?: string | null;
+            state: string;
+            stateName: string;
+            step?: number | null;
+            reason?: string | null;
+            updatedAt?: string | null;
         };
     };
     responses: {
@@ -13736,6 +14046,421 @@ export interface operations {
             };
             400: components['responses']['BadRequest'];
             401: components['responses']['Unauthorized'];
+        };
+    };
+    listOtaPackages: {
+        parameters: {
+            query?: {
+                pageNumber?: number;
+                pageSize?: number;
+                productId?: number;
+                name?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of packages */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['OtaPackage'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    getOtaPackage: {
+        parameters: {
+            query: {
+                id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The package */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['OtaPackage'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    uploadOtaPackage: {
+        parameters: {
+            query: {
+                name: string;
+                productId: number;
+                module?: string;
+                version: string;
+                /** @description The versions it upgrades from, comma-separated (empty: any) */
+                sourceVersions?: string;
+                signMethod: 'MD5' | 'SHA256';
+                description?: string;
+                fileName: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/octet-stream': string;
+            };
+        };
+        responses: {
+            /** @description The stored package with its size, MD5 and SHA-256 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['OtaPackage'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            403: components['responses']['Forbidden'];
+            404: components['responses']['NotFound'];
+            409: components['responses']['Conflict'];
+            /** @description The file is over OTA_MAX_MB (固件文件不能超过200MB); nothing stored */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['Failure'];
+                };
+            };
+        };
+    };
+    deleteOtaPackage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/json': {
+                    id: number;
+                };
+                'application/x-www-form-urlencoded': {
+                    id: number;
+                };
+            };
+        };
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            403: components['responses']['Forbidden'];
+            404: components['responses']['NotFound'];
+            409: components['responses']['Conflict'];
+        };
+    };
+    downloadOtaPackage: {
+        parameters: {
+            query: {
+                packageId: number;
+                expires: number;
+                signature: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/octet-stream': string;
+                };
+            };
+            /** @description The requested range */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/octet-stream': string;
+                };
+            };
+            /** @description Expired (下载地址已过期…) or altered (下载地址签名无效) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['Failure'];
+                };
+            };
+            404: components['responses']['NotFound'];
+            /** @description The range lies outside the file */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listOtaBatches: {
+        parameters: {
+            query?: {
+                packageId?: number;
+                pageNumber?: number;
+                pageSize?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of batches */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['OtaBatch'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    createOtaBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/json': components['schemas']['OtaBatchInput'];
+                'application/x-www-form-urlencoded': components['schemas']['OtaBatchInput'];
+            };
+        };
+        responses: {
+            /** @description The batch and how many devices it reached now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            id: number;
+                            devices: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            403: components['responses']['Forbidden'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    getOtaBatch: {
+        parameters: {
+            query: {
+                id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['OtaBatch'] & {
+                            packageName: string;
+                            version: string;
+                            module: string;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    listOtaBatchDevices: {
+        parameters: {
+            query: {
+                batchId: number;
+                state?: 'pending' | 'pushed' | 'upgrading' | 'succeeded' | 'failed' | 'cancelled';
+                pageNumber?: number;
+                pageSize?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the batch's devices */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['OtaTask'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    cancelOtaBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/json': {
+                    id: number;
+                };
+                'application/x-www-form-urlencoded': {
+                    id: number;
+                };
+            };
+        };
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            403: components['responses']['Forbidden'];
+            404: components['responses']['NotFound'];
+            409: components['responses']['Conflict'];
+        };
+    };
+    cancelOtaTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/json': {
+                    id: number;
+                };
+                'application/x-www-form-urlencoded': {
+                    id: number;
+                };
+            };
+        };
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            403: components['responses']['Forbidden'];
+            404: components['responses']['NotFound'];
+            409: components['responses']['Conflict'];
+        };
+    };
+    getDeviceOta: {
+        parameters: {
+            query: {
+                deviceId: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Versions and history */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            modules: {
+                                module: string;
+                                version: string;
+                                updatedAt: string | null;
+                            }[];
+                            history: components['schemas']['OtaHistoryRow'][];
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
         };
     };
 }

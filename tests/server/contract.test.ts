@@ -24,6 +24,7 @@ import { peopleHappyCases } from './peopleContract';
 import { subscriptionHappyCases } from './subscriptionContract';
 import { videoHappyCases } from './videoContract';
 import { edgeHappyCases } from './edgeContract';
+import { otaHappyCases } from './otaContract';
 
 let s: TestServer;
 let product: { productId: number; productKey: string };
@@ -142,6 +143,7 @@ const happy: Record<string, () => Promise<Answer<unknown>>> = {
     ...helpHappyCases(() => s),
     ...video.cases,
     ...edgeHappyCases(() => s),
+    ...otaHappyCases(() => s),
 };
 
 /** The success envelope each x-success-rule names (docs/platform-api.md). */

@@ -83,6 +83,9 @@ const TABLES = [
     'edge_instance_drivers',
     'edge_instance_devices',
     'edge_deployments',
+    'ota_packages',
+    'ota_batches',
+    'ota_tasks',
 ];
 
 let server: TestServer;

@@ -1,0 +1,204 @@
+import { createReadStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import { and, desc, eq, ilike, sql } from 'drizzle-orm';
+import { Hono } from 'hono';
+import { OTA_MESSAGES } from '../../schemas/ota';
+import { otaPackages, products } from '../db/schema';
+import type { AppEnv, Services } from '../deps';
+import { asciiFallback } from '../domain/deviceFiles';
+import { attachment } from '../http/download';
+import { ok } from '../http/envelope';
+import { badRequest } from '../http/errors';
+import { paging, positiveInt, readBody } from '../http/input';
+import {
+    batchDetail,
+    batchDevices,
+    cancelBatch,
+    cancelTask,
+    createBatch,
+    deviceOta,
+    listBatches,
+} from '../ota/batches';
+import { deletePackage, packageById, packageFile, packageView, storePackage } from '../ota/packages';
+import type { Signer } from '../ota/signing';
+
+export const OTA_UPLOAD_PATH = '/api/ota/package/upload';
+const UPLOAD_FIELDS = ['name', 'productId', 'module', 'version', 'sourceVersions', 'signMethod', 'description'];
+
+/**
+ * /api/ota (docs/ota.md): firmware packages, batches, a batch's devices, a device's versions and history. The upload
+ * is the file itself as the request body (application/octet-stream) with the fields in the query, so the server
+ * streams it to disk (a multipart body would be read whole before its file could be seen).
+ */
+export function otaRoutes(services: Services) {
+    const { db, config } = services;
+    const tz = config.timeZone;
+    const app = new Hono<AppEnv>();
+
+    app.get('/package', async (c) => {
+        const { size, offset } = paging(c.req.query('pageNumber'), c.req.query('pageSize'));
+        const productId = c.req.query('productId');
+        const name = c.req.query('name')?.trim();
+        const where = and(
+            productId ? eq(otaPackages.productId, positiveInt(productId, '产品ID不正确')) : undefined,
+            name ? ilike(otaPackages.name, `%${name.replace(/[\\%_]/g, (m) => `\\${m}`)}%`) : undefined,
+        );
+        const rows = await db
+            .select({ p: otaPackages, productName: products.productName, productKey: products.productKey })
+            .from(otaPackages)
+            .innerJoin(products, eq(products.id, otaPackages.productId))
+            .where(where)
+            .orderBy(desc(otaPackages.id))
+            .limit(size)
+            .offset(offset);
+        const [n] = await db
+            .select({ n: sql<number>`count(*)::int` })
+            .from(otaPackages)
+            .where(where);
+        return ok(c, {
+            records: rows.map((r) => packageView({ ...r.p, productName: r.productName, productKey: r.productKey }, tz)),
+            total: Number(n.n),
+        });
+    });
+
+    app.get('/package/detail', async (c) => {
+        const row = await packageById(db, positiveInt(c.req.query('id'), '缺少固件ID'));
+        const [p] = await db
+            .select({ productName: products.productName, productKey: products.productKey })
+            .from(products)
+            .where(eq(products.id, row.productId));
+        return ok(c, packageView({ ...row, ...p }, tz));
+    });
+
+    app.post('/package/upload', async (c) => {
+        const type = c.req.header('content-type') ?? '';
+        if (!type.startsWith('application/octet-stream')) {
+            throw badRequest(
+                `${OTA_MESSAGES.fileRequired}：请以 application/octet-stream 提交文件内容，字段放在查询参数中`,
+            );
+        }
+        const fields = Object.fromEntries(UPLOAD_FIELDS.map((k) => [k, c.req.query(k)]));
+        const length = c.req.header('content-length');
+        const stored = await storePackage(
+            db,
+            config.filesDir,
+            config.ota.maxBytes,
+            {
+                fields,
+                fileName: c.req.query('fileName') ?? '',
+                declaredSize: length && /^\d+$/.test(length) ? Number(length) : undefined,
+                body: c.req.raw.body,
+            },
+            tz,
+        );
+        return ok(c, stored);
+    });
+
+    app.post('/package/delete', async (c) => {
+        const body = await readBody(c);
+        await deletePackage(db, config.filesDir, positiveInt(body.id, '缺少固件ID'));
+        return ok(c, null);
+    });
+
+    app.post('/batch', async (c) => {
+        const body = await readBody(c);
+        const created = await createBatch(db, body);
+        void services.ota?.tick();
+        return ok(c, created);
+    });
+
+    app.get('/batch', async (c) => {
+        const { size, offset } = paging(c.req.query('pageNumber'), c.req.query('pageSize'));
+        const packageId = c.req.query('packageId');
+        return ok(
+            c,
+            await listBatches(db, packageId ? positiveInt(packageId, '固件ID不正确') : undefined, size, offset, tz),
+        );
+    });
+
+    app.get('/batch/detail', async (c) =>
+        ok(c, await batchDetail(db, positiveInt(c.req.query('id'), '缺少批次ID'), tz)),
+    );
+
+    app.get('/batch/devices', async (c) => {
+        const { size, offset } = paging(c.req.query('pageNumber'), c.req.query('pageSize'));
+        const state = c.req.query('state') || undefined;
+        if (state && !/^(pending|pushed|upgrading|succeeded|failed|cancelled)$/.test(state)) {
+            throw badRequest('状态只能是 pending、pushed、upgrading、succeeded、failed 或 cancelled');
+        }
+        const batchId = positiveInt(c.req.query('batchId'), '缺少批次ID');
+        return ok(c, await batchDevices(db, batchId, state, size, offset, tz));
+    });
+
+    app.post('/batch/cancel', async (c) => {
+        const body = await readBody(c);
+        await cancelBatch(db, positiveInt(body.id, '缺少批次ID'), services.now());
+        return ok(c, null);
+    });
+
+    app.post('/task/cancel', async (c) => {
+        const body = await readBody(c);
+        await cancelTask(db, positiveInt(body.id, '缺少任务ID'), services.now());
+        return ok(c, null);
+    });
+
+    app.get('/device', async (c) => ok(c, await deviceOta(db, positiveInt(c.req.query('deviceId'), '缺少设备ID'), tz)));
+
+    return app;
+}
+
+/**
+ * GET /api/ota/download: the one path of /api without a session. The device presents the signed URL it was pushed;
+ * an expired or altered one is answered 403. Range requests (one range) answer 206, so a cut download resumes.
+ */
+export function otaDownloadRoute(services: Services, signer: Signer) {
+    const app = new Hono<AppEnv>();
+    app.get('/', async (c) => {
+        const verdict = await signer.check(
+            c.req.query('packageId'),
+            c.req.query('expires'),
+            c.req.query('signature'),
+            services.now().getTime(),
+        );
+        if (verdict !== 'ok') {
+            const msg = verdict === 'expired' ? '下载地址已过期，请让设备重新请求升级' : '下载地址签名无效';
+            return c.json({ code: 403, msg }, 403);
+        }
+        const id = Number(c.req.query('packageId'));
+        const row = await packageById(services.db, id).catch(() => undefined);
+        const file = row && (await packageFile(services.config.filesDir, row));
+        if (!row || !file) return c.json({ code: 404, msg: OTA_MESSAGES.notFound }, 404);
+        const headers: Record<string, string> = {
+            'content-type': 'application/octet-stream',
+            'x-content-type-options': 'nosniff',
+            'content-disposition': attachment(row.fileName, asciiFallback(row.fileName)),
+            'accept-ranges': 'bytes',
+            'cache-control': 'private, no-store',
+            etag: `"${row.sha256}"`,
+        };
+        const range = c.req.header('range');
+        let start = 0;
+        let end = file.size - 1;
+        let status: 200 | 206 = 200;
+        if (range) {
+            const m = /^bytes=(\d*)-(\d*)$/.exec(range.trim());
+            const a = m?.[1] ? Number(m[1]) : undefined;
+            const b = m?.[2] ? Number(m[2]) : undefined;
+            if (m && a !== undefined) {
+                start = a;
+                end = b !== undefined ? Math.min(b, file.size - 1) : file.size - 1;
+            } else if (m && b !== undefined) {
+                start = Math.max(0, file.size - b);
+            }
+            if (!m || (a === undefined && b === undefined) || start > end || start >= file.size) {
+                return c.body(null, 416, { 'content-range': `bytes */${file.size}`, 'accept-ranges': 'bytes' });
+            }
+            status = 206;
+            headers['content-range'] = `bytes ${start}-${end}/${file.size}`;
+        }
+        headers['content-length'] = String(end - start + 1);
+        const stream = createReadStream(file.file, { start, end });
+        return c.body(Readable.toWeb(stream) as ReadableStream, status, headers);
+    });
+    return app;
+}
