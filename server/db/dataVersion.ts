@@ -67,6 +67,10 @@ const CATALOG = {
                WHERE NOT t.tgisinternal AND n.nspname = current_schema()`,
     functions: `SELECT p.proname, p.prosrc FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
                 WHERE n.nspname = current_schema()`,
+    // A partition's rows are its parent's (device_messages_p20261128 of device_messages, 0026_partitions.sql).
+    partitions: `SELECT pa.relname AS parent, ch.relname AS child FROM pg_inherits i
+                 JOIN pg_class ch ON ch.oid = i.inhrelid JOIN pg_class pa ON pa.oid = i.inhparent
+                 JOIN pg_namespace n ON n.oid = ch.relnamespace WHERE n.nspname = current_schema()`,
 };
 
 interface Catalog {
@@ -102,6 +106,7 @@ async function loadCatalog(query: Query): Promise<Catalog> {
         edges.get(from)!.add(to);
     };
     for (const r of await rowsOf<{ parent: string; child: string }>(query, CATALOG.cascades)) edge(r.parent, r.child);
+    for (const r of await rowsOf<{ parent: string; child: string }>(query, CATALOG.partitions)) edge(r.child, r.parent);
     for (const t of await rowsOf<{ relname: string; prosrc: string }>(query, CATALOG.triggers))
         for (const to of named(t.prosrc, new Set(), new Set())) edge(t.relname, to);
     const functionTables = new Map(

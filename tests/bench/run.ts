@@ -31,6 +31,7 @@ const groups: Array<() => Promise<{ default: BenchGroup }>> = [
     () => import('./amqp'),
     () => import('./rules'),
     () => import('./video'),
+    () => import('./store'),
 ];
 
 interface Results {

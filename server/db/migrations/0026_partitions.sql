@@ -26,12 +26,23 @@ DECLARE
     lo timestamptz := day::timestamp AT TIME ZONE 'UTC';
     hi timestamptz := (day + 1)::timestamp AT TIME ZONE 'UTC';
     moved bigint;
+    r record;
 BEGIN
     SELECT n.nspname INTO nsp FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
         WHERE c.oid = to_regclass(parent);
     IF to_regclass(format('%I.%I', nsp, part)) IS NOT NULL THEN
         RETURN false;
     END IF;
+    -- Making a partition locks its table exclusively for a moment: waiting behind a long read for it would stall every
+    -- writer queued behind this; after 2 s it gives up (the rows wait in the default partition, the next tick retries).
+    PERFORM set_config('lock_timeout', '2s', true);
+    -- The new partition's foreign keys lock the tables they reference (devices, rules) after the parent; deleting a
+    -- device locks devices, then the messages (its cascade). Taking the referenced tables first keeps one order: no
+    -- deadlock between a partition being made and a device being deleted.
+    FOR r IN SELECT DISTINCT confrelid::regclass AS ref FROM pg_constraint
+        WHERE conrelid = to_regclass(parent) AND contype = 'f' LOOP
+        EXECUTE format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', r.ref);
+    END LOOP;
     EXECUTE format('CREATE TEMP TABLE IF NOT EXISTS %I (LIKE %I.%I)', tmp, nsp, parent);
     EXECUTE format('WITH d AS (DELETE FROM %I.%I WHERE ts >= $1 AND ts < $2 RETURNING *) INSERT INTO pg_temp.%I SELECT * FROM d',
         nsp, parent || '_default', tmp) USING lo, hi;
@@ -43,7 +54,7 @@ BEGIN
         EXECUTE format('TRUNCATE pg_temp.%I', tmp);
     END IF;
     RETURN true;
-EXCEPTION WHEN duplicate_table OR unique_violation THEN
+EXCEPTION WHEN duplicate_table OR unique_violation OR lock_not_available THEN
     RETURN false;
 END
 $$;
