@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { subscribeLamp } from './amqpSupport';
 import { setProcessState } from '../../server/cluster/health';
 import { createMembership } from '../../server/cluster/membership';
 import { rowsOf } from '../../server/db/rows';
@@ -56,10 +57,10 @@ describe('cluster membership', () => {
         await s.db.execute(sql`UPDATE devices SET status = 'ONLINE', status_time = now(), node_id = ${second.nodeId}
             WHERE id = ${moved}`);
         await s.db.execute(sql`UPDATE devices SET status = 'OFFLINE', node_id = NULL WHERE id = ${other}`);
-        const group = await rows<{ id: number }>(sql`SELECT id FROM consumer_groups LIMIT 1`);
-        if (group[0]) {
+        const { groupId } = await subscribeLamp(s);
+        {
             await s.db.execute(sql`INSERT INTO amqp_queue (group_id, device_id, message_id, topic, generate_time,
-                payload, owner, lease_until) VALUES (${group[0].id}, ${a}, '1', '/t', 0, '{}', 'owner-first',
+                payload, owner, lease_until) VALUES (${groupId}, ${a}, '1', '/t', 0, '{}', 'owner-first',
                 now() + interval '60 seconds')`);
         }
 
@@ -88,7 +89,7 @@ describe('cluster membership', () => {
         const logged = await rows<{ n: number }>(sql`SELECT count(*)::int AS n FROM device_messages
             WHERE device_id IN (${a}, ${b}) AND method = 'device.status' AND data->>'reason' = 'nodeLost'`);
         expect(Number(logged[0].n)).toBe(2);
-        if (group[0]) {
+        {
             const claims = await rows<{ n: number }>(
                 sql`SELECT count(*)::int AS n FROM amqp_queue WHERE owner = 'owner-first'`,
             );
