@@ -174,7 +174,11 @@ function metricsOf({ handle, broker, amqp }: NodeOptions, nodeId: string, member
         (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
             const end = queryTime.startTimer();
             const result = query(...args);
-            if (result instanceof Promise) result.then(() => end(), () => end());
+            if (result instanceof Promise)
+                result.then(
+                    () => end(),
+                    () => end(),
+                );
             return result;
         };
     }
