@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deviceMessages } from '../../server/db/schema';
 import { latestValues } from '../../server/domain/telemetry';
 import { createTestServer, type TestServer } from '../../server/testing';
+import { loadTls } from '../../server/tls/certificates';
 import { helpSamples, run, scratchDir, start, substitute, type Ran, type Sample } from './helpSupport';
 import { secretOf, startBroker, until, type Broker } from './mqttSupport';
 import { demoDevice } from './telemetrySupport';
@@ -88,6 +89,15 @@ const CHECKS: Record<string, (ran: Ran, sample: Sample) => Promise<void>> = {
         const [, iso] = /平台时间: (\S+)/.exec(ran.output) ?? [];
         expect(Math.abs(Date.parse(iso) - Date.now())).toBeLessThan(60_000);
     },
+    'post-tls-mosquitto': async (ran, sample) => {
+        exitsCleanly(ran, sample);
+        await becomes('Brightness', 42);
+    },
+    'post-tls-mqttjs': async (ran, sample) => {
+        exitsCleanly(ran, sample);
+        expect(ran.output).toContain('已通过 TLS 上报');
+        await becomes('Brightness', 43);
+    },
     'reconnect-options': async (ran, sample) => {
         exitsCleanly(ran, sample);
         expect(ran.output).toContain('已上报并确认');
@@ -136,12 +146,17 @@ beforeAll(async () => {
     http = createAdaptorServer({ fetch: s.app.fetch }) as Server;
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
     broker.attachWebSocket(http);
+    // MQTTS with the CA the first start makes (DATA_DIR/tls/ca.pem), as the TLS samples use it.
+    const material = await loadTls({ dataDir: scratchDir().dir, certFile: undefined, keyFile: undefined });
+    const mqttsPort = await broker.listenTls(0, '127.0.0.1', { key: material.key, cert: material.cert });
     device = await demoDevice(s, 'SL-BJ-0001');
     values = {
         mqttPort,
         httpPort: (http.address() as AddressInfo).port,
         productKey: device.productKey,
         deviceSecret: await secretOf(s, device.deviceId),
+        mqttsPort,
+        caFile: material.caFile!,
     };
     scratch = scratchDir();
 });
