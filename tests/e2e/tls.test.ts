@@ -174,5 +174,16 @@ describe.skipIf(!haveChromium)('TLS end to end', () => {
             await client.endAsync();
             connection.close();
         }
+        // /platform over HTTPS: the TLS endpoints, the CA's fingerprint (as start-up printed it) and its download.
+        await page.goto(`${https}/platform`);
+        await page.getByText('TLS 加密接入').waitFor({ timeout: 20_000 });
+        const fingerprint = /SHA-256 ([0-9A-F:]+)）/.exec(server.output())![1];
+        await page.getByText(fingerprint).waitFor();
+        await page.getByText(`mqtts://localhost:${port('MQTTS')}`).waitFor();
+        const download = page.waitForEvent('download');
+        await page.getByText(/下载 CA 证书/).click();
+        const pem = readFileSync((await (await download).path())!, 'utf8');
+        expect(pem).toBe(ca.toString());
+        await screenshot(page, 'tls-platform');
     }, 120_000);
 });

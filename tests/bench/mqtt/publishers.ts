@@ -53,9 +53,7 @@ function open(port: number, packet: Buffer, then: (type: number, p: Buffer, body
     return new Promise<Socket | undefined>((resolve) => {
         // With `ca`: over TLS (MQTTS), trusting that CA, the certificate's name being localhost.
         const socket: Socket = ca
-            ? tlsConnect({ port, host: '127.0.0.1', servername: 'localhost', ca, noDelay: true }, () =>
-                  socket.write(packet),
-              )
+            ? tlsConnect({ port, host: '127.0.0.1', servername: 'localhost', ca }, () => socket.write(packet))
             : netConnect({ port, host: '127.0.0.1', noDelay: true }, () => socket.write(packet));
         let connected = false;
         socket.on(

@@ -114,6 +114,8 @@ export async function startMosquittoTls(files: { caFile: string; certFile: strin
     writeFileSync(
         conf,
         [
+            // Run as root here, Mosquitto would drop to its own user, who cannot read the key (mode 0600).
+            ...(process.getuid?.() === 0 ? ['user root'] : []),
             'per_listener_settings false',
             'allow_anonymous true',
             'persistence false',
