@@ -7,6 +7,14 @@ import mqtt from 'mqtt';
 import pg from 'pg';
 import { compiled } from './compiled';
 import type { BenchGroup, Figure } from './run';
+import {
+    connectRate,
+    figure as tlsFigure,
+    memoryPerIdle,
+    mosquittoPackets,
+    platformPackets,
+    startMosquittoTls,
+} from './mqtt/tls';
 
 /**
  * `npm run bench -- mqtt`: the platform's broker (its own process, in-memory PGlite) beside Mosquitto 2 (Debian's
@@ -58,10 +66,18 @@ async function startPlatform(devices: number, extraEnv: Record<string, string> =
         stdio: ['pipe', 'pipe', 'inherit'],
     });
     const next = lineReader(child);
-    const ready = JSON.parse(await next()) as { port: number; dataDir?: string; devices: Dev[] };
+    const ready = JSON.parse(await next()) as {
+        port: number;
+        dataDir?: string;
+        devices: Dev[];
+        /** BENCH_TLS=1: MQTTS and the generated CA's files. */
+        tlsPort?: number;
+        caFile?: string;
+        certFile?: string;
+        keyFile?: string;
+    };
     return {
-        port: ready.port,
-        devices: ready.devices,
+        ...ready,
         async stats() {
             child.stdin!.write('stats\n');
             return JSON.parse(await next()) as {
@@ -145,7 +161,7 @@ async function startGenerator() {
     };
     return {
         /** Connects the devices; device i publishes on topicOf(i). */
-        async connect(port: number, devices: Dev[], alibaba: boolean, topicOf: (i: number) => string) {
+        async connect(port: number, devices: Dev[], alibaba: boolean, topicOf: (i: number) => string, ca?: string) {
             const topics = devices.map((_, i) => topicOf(i));
             const r = await ask<{ connected: number; failed: number }>({
                 cmd: 'connect',
@@ -153,6 +169,7 @@ async function startGenerator() {
                 devices,
                 topics,
                 alibaba,
+                ca,
             });
             if (r.failed) throw new Error(`${r.failed} of ${devices.length} bench devices did not connect`);
         },
@@ -576,14 +593,136 @@ async function connections(): Promise<Figure[]> {
     return figures;
 }
 
+/**
+ * MQTT_BENCH=tls: the platform's MQTTS beside its plain MQTT and beside Mosquitto's TLS listener on the same
+ * certificate, in one run: connect rate (full handshakes, resumed sessions), persisted ingest and p99 at 1,000 msg/s
+ * over TLS and plain, memory per idle connection. Goals (issue 26): TLS ingest >= 90% of plain; TLS connect rate >= 50%
+ * of Mosquitto's TLS connect rate.
+ */
+async function tlsRows(): Promise<Figure[]> {
+    const figures: Figure[] = [];
+    const connects = Number(process.env.MQTT_TLS_CONNECTS ?? 500);
+    const idle = Number(process.env.MQTT_TLS_IDLE ?? 1000);
+    const platform = await startPlatform(DEVICES, { BENCH_TLS: '1' });
+    const ca = readFileSync(platform.caFile!, 'utf8');
+    const rss = async () => (await platform.stats()).rss;
+    const devs = platform.devices;
+    const mosquitto = await startMosquittoTls({
+        caFile: platform.caFile!,
+        certFile: platform.certFile!,
+        keyFile: platform.keyFile!,
+    });
+    try {
+        const rate = async (
+            name: string,
+            port: number,
+            packets: (i: number) => Buffer,
+            tls?: { ca: string; resume: boolean },
+        ) => figures.push(tlsFigure(name, await connectRate(port, packets, connects, tls), 'conn/s'));
+        await rate('tls.platformPlain.connectRate', platform.port, platformPackets(devs, 3));
+        await rate('tls.platform.connectRateFull', platform.tlsPort!, platformPackets(devs, 2), { ca, resume: false });
+        await rate('tls.platform.connectRateResumed', platform.tlsPort!, platformPackets(devs, 2), {
+            ca,
+            resume: true,
+        });
+        await rate('tls.mosquittoPlain.connectRate', mosquitto.plain, mosquittoPackets);
+        await rate('tls.mosquitto.connectRateFull', mosquitto.tls, mosquittoPackets, { ca, resume: false });
+        await rate('tls.mosquitto.connectRateResumed', mosquitto.tls, mosquittoPackets, { ca, resume: true });
+        console.log(`mqtt: tls: connect rates measured, load average ${os.loadavg()[0].toFixed(1)}`);
+
+        for (const [name, port, packets, useCa, size] of [
+            ['tls.platformPlain', platform.port, platformPackets(devs, 3), undefined, rss],
+            ['tls.platform', platform.tlsPort!, platformPackets(devs, 2), ca, rss],
+            ['tls.mosquittoPlain', mosquitto.plain, mosquittoPackets, undefined, mosquitto.rss],
+            ['tls.mosquitto', mosquitto.tls, mosquittoPackets, ca, mosquitto.rss],
+        ] as const) {
+            const held = await memoryPerIdle(size, port, packets, idle, useCa);
+            figures.push(tlsFigure(`${name}.memoryPerIdleConnection`, held.kb, 'KB'));
+            held.close();
+            await new Promise((r) => setTimeout(r, 500));
+        }
+
+        const topic = (i: number) => `/sys/${devs[i][0]}/${devs[i][1]}/thing/event/property/post`;
+        for (const [label, port, useCa] of [
+            ['tls.platformPlain', platform.port, undefined],
+            ['tls.platform', platform.tlsPort!, ca],
+        ] as const) {
+            const generator = await startGenerator();
+            try {
+                await generator.connect(port, devs, true, topic, useCa);
+                const before = await platform.stats();
+                const flood = await generator.flood(INGEST_SECONDS);
+                const after = await platform.stats();
+                figures.push(
+                    tlsFigure(
+                        `${label}.ingestPersisted`,
+                        Math.round((after.written - before.written) / (flood.ms / 1000)),
+                        'msg/s',
+                    ),
+                );
+                const lat = await generator.paced(LATENCY_SECONDS);
+                figures.push(tlsFigure(`${label}.latencyP99`, pct(lat.times, 99), 'ms'));
+            } finally {
+                generator.stop();
+            }
+        }
+        const mdevs = Array.from({ length: DEVICES }, (_, i): Dev => ['pk', `benchtls${i}`, '']);
+        const mtopic = (i: number) => `/sys/pk/benchtls${i}/thing/event/property/post`;
+        for (const [label, port, useCa] of [
+            ['tls.mosquittoPlain', mosquitto.plain, undefined],
+            ['tls.mosquitto', mosquitto.tls, ca],
+        ] as const) {
+            const [generator, subscriber] = await Promise.all([startGenerator(), startGenerator()]);
+            try {
+                await generator.connect(port, mdevs, false, mtopic, useCa);
+                await subscriber.subscribe(mosquitto.plain, '/sys/#');
+                const before = await subscriber.count();
+                const flood = await generator.flood(INGEST_SECONDS);
+                const after = await subscriber.count();
+                figures.push(
+                    tlsFigure(
+                        `${label}.ingestRelayed`,
+                        Math.round((after.received - before.received) / (flood.ms / 1000)),
+                        'msg/s',
+                    ),
+                );
+                const lat = await generator.paced(LATENCY_SECONDS);
+                figures.push(tlsFigure(`${label}.latencyP99`, pct(lat.times, 99), 'ms'));
+            } finally {
+                generator.stop();
+                subscriber.stop();
+            }
+        }
+        const value = (name: string) => figures.find((f) => f.name === name)?.value ?? NaN;
+        figures.push(
+            tlsFigure(
+                'tls.ingestOfPlain',
+                Math.round((value('tls.platform.ingestPersisted') / value('tls.platformPlain.ingestPersisted')) * 100),
+                '% (goal >= 90)',
+            ),
+            tlsFigure(
+                'tls.connectRateOfMosquittoTls',
+                Math.round((value('tls.platform.connectRateFull') / value('tls.mosquitto.connectRateFull')) * 100),
+                '% (goal >= 50)',
+            ),
+            tlsFigure('tls.loadAverage', Number(os.loadavg()[0].toFixed(1)), ''),
+        );
+    } finally {
+        mosquitto.stop();
+        platform.stop();
+    }
+    return figures;
+}
+
 const group: BenchGroup = {
     name: 'mqtt',
     async run() {
-        // MQTT_BENCH=ingest or MQTT_BENCH=connections runs one part (default both).
-        const parts = (process.env.MQTT_BENCH ?? 'ingest,connections').split(',');
+        // MQTT_BENCH=ingest, connections or tls runs one part (default all three).
+        const parts = (process.env.MQTT_BENCH ?? 'ingest,connections,tls').split(',');
         return [
             ...(parts.includes('ingest') ? await ingestAndLatency() : []),
             ...(parts.includes('connections') ? await connections() : []),
+            ...(parts.includes('tls') ? await tlsRows() : []),
         ];
     },
 };

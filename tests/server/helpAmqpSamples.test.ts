@@ -37,7 +37,7 @@ let dataDir: string;
 let out = '';
 let base: string;
 let cookie = '';
-let ports: { http: number; mqtt: number; amqp: number };
+let ports: { http: number; mqtt: number; amqp: number; amqps: number };
 let lamp: { productKey: string; deviceName: string; secret: string; deviceId: number };
 let creds: { accessKey: string; accessSecret: string; consumerGroupId: string };
 let scratch: ReturnType<typeof scratchDir>;
@@ -124,7 +124,12 @@ async function lampPosts(brightness: number) {
 }
 
 beforeAll(async () => {
-    ports = { http: await freePort(), mqtt: await freePort(), amqp: await freePort() };
+    ports = {
+        http: await freePort(),
+        mqtt: await freePort(),
+        amqp: await freePort(),
+        amqps: await freePort(),
+    };
     dataDir = mkdtempSync(path.join(tmpdir(), 'help-amqp-'));
     child = spawn(process.execPath, ['--import', 'tsx', 'server/index.ts'], {
         env: {
@@ -132,6 +137,9 @@ beforeAll(async () => {
             PORT: String(ports.http),
             MQTT_PORT: String(ports.mqtt),
             AMQP_PORT: String(ports.amqp),
+            AMQPS_PORT: String(ports.amqps),
+            HTTPS_PORT: '0',
+            MQTTS_PORT: '0',
             HOST: '127.0.0.1',
             DATA_DIR: dataDir,
             DATABASE_URL: '',
@@ -196,22 +204,30 @@ afterAll(async () => {
 
 describe('help pages: the AMQP samples receive a device message', () => {
     it('the manual has a Node and a Python sample', () => {
-        expect(amqpSamples.map((x) => `${x.lang} ${x.name}`).sort()).toEqual(['js node', 'python python']);
+        expect(amqpSamples.map((x) => `${x.lang} ${x.name}`).sort()).toEqual([
+            'js node',
+            'js node-tls',
+            'python python',
+            'python python-tls',
+        ]);
     });
 
-    for (const sample of amqpSamples) {
+    for (const [i, sample] of amqpSamples.entries()) {
         it(`${sample.file}:${sample.line} ${sample.lang}`, async () => {
             const code = substitute(sample.code, {
                 amqpPort: ports.amqp,
+                amqpsPort: ports.amqps,
+                // The CA the first start made in DATA_DIR/tls/, as the TLS samples trust it.
+                caFile: path.join(dataDir, 'tls', 'ca.pem'),
                 accessKey: creds.accessKey,
                 accessSecret: creds.accessSecret,
                 consumerGroupId: creds.consumerGroupId,
             });
             expect(code).not.toContain(EXAMPLE.accessSecret);
-            const running = start(sample, code, scratch.dir, sample.lang === 'js' ? 1 : 2);
+            const running = start(sample, code, scratch.dir, i + 1);
             try {
                 await running.waitFor('已连接，等待设备消息…', 15_000);
-                const brightness = sample.lang === 'js' ? 21 : 42;
+                const brightness = 21 + i;
                 await lampPosts(brightness);
                 const ran = await Promise.race([
                     running.done,

@@ -7,6 +7,7 @@ import { deviceMessages } from '../../server/db/schema';
 import { latestValues } from '../../server/domain/telemetry';
 import { createTestServer, type TestServer } from '../../server/testing';
 import { startLiveDemo } from '../../server/seed/live';
+import { loadTls } from '../../server/tls/certificates';
 import { EXAMPLE, helpSamples, run, scratchDir, start, substitute, type Ran, type Sample } from './helpSupport';
 import { secretOf, startBroker, until, type Broker } from './mqttSupport';
 import { demoDevice } from './telemetrySupport';
@@ -91,6 +92,15 @@ const CHECKS: Record<string, (ran: Ran, sample: Sample) => Promise<void>> = {
         const [, iso] = /平台时间: (\S+)/.exec(ran.output) ?? [];
         expect(Math.abs(Date.parse(iso) - Date.now())).toBeLessThan(60_000);
     },
+    'post-tls-mosquitto': async (ran, sample) => {
+        exitsCleanly(ran, sample);
+        await becomes('Brightness', 42);
+    },
+    'post-tls-mqttjs': async (ran, sample) => {
+        exitsCleanly(ran, sample);
+        expect(ran.output).toContain('已通过 TLS 上报');
+        await becomes('Brightness', 43);
+    },
     'reconnect-options': async (ran, sample) => {
         exitsCleanly(ran, sample);
         expect(ran.output).toContain('已上报并确认');
@@ -140,11 +150,19 @@ beforeAll(async () => {
     http = createAdaptorServer({ fetch: s.app.fetch }) as Server;
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
     broker.attachWebSocket(http);
+    // MQTTS with the CA the first start makes (DATA_DIR/tls/ca.pem), as the TLS samples use it.
+    const material = await loadTls({ dataDir: scratchDir().dir, certFile: undefined, keyFile: undefined });
+    const mqttsPort = await broker.listenTls(0, '127.0.0.1', { key: material.key, cert: material.cert });
     device = await demoDevice(s, 'SL-BJ-0001');
-    // The keys as printed: a fresh demo has them, so the samples need no other values than the ports.
+    // The keys as printed: a fresh demo has them, so the samples need no other values than the ports and the CA file.
     expect(device.productKey).toBe(EXAMPLE.productKey);
     expect(await secretOf(s, device.deviceId)).toBe(EXAMPLE.deviceSecret);
-    values = { mqttPort, httpPort: (http.address() as AddressInfo).port };
+    values = {
+        mqttPort,
+        httpPort: (http.address() as AddressInfo).port,
+        mqttsPort,
+        caFile: material.caFile!,
+    };
     scratch = scratchDir();
 });
 

@@ -21,6 +21,10 @@ export const EXAMPLE = {
     accessKey: 'LTAIdemoAccessKey',
     accessSecret: 'demoAccessSecret0123456789',
     consumerGroupId: 'DEFAULT_GROUP',
+    mqttsPort: '8883',
+    httpsPort: '8443',
+    amqpsPort: '5671',
+    caFile: './data/tls/ca.pem',
 } as const;
 
 export interface Sample {

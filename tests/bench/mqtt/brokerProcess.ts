@@ -13,6 +13,7 @@ import { Session } from 'node:inspector/promises';
 import v8 from 'node:v8';
 import { openDatabase } from '../../../server/db/client';
 import { createBroker } from '../../../server/mqtt/broker';
+import { loadTls } from '../../../server/tls/certificates';
 import { answerCommands, seedBenchLamps, type BenchDevice } from '../harness';
 import { threadCpuMs } from '../procStat';
 
@@ -33,7 +34,27 @@ const benchDevices: BenchDevice[] =
     process.env.BENCH_SEED !== '0' ? (await seedBenchLamps(handle.db, count)).devices : [];
 const broker = await createBroker({ db: handle.db, redisUrl: process.env.REDIS_URL, log: () => undefined });
 const port = await broker.listen(0, '0.0.0.0');
-process.stdout.write(JSON.stringify({ port, dataDir, devices: benchDevices }) + '\n');
+// BENCH_TLS=1: MQTTS beside it, with the CA the platform's first start makes (server/tls), for the TLS rows.
+const tls =
+    process.env.BENCH_TLS === '1'
+        ? await loadTls({
+              dataDir: mkdtempSync(path.join(os.tmpdir(), 'bench-tls-')),
+              certFile: undefined,
+              keyFile: undefined,
+          })
+        : undefined;
+const tlsPort = tls ? await broker.listenTls(0, '0.0.0.0', { key: tls.key, cert: tls.cert }) : undefined;
+process.stdout.write(
+    JSON.stringify({
+        port,
+        dataDir,
+        devices: benchDevices,
+        tlsPort,
+        caFile: tls?.caFile,
+        certFile: tls?.certFile,
+        keyFile: tls?.keyFile,
+    }) + '\n',
+);
 let profiler: Session | undefined;
 const cpuMicros = () => (({ user, system }) => user + system)(process.cpuUsage());
 /** CPU µs of each of this process's threads by thread id: the main thread's id is the pid; PGlite's worker another. */

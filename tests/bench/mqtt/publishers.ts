@@ -16,6 +16,7 @@
  * - `quit`.
  */
 import { connect as netConnect, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { createInterface } from 'node:readline';
 import { alibabaCredentials } from '../../../server/mqtt/signIn';
 import { connectPacket, packetReader, qos1Publisher, subscribePacket } from './packets';
@@ -48,9 +49,12 @@ let subscriberReceived = 0;
 const cpuMicros = () => (({ user, system }) => user + system)(process.cpuUsage());
 
 /** Connects one socket; resolves once CONNACK accepts (return code 0), with the packets after it going to `then`. */
-function open(port: number, packet: Buffer, then: (type: number, p: Buffer, body: number) => void) {
+function open(port: number, packet: Buffer, then: (type: number, p: Buffer, body: number) => void, ca?: string) {
     return new Promise<Socket | undefined>((resolve) => {
-        const socket = netConnect({ port, host: '127.0.0.1', noDelay: true }, () => socket.write(packet));
+        // With `ca`: over TLS (MQTTS), trusting that CA, the certificate's name being localhost.
+        const socket: Socket = ca
+            ? tlsConnect({ port, host: '127.0.0.1', servername: 'localhost', ca }, () => socket.write(packet))
+            : netConnect({ port, host: '127.0.0.1', noDelay: true }, () => socket.write(packet));
         let connected = false;
         socket.on(
             'data',
@@ -77,6 +81,8 @@ async function connectAll(job: {
     devices: Array<[string, string, string]>;
     topics: string[];
     alibaba: boolean;
+    /** Over TLS trusting this CA (PEM); Alibaba sign-ins then say securemode=2. */
+    ca?: string;
 }) {
     let next = 0;
     let failed = 0;
@@ -85,7 +91,7 @@ async function connectAll(job: {
             const i = next++;
             const [productKey, deviceName, secret] = job.devices[i];
             const creds = job.alibaba
-                ? alibabaCredentials({ productKey, deviceName, secret })
+                ? alibabaCredentials({ productKey, deviceName, secret }, { securemode: job.ca ? 2 : 3 })
                 : { clientId: deviceName, username: deviceName, password: 'x' };
             const device = {
                 publish: qos1Publisher(job.topics[i]),
@@ -104,6 +110,7 @@ async function connectAll(job: {
                     device.pending.delete(id);
                     onAck(device, sentAt);
                 },
+                job.ca,
             );
             if (socket) devices.push(Object.assign(device, { socket }));
             else failed++;
