@@ -4,6 +4,7 @@ import { Hono } from 'hono';
 import { pgliteDirOf } from '../db/client';
 import type { AppEnv, Services } from '../deps';
 import { ok } from '../http/envelope';
+import { checkFfmpeg } from '../video/testPattern';
 
 const VERSION = (() => {
     try {
@@ -41,6 +42,9 @@ const AMQP_SIGN_IN =
  */
 export function platformRoutes({ config }: Services) {
     const app = new Hono<AppEnv>();
+    // Whether ffmpeg runs here (video push and the demo camera need it), asked once.
+    let videoTool: string | null | undefined;
+    const videoToolMissing = () => (videoTool ??= checkFfmpeg(config.ffmpegPath).why ?? null);
     app.get('/info', (c) => {
         const url = new URL(c.req.url);
         const host = url.hostname;
@@ -64,6 +68,7 @@ export function platformRoutes({ config }: Services) {
             cluster: Boolean(config.redisUrl),
             sipUrl: bound('sip') ? `udp://${host}:${config.sipPort}` : null,
             timeZone: config.timeZone,
+            videoToolMissing: videoToolMissing(),
         });
     });
     return app;

@@ -11032,6 +11032,8 @@ export interface operations {
                             /** @description GB28181 cameras register here (SIP over UDP, SIP_PORT) */
                             sipUrl: string | null;
                             timeZone: string;
+                            /** @description Why video push (and the demo camera) cannot run: ffmpeg missing, with how to install it; null when ffmpeg runs */
+                            videoToolMissing?: string | null;
                         };
                     };
                 };
