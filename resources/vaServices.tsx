@@ -25,10 +25,10 @@ export default defineResource({
             '用途',
             () => '场景联动（设置属性、调用服务）、告警、通知（Webhook、钉钉、企业微信、邮件），规则日志可查',
         ),
-        video: f(
-            '状态',
-            (r) =>
-                `RTSP 拉流转 HLS 在浏览器播放；GB28181 摄像头注册地址 ${String(r.sipUrl ?? '不可用（SIP 端口不可用，见启动输出）')}`,
+        video: f('状态', (r) =>
+            r.videoToolMissing
+                ? String(r.videoToolMissing)
+                : `RTSP 拉流转 HLS 在浏览器播放；GB28181 摄像头注册地址 ${String(r.sipUrl ?? '不可用（SIP 端口不可用，见启动输出）')}`,
         ),
         videoUse: f('用途', () => '视频设备接入、推流与实时画面，GB28181 设备注册、心跳与通道目录'),
         edge: f('状态', () => '边缘实例以网关设备身份经 MQTT 接入，配置按版本下发'),

@@ -6,6 +6,7 @@ import { pgliteDirOf } from '../db/client';
 import type { AppEnv, Services } from '../deps';
 import type { ServerConfig } from '../config';
 import { fail, ok } from '../http/envelope';
+import { checkFfmpeg } from '../video/testPattern';
 
 const VERSION = (() => {
     try {
@@ -43,6 +44,9 @@ const AMQP_SIGN_IN =
  */
 export function platformRoutes({ config }: Services) {
     const app = new Hono<AppEnv>();
+    // Whether ffmpeg runs here (video push and the demo camera need it), asked once.
+    let videoTool: string | null | undefined;
+    const videoToolMissing = () => (videoTool ??= checkFfmpeg(config.ffmpegPath).why ?? null);
     app.get('/info', async (c) => {
         const url = new URL(c.req.url);
         const host = url.hostname;
@@ -85,6 +89,7 @@ export function platformRoutes({ config }: Services) {
             tlsFingerprint: config.tls ? (config.tlsFingerprint ?? null) : null,
             caCertificate: config.tls && config.tlsCaFile ? '/api/platform/ca.pem' : null,
             tlsOnly: config.tlsOnly,
+            videoToolMissing: videoToolMissing(),
         });
     });
     // The CA devices pin (public, but behind the sign-in like every API path; start-up also prints its file).

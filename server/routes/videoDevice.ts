@@ -29,7 +29,7 @@ import { ok } from '../http/envelope';
 import { badRequest, conflict, isUniqueViolation, notFound } from '../http/errors';
 import { paging, positiveInt, readBody, validate } from '../http/input';
 import type { PipeSource } from '../video/relay';
-import { rtspSource } from '../video/testPattern';
+import { checkFfmpeg, rtspSource } from '../video/testPattern';
 import { NO_CHANNEL, NOT_REGISTERED } from '../video/sip';
 
 const NO_SIP = 'GB28181 SIP 服务未启动，无法点播';
@@ -263,6 +263,9 @@ export function videoDeviceRoutes(services: Services) {
     app.post('/push', async (c) => {
         const { deviceId, source, channelId } = await pushTarget(c);
         if (source.pushing === 1) throw badRequest('该设备正在推流');
+        // No ffmpeg here: say so and how to install it, rather than retrying a push that cannot start.
+        const missing = checkFfmpeg(config.ffmpegPath).why;
+        if (missing) throw badRequest(missing);
         let relaySource: string | PipeSource = rtspSource({ ...source, host: source.host ?? '' }, tools);
         if (source.protocol === 'gb28181') {
             const sip = services.sip;

@@ -28,8 +28,6 @@ export interface PipeSession {
 export interface PipeSource {
     /** Says whether a restart of the same camera needs a new source. */
     key: string;
-    /** The camera is ONLINE while this source plays, as an rtsp camera is (a gb28181 camera's registration says). */
-    followsPlaying?: boolean;
     open(): Promise<PipeSession>;
 }
 
@@ -107,6 +105,9 @@ export function rtspUrl(cam: {
     return `rtsp://${auth}${host}:${cam.port ?? 554}${uri}`;
 }
 
+/** A source `loop:{path}`: a local clip the relay plays in a loop, in real time. */
+export const LOOP_PREFIX = 'loop:';
+
 /** ffmpeg's stderr names the URL with its password: never show that. */
 const hidePassword = (text: string) => text.replace(/(rtsp:\/\/[^:@/\s]+:)[^@\s]*@/g, '$1***@');
 
@@ -130,8 +131,6 @@ export function createVideoRelay(opts: RelayOptions) {
         viewers: 0,
         bytesServed: 0,
     });
-
-    const followsPlaying = (s: Stream) => !s.pipe || !!s.pipe.followsPlaying;
 
     function setOnline(s: Stream, online: boolean) {
         for (const listener of onlineListeners) {
@@ -162,7 +161,7 @@ export function createVideoRelay(opts: RelayOptions) {
         s.status.error = hidePassword(error);
         s.status.playingSince = null;
         s.status.retryAt = Date.now() + delay;
-        if (wasPlaying && followsPlaying(s)) setOnline(s, false);
+        if (wasPlaying && !s.pipe) setOnline(s, false);
         log(`video ${s.deviceId}: ${s.status.error}; retry in ${delay} ms`);
         s.timer = setTimeout(() => run(s), delay);
     }
@@ -221,6 +220,13 @@ export function createVideoRelay(opts: RelayOptions) {
         s.status.state = 'starting';
         s.status.retryAt = null;
         if (s.pipe) return runPipe(s, s.pipe);
+        // A local H.264 clip played in a loop at its own pace (the demo's test pattern, server/video/testPattern.ts):
+        // one ffmpeg, copying, nothing to probe.
+        if (s.url.startsWith(LOOP_PREFIX)) {
+            s.status.codec = 'h264';
+            spawnHls(s, ['-re', '-stream_loop', '-1'], s.url.slice(LOOP_PREFIX.length), false);
+            return;
+        }
         let codec: string;
         try {
             codec = await probe(s);
@@ -336,7 +342,7 @@ export function createVideoRelay(opts: RelayOptions) {
             s.status.playingSince = Date.now();
             if (s.watcher) clearInterval(s.watcher);
             s.watcher = null;
-            if (followsPlaying(s)) setOnline(s, true);
+            if (!s.pipe) setOnline(s, true);
             log(`video ${s.deviceId}: playing (${s.status.mode}, ${s.status.codec ?? 'PS'})`);
         }, 200);
         return child;
@@ -399,7 +405,7 @@ export function createVideoRelay(opts: RelayOptions) {
             if (!s) return;
             s.stopped = true;
             kill(s);
-            if (s.status.state === 'playing' && followsPlaying(s)) setOnline(s, false);
+            if (s.status.state === 'playing' && !s.pipe) setOnline(s, false);
             streams.delete(deviceId);
             removeDir(s.dir);
         },

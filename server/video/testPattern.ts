@@ -1,15 +1,13 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import type { PipeSource } from './relay';
-import { rtspUrl } from './relay';
+import { LOOP_PREFIX, rtspUrl } from './relay';
 
 /**
  * The live demo's camera: a test pattern ffmpeg generates (lavfi testsrc, no network and no camera). Encoding it
  * continuously would cost a good part of a core, so a ten-second clip (320×240 H.264, 15 fps, a keyframe each
- * second, MPEG-PS) is encoded once into VIDEO_DIR and then played in a loop at its own pace with `-re -stream_loop
- * -1 -c copy` (no encoding) into the relay's pipe input, the path gb28181 video takes: the relay writes the same
- * HLS as for any camera. A camera whose host is TEST_PATTERN_HOST is this source (push, stop push, resume after a
+ * second, MPEG-PS) is encoded once into VIDEO_DIR and the relay plays it in a loop at its own pace (`-re -stream_loop
+ * -1`, copied: no encoding, one ffmpeg) into the same HLS as for any camera; the camera is ONLINE while it plays. A camera whose host is TEST_PATTERN_HOST is this source (push, stop push, resume after a
  * restart work as for any rtsp camera); no other host is.
  */
 export const TEST_PATTERN_HOST = 'testsrc.lavfi';
@@ -80,52 +78,16 @@ export function ensureTestClip(ffmpegPath: string, videoDir: string): string {
     return clip;
 }
 
-/** The relay source that plays the clip in a loop, in real time, copied (no encoding). */
-export function testPatternSource(ffmpegPath: string, videoDir: string): PipeSource {
-    return {
-        key: 'test-pattern',
-        followsPlaying: true,
-        async open() {
-            const clip = ensureTestClip(ffmpegPath, videoDir);
-            const child = spawn(
-                ffmpegPath,
-                [
-                    '-hide_banner',
-                    '-nostdin',
-                    '-loglevel',
-                    'error',
-                    '-re',
-                    '-stream_loop',
-                    '-1',
-                    '-i',
-                    clip,
-                    '-c',
-                    'copy',
-                    '-f',
-                    'mpeg',
-                    'pipe:1',
-                ],
-                { stdio: ['ignore', 'pipe', 'pipe'] },
-            );
-            let stderr = '';
-            child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-500)));
-            const ended: Array<(why: string) => void> = [];
-            child.on('error', (err) => ended.forEach((f) => f(err.message)));
-            child.on('exit', (code) => ended.forEach((f) => f(stderr.trim() || `测试画面进程退出（${code}）`)));
-            return {
-                onData: (listener) => child.stdout.on('data', listener),
-                onEnd: (listener) => ended.push(listener),
-                close: () => child.kill('SIGKILL'),
-            };
-        },
-    };
+/** The relay source that plays the clip in a loop, in real time, copied (no encoding): one ffmpeg in all. */
+export function testPatternSource(ffmpegPath: string, videoDir: string): string {
+    return `${LOOP_PREFIX}${ensureTestClip(ffmpegPath, videoDir)}`;
 }
 
 /** What the relay pulls for an rtsp camera: its URL, or the test pattern for the demo's camera. */
 export function rtspSource(
     camera: Parameters<typeof rtspUrl>[0],
     tools: { ffmpegPath: string; videoDir: string },
-): string | PipeSource {
+): string {
     if (camera.host === TEST_PATTERN_HOST) return testPatternSource(tools.ffmpegPath, tools.videoDir);
     return rtspUrl(camera);
 }

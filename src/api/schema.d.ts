@@ -11378,6 +11378,8 @@ export interface operations {
                             caCertificate?: string | null;
                             /** @description TLS_ONLY=1: no plain MQTT, AMQP or WebSocket */
                             tlsOnly?: boolean;
+                            /** @description Why video push (and the demo camera) cannot run: ffmpeg missing, with how to install it; null when ffmpeg runs */
+                            videoToolMissing?: string | null;
                         };
                     };
                 };

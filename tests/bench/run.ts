@@ -14,6 +14,8 @@ export interface Figure {
 
 export interface BenchGroup {
     name: string;
+    /** What the machine lacks to run this group, said with how to install it (undefined: nothing). */
+    missing?(): string | undefined;
     run(): Promise<Figure[]>;
 }
 
@@ -60,6 +62,13 @@ async function main(): Promise<void> {
     const figures = (previous?.figures ?? []).filter((f) => !selected.some((g) => g.name === f.group));
     let failed = false;
     for (const group of selected) {
+        // A program the group needs and the machine lacks: say which and how to install it, not a stack trace.
+        const missing = group.missing?.();
+        if (missing) {
+            failed = true;
+            console.error(`${group.name}: 无法运行 / cannot run: ${missing}`);
+            continue;
+        }
         try {
             for (const figure of await group.run()) {
                 console.log(`${group.name}.${figure.name}: ${figure.value} ${figure.unit}`);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { createVideoRelay } from '../../server/video/relay';
 import { startRtspSource } from '../server/rtspSource';
+import { checkFfmpeg } from '../../server/video/testPattern';
 import type { BenchGroup, Figure } from './run';
 
 /**
@@ -45,13 +46,23 @@ async function untilPlaying(relay: ReturnType<typeof createVideoRelay>, id: numb
     for (let i = 0; i < 600 && relay.status(id).state !== 'playing'; i++) await sleep(25);
 }
 
+const FFMPEG = process.env.FFMPEG_PATH || 'ffmpeg';
+
 const group: BenchGroup = {
     name: 'video',
+    missing() {
+        const ffmpeg = checkFfmpeg(FFMPEG);
+        if (!ffmpeg.ok) return ffmpeg.why;
+        if (FFMPEG !== 'ffmpeg' && !checkFfmpeg('ffmpeg').ok) return checkFfmpeg('ffmpeg').why;
+        if (!existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'))
+            return '未找到 Chromium（首帧时间需要它）。请安装：apt-get install -y chromium fonts-noto-cjk，或用 CHROMIUM_PATH 指向它。';
+        return undefined;
+    },
     async run(): Promise<Figure[]> {
         const figures: Figure[] = [];
         const source = await startRtspSource();
         const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-video-'));
-        const relay = createVideoRelay({ dir });
+        const relay = createVideoRelay({ dir, ffmpegPath: FFMPEG });
         try {
             for (const n of [1, 10]) {
                 const ids = Array.from({ length: n }, (_, i) => n * 100 + i);
@@ -104,7 +115,7 @@ const group: BenchGroup = {
             }).listen(0, '127.0.0.1');
             await new Promise((r) => http.once('listening', r));
             const browser = await chromium.launch({
-                executablePath: '/usr/bin/chromium',
+                executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
                 args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
             });
             try {

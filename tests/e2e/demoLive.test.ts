@@ -1,8 +1,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { DEMO_DEVICES } from '../../server/seed/devices';
-import { DEMO_ALERT_RULE, DEMO_EDGE_INSTANCE, DEMO_SCENE_RULE } from '../../server/seed/live';
-import { haveChromium, launchBrowser, screenshot, signIn, startPrivateServer, type RunningServer } from './support';
+import { DEMO_ALERT_RULE, DEMO_CAMERA, DEMO_EDGE_INSTANCE, DEMO_SCENE_RULE } from '../../server/seed/live';
+import {
+    byText,
+    haveChromium,
+    launchBrowser,
+    screenshot,
+    signIn,
+    startPrivateServer,
+    type RunningServer,
+} from './support';
 
 interface Envelope<T> {
     code: number | string;
@@ -14,8 +22,9 @@ interface Envelope<T> {
  * The live first start (issue 31) on a fresh data directory with the demo (SEED_DEMO=1, DEMO_LIVE on by default), a
  * server of its own (not the shared one, which runs with DEMO_LIVE=0): within 60 s of its first answer the broker
  * has the demo's devices connected and messages flowing, the dashboard's online count is the broker's connected
- * devices, the scene rule and the alert rule have fired (journal rows), the alert is on the dashboard, and the demo
- * edge instance's 监控 tab shows figures. Screens: tests/e2e/output/demo-live-*.png.
+ * devices, the scene rule and the alert rule have fired (journal rows), the alert is on the dashboard, the demo
+ * edge instance's 监控 tab shows figures and the demo camera plays ffmpeg's test pattern on /videoInfo (ffmpeg is
+ * installed here and in CI). Screens a minute after the first answer: tests/e2e/output/demo-live-*.png.
  */
 describe.skipIf(!haveChromium)('a live first start', () => {
     let server: RunningServer;
@@ -63,18 +72,19 @@ describe.skipIf(!haveChromium)('a live first start', () => {
             real = await api<typeof real>('/api/monitor/real');
             return real.connected === live.length && real.upPerSecond > 0;
         });
-        // 在线 means connected: the dashboard's online count is the broker's connections (all of them the demo's).
+        // 在线 means connected: the dashboard's online count is the broker's connections (all of them the demo's),
+        // and the demo camera once its stream plays (a camera is online while it plays, not through the broker).
         const counts = await api<{ onlineTotal: number }>('/api/device/total');
-        expect(counts.onlineTotal).toBe(real.connected);
+        const cameras = await api<{ records: Array<{ deviceName: string; status: string }> }>(
+            '/api/video-device/list?pageNumber=1&pageSize=10',
+        );
+        const playing = cameras.records.filter((r) => r.status === 'ONLINE').length;
+        expect(counts.onlineTotal).toBe(real.connected + playing);
         const simulations = await api<{ records: Array<{ running: boolean; deviceNames: string[] }> }>(
             '/api/simulation/list?pageNumber=1&pageSize=20',
         );
         expect(simulations.records.every((s) => s.running)).toBe(true);
         expect(simulations.records.flatMap((s) => s.deviceNames).sort()).toEqual(live.map((d) => d.deviceName).sort());
-        await page.goto(`${server.url}/monitor/real`);
-        await page.locator('svg, canvas').first().waitFor();
-        await page.waitForTimeout(3000);
-        await screenshot(page, 'demo-live-monitor-real');
     });
 
     it('fires the scene rule and the alert rule: journal rows, and the alert on the dashboard', async () => {
@@ -91,10 +101,8 @@ describe.skipIf(!haveChromium)('a live first start', () => {
         expect(events.records[0].deviceName).toBe('TH-OFFICE-01');
         await page.goto(`${server.url}/introduce`);
         await page.locator('table[aria-label="告警事件"] tbody tr', { hasText: 'TH-OFFICE-01' }).first().waitFor();
-        await screenshot(page, 'demo-live-dashboard');
         await page.goto(`${server.url}/ruleEngine/RuleJournal`);
         await page.locator('table tbody tr', { hasText: DEMO_ALERT_RULE }).first().waitFor();
-        await screenshot(page, 'demo-live-rule-journal');
     });
 
     it("shows the demo edge instance's monitor figures", async () => {
@@ -110,6 +118,66 @@ describe.skipIf(!haveChromium)('a live first start', () => {
             return typeof figures.latest.cpuUsage === 'number' && typeof figures.latest.msgUp === 'number';
         });
         await page.goto(`${server.url}/edge/instance/detail/${instance!.id}/monitor`);
+        await page.getByText('CPU使用率（%）').first().waitFor();
+    });
+
+    const cameraId = async () => {
+        const cameras = await api<{ records: Array<{ deviceId: number; deviceName: string; pushing: number }> }>(
+            '/api/video-device/list?pageNumber=1&pageSize=10',
+        );
+        const camera = cameras.records.find((r) => r.deviceName === DEMO_CAMERA);
+        expect(camera?.pushing).toBe(1);
+        return camera!.deviceId;
+    };
+    const playing = (seconds: number) =>
+        page.waitForFunction(
+            (t) => {
+                const v = document.querySelector<HTMLVideoElement>('[data-testid="live-video"]');
+                return !!v && v.readyState >= 2 && v.currentTime > t;
+            },
+            seconds,
+            { timeout: 45_000 },
+        );
+
+    it('plays the demo camera, a generated test pattern, on /videoInfo', async () => {
+        await page.goto(`${server.url}/videoInfo/${DEMO_CAMERA}?deviceId=${await cameraId()}`);
+        await page.getByTestId('live-video').waitFor({ state: 'visible', timeout: 30_000 });
+        // Frames decoded and time advancing: the looped clip plays, 320×240 as generated.
+        await playing(1.5);
+        const video = page.getByTestId('live-video');
+        expect(await video.evaluate((v: HTMLVideoElement) => [v.videoWidth, v.videoHeight])).toEqual([320, 240]);
+        // The camera is online while its stream plays.
+        await byText(page.locator('section').first(), '在线').waitFor();
+    });
+
+    it('looks alive a minute after the first start (screens for review)', async () => {
+        const left = 60_000 - (Date.now() - firstAnswer);
+        if (left > 0) await page.waitForTimeout(left);
+        const shots: Array<[string, string, () => Promise<unknown>]> = [
+            ['introduce', 'demo-live-dashboard', () => page.locator('ul[aria-label="待处理告警分布"]').waitFor()],
+            ['monitor/real', 'demo-live-monitor-real', () => page.getByText('最近一分钟的消息数（每秒）').waitFor()],
+            [
+                'ruleEngine/RuleJournal',
+                'demo-live-rule-journal',
+                () => page.locator('table tbody tr', { hasText: DEMO_SCENE_RULE }).first().waitFor(),
+            ],
+            ['monitor/imitate', 'demo-live-simulations', () => page.locator('table tbody tr').first().waitFor()],
+        ];
+        for (const [target, name, ready] of shots) {
+            await page.goto(`${server.url}/${target}`);
+            await ready();
+            await page.waitForTimeout(1500);
+            await screenshot(page, name);
+        }
+        await page.goto(`${server.url}/videoInfo/${DEMO_CAMERA}?deviceId=${await cameraId()}`);
+        await playing(2);
+        await screenshot(page, 'demo-live-camera');
+        const instance = (
+            await api<{ records: Array<{ id: number; name: string }> }>(
+                '/api/edge/instance/list?pageNumber=1&pageSize=10',
+            )
+        ).records.find((r) => r.name === DEMO_EDGE_INSTANCE)!;
+        await page.goto(`${server.url}/edge/instance/detail/${instance.id}/monitor`);
         await page.getByText('CPU使用率（%）').first().waitFor();
         await page.waitForTimeout(1500);
         await screenshot(page, 'demo-live-edge-monitor');

@@ -117,3 +117,19 @@ describe('the live demo', () => {
         expect(liveRows.map((r) => r.status)).toEqual(live.map(() => 'OFFLINE'));
     });
 });
+
+describe('a machine without ffmpeg', () => {
+    it('says on /vaServices (platform info) why video cannot run and how to install ffmpeg', async () => {
+        const bare = await createTestServer({ config: { ffmpegPath: '/nonexistent/ffmpeg' } });
+        try {
+            const info = await call(bare, 'GET', '/api/platform/info');
+            expect((info.body.data as { videoToolMissing: string }).videoToolMissing).toContain(
+                'apt-get install -y ffmpeg',
+            );
+            const here = await call(s, 'GET', '/api/platform/info');
+            expect((here.body.data as { videoToolMissing: string | null }).videoToolMissing).toBeNull();
+        } finally {
+            await bare.close();
+        }
+    });
+});
