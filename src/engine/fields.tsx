@@ -4,6 +4,7 @@ import dayjs from 'dayjs';
 import ContentCopyIcon from '@mui/icons-material/ContentCopy';
 import { BooleanField, Link, NumberField, ReferenceField, TextField, useNotify, useRecordContext } from 'react-admin';
 import { copyText } from './actions/copy';
+import { ProgressBar } from './Progress';
 import { referencePath } from './context';
 import type { FieldDefinition, FieldType, InputKind } from './types';
 
@@ -156,6 +157,17 @@ const PositionDisplay = ({ source, field }: DisplayProps) => {
     );
 };
 
+/** A bar with its text (type 'progress'): `progress.value` / `text` / `color` from the record, else the value as a percentage. */
+const ProgressDisplay = ({ source, field }: DisplayProps) => {
+    const record = useRecordContext<Row>();
+    if (!record) return null;
+    const raw = field.progress?.value ? field.progress.value(record) : record[source];
+    if (isBlank(raw) && !field.progress?.text) return <Blank />;
+    const value = isBlank(raw) ? undefined : Number(raw);
+    const text = field.progress?.text?.(record) ?? `${Math.round(value ?? 0)}%`;
+    return <ProgressBar value={value} text={text} label={field.label} color={field.progress?.color?.(record)} />;
+};
+
 const RenderDisplay = ({ field }: DisplayProps) => {
     const record = useRecordContext<Row>();
     if (!record || !field.render) return null;
@@ -206,6 +218,8 @@ export function fieldKind(type: FieldType): { Display: ComponentType<DisplayProp
             return { Display: LinkDisplay, input: 'text' };
         case 'password':
             return { Display: PasswordDisplay, input: 'password' };
+        case 'progress':
+            return { Display: ProgressDisplay, input: 'none' };
     }
 }
 
