@@ -111,7 +111,9 @@ const MaskedDisplay = ({ source, field }: DisplayProps) => {
     const value = useRecordContext<Row>()?.[source];
     const [shown, setShown] = useState(false);
     if (isBlank(value)) return <Blank />;
-    const Display = fieldKind(fieldTypeOf({ ...field, masked: false })).Display;
+    // A password's own display is ****** again: revealed, a secret reads as text.
+    const type = fieldTypeOf(field);
+    const Display = type === 'password' ? TextDisplay : fieldKind(type).Display;
     return (
         <Typography component="span" variant="body2" sx={{ display: 'inline-flex', alignItems: 'center', gap: 1 }}>
             {shown ? (
