@@ -4,6 +4,7 @@ import dayjs from 'dayjs';
 import ContentCopyIcon from '@mui/icons-material/ContentCopy';
 import { BooleanField, Link, NumberField, ReferenceField, TextField, useNotify, useRecordContext } from 'react-admin';
 import { copyText } from './actions/copy';
+import { ProgressBar } from './Progress';
 import { referencePath } from './context';
 import type { FieldDefinition, FieldType, InputKind } from './types';
 
@@ -110,7 +111,9 @@ const MaskedDisplay = ({ source, field }: DisplayProps) => {
     const value = useRecordContext<Row>()?.[source];
     const [shown, setShown] = useState(false);
     if (isBlank(value)) return <Blank />;
-    const Display = fieldKind(fieldTypeOf({ ...field, masked: false })).Display;
+    // A password's own display is ****** again: revealed, a secret reads as text.
+    const type = fieldTypeOf(field);
+    const Display = type === 'password' ? TextDisplay : fieldKind(type).Display;
     return (
         <Typography component="span" variant="body2" sx={{ display: 'inline-flex', alignItems: 'center', gap: 1 }}>
             {shown ? (
@@ -154,6 +157,17 @@ const PositionDisplay = ({ source, field }: DisplayProps) => {
             {text}
         </Typography>
     );
+};
+
+/** A bar with its text (type 'progress'): `progress.value` / `text` / `color` from the record, else the value as a percentage. */
+const ProgressDisplay = ({ source, field }: DisplayProps) => {
+    const record = useRecordContext<Row>();
+    if (!record) return null;
+    const raw = field.progress?.value ? field.progress.value(record) : record[source];
+    if (isBlank(raw) && !field.progress?.text) return <Blank />;
+    const value = isBlank(raw) ? undefined : Number(raw);
+    const text = field.progress?.text?.(record) ?? `${Math.round(value ?? 0)}%`;
+    return <ProgressBar value={value} text={text} label={field.label} color={field.progress?.color?.(record)} />;
 };
 
 const RenderDisplay = ({ field }: DisplayProps) => {
@@ -206,6 +220,8 @@ export function fieldKind(type: FieldType): { Display: ComponentType<DisplayProp
             return { Display: LinkDisplay, input: 'text' };
         case 'password':
             return { Display: PasswordDisplay, input: 'password' };
+        case 'progress':
+            return { Display: ProgressDisplay, input: 'none' };
     }
 }
 

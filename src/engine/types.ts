@@ -22,7 +22,9 @@ export type FieldType =
     | 'link'
     | 'password'
     /** A point on the map: fills `position`'s longitude / latitude / address / province / city / area fields. */
-    | 'position';
+    | 'position'
+    /** A bar with its text (`progress`): the value is a percentage unless `progress.value` computes one. */
+    | 'progress';
 
 export type InputKind =
     | 'text'
@@ -231,6 +233,12 @@ export interface FieldDefinition {
         columns?: string;
         /** Text when there is no row (default 暂无<label>). */
         empty?: string;
+    };
+    /** Type 'progress': the percentage and the words beside the bar, from the record (default: the value and `${value}%`). */
+    progress?: {
+        value?: (record: Row) => number | undefined;
+        text?: (record: Row) => string;
+        color?: (record: Row) => 'primary' | 'success' | 'error' | 'warning' | 'info';
     };
     /** Date and time inputs ('date', 'time', 'datetime', 'dateRange'): bounds, disabled days, shortcuts, the value's form. */
     dates?: DateOptions;

@@ -94,7 +94,13 @@ export interface CallAction extends ActionBase {
     call: CallRef;
     confirm?: Of<string>;
     confirmTitle?: string;
+    /**
+     * Said after success: a text, or one built from the call's answer. `answer` is what the call's `read` picks from the
+     * envelope (the whole `data`, or `read: 'msg'` for the platform's own words), not the envelope itself.
+     */
     success?: string | ((answer: unknown, scope: Scope) => string);
+    /** While the call runs, a moving bar beside the button with this text (default `正在${label}…`); false: none. */
+    progress?: Of<string> | false;
     /** Shown when the call fails without a message of its own (default '操作失败'). */
     failure?: string;
     refresh?: Refresh;

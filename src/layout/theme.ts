@@ -17,6 +17,8 @@ export const theme: RaThemeOptions = {
         fontFamily: FONT,
         fontSize: 14,
         h6: { fontWeight: 500 },
+        // MUI upper-cases button text: 添加Broker would read 添加BROKER. Labels show as written.
+        button: { textTransform: 'none' },
     },
     sidebar: { width: 220, closedWidth: 56 },
     components: {

@@ -20,6 +20,7 @@ import FormActionDialog from './FormAction';
 import { failureText, of, ROW_SX, useActionResource, useAfterSuccess, useToast } from './shared';
 import { useCan } from '../rights';
 import { RevealDialog } from './RevealDialog';
+import { ProgressBar } from '../Progress';
 
 // Upload and widget dialogs load on first use. The form dialog is in FormDialog's static graph already, so
 // a lazy import of it would move nothing (Vite's INEFFECTIVE_DYNAMIC_IMPORT).
@@ -212,13 +213,23 @@ function CallButton(props: {
             {face ? (
                 face(click, running)
             ) : (
-                <ActionFace
-                    action={action}
-                    scope={scope}
-                    size={size}
-                    busy={running}
-                    onClick={() => (action.confirm ? setAsking(true) : void run())}
-                />
+                <Box component="span" sx={{ display: 'inline-flex', alignItems: 'center', gap: 1 }}>
+                    <ActionFace
+                        action={action}
+                        scope={scope}
+                        size={size}
+                        busy={running}
+                        onClick={() => (action.confirm ? setAsking(true) : void run())}
+                    />
+                    {/* While it runs, the same bar as a progress field says what is happening, not only a greyed button. */}
+                    {running && action.progress !== false ? (
+                        <ProgressBar
+                            label={of(action.label, scope)}
+                            text={action.progress ? of(action.progress, scope) : `正在${of(action.label, scope)}…`}
+                            width={size === 'small' ? 60 : 100}
+                        />
+                    ) : null}
+                </Box>
             )}
             {action.confirm ? (
                 <Confirm

@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { ScopeProvider } from '../scope';
 import { yupResolver } from '@hookform/resolvers/yup';
 import { Box, Button, LinearProgress, Typography } from '@mui/material';
 import { useFormState, useWatch, type Resolver } from 'react-hook-form';
@@ -245,6 +246,11 @@ export default function FormActionDialog({
             )
         ) : undefined;
 
+    const inner = useMemo(
+        () => ({ record: scope.record, selected: scope.selected, page: scope.page, data: scope.data }),
+        [scope.record, scope.selected, scope.page, scope.data],
+    );
+
     const onSubmit = async (values: FormValues) => {
         const submitScope = { ...scope, values };
         // `guard` with the values: its reason is said and the dialog stays open.
@@ -266,29 +272,32 @@ export default function FormActionDialog({
     };
 
     return (
-        <ActionForm
-            open={open}
-            onClose={onClose}
-            title={title}
-            fields={action.fields}
-            schema={action.schema}
-            defaultValues={defaultValues}
-            mode={action.mode ?? 'create'}
-            disabled={locked}
-            onSubmit={onSubmit}
-            failure={action.failure}
-            submitLabel={action.submitLabel}
-            width={action.width}
-            pending={pending}
-            liveSchema={action.liveSchema}
-            ready={action.ready}
-            errorField={action.errorField}
-        >
-            {note ? (
-                <Typography variant="body2" color="text.secondary" sx={{ mt: 1 }}>
-                    {note}
-                </Typography>
-            ) : null}
-        </ActionForm>
+        // The inputs (a picker's params, choicesFrom) see the row or page record as `record`, as docs section 6 says.
+        <ScopeProvider value={inner}>
+            <ActionForm
+                open={open}
+                onClose={onClose}
+                title={title}
+                fields={action.fields}
+                schema={action.schema}
+                defaultValues={defaultValues}
+                mode={action.mode ?? 'create'}
+                disabled={locked}
+                onSubmit={onSubmit}
+                failure={action.failure}
+                submitLabel={action.submitLabel}
+                width={action.width}
+                pending={pending}
+                liveSchema={action.liveSchema}
+                ready={action.ready}
+                errorField={action.errorField}
+            >
+                {note ? (
+                    <Typography variant="body2" color="text.secondary" sx={{ mt: 1 }}>
+                        {note}
+                    </Typography>
+                ) : null}
+            </ActionForm>
+        </ScopeProvider>
     );
 }

@@ -287,7 +287,7 @@ export function DateRangeFilterPickers({
                 min={boundOf(filter.dates?.min, 'ms', {})}
                 max={boundOf(filter.dates?.max, 'ms', {})}
                 size="small"
-                width={210}
+                width={240}
                 onChange={(s, e) => {
                     if (text(s) !== from || text(e) !== to) onChange(text(s), text(e));
                 }}
