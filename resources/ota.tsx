@@ -377,7 +377,6 @@ export default defineResource({
             header: {
                 title: ({ record }) =>
                     `批次 ${String(record.id)}：${String(record.packageName ?? '')} ${String(record.version ?? '')}`,
-                status: 'status',
                 fields: [
                     ['status', { label: '批次状态', type: 'status', choices: [...OTA_BATCH_STATUSES] }],
                     ['summary', { label: '各状态设备数' }],
