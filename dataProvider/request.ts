@@ -52,7 +52,19 @@ export function buildRequest(
     const headers: Record<string, string> = {};
     let body: BodyInit | undefined;
     let query = '';
-    if (mode === 'query' || mode === 'segments' || method === 'GET') {
+    if (mode === 'file') {
+        // The file itself is the body (the server streams it, never holding it whole); the other params and the
+        // file's name travel in the query.
+        const key = Object.keys(rest).find((k) => typeof Blob !== 'undefined' && rest[k] instanceof Blob);
+        if (key) {
+            const file = rest[key] as Blob & { name?: string };
+            delete rest[key];
+            if (file.name && rest.fileName === undefined) rest.fileName = file.name;
+            body = file;
+            headers['Content-Type'] = 'application/octet-stream';
+        }
+        query = toQuery(rest, call.arrays);
+    } else if (mode === 'query' || mode === 'segments' || method === 'GET') {
         query = toQuery(rest, call.arrays);
     } else if (mode === 'json') {
         body = JSON.stringify(rest);

@@ -29,8 +29,9 @@ export interface ApiCall {
     /**
      * How the params travel. Defaults: GET and DELETE → 'query'; POST and PUT → 'form'.
      * 'segments' appends the param values, in `segments` order, as path segments (GET /x/{a}/{b}).
+     * 'file' sends the File param as the raw body (application/octet-stream), the rest and its fileName in the query.
      */
-    body?: 'form' | 'json' | 'query' | 'segments';
+    body?: 'form' | 'json' | 'query' | 'segments' | 'file';
     /** Order of values for body 'segments'. */
     segments?: string[];
     /** Names of the page-number and page-size params (e.g. ['pageNumber', 'pageSize'] or ['page', 'size']). */

@@ -1,4 +1,5 @@
 import * as yup from 'yup';
+import { OTA_DEVICE_CALLS, otaSections } from './ota/deviceTab';
 import RefreshIcon from '@mui/icons-material/Refresh';
 import EditIcon from '@mui/icons-material/Edit';
 import UploadIcon from '@mui/icons-material/Upload';
@@ -693,6 +694,7 @@ const TAB = {
     serviceCall: { label: '服务调用', sections: servicesSections },
     subDevices: { label: '子设备管理', when: isGateway, sections: [subDevicesList] },
     files: { label: '文件管理', sections: [filesList] },
+    ota: { label: '固件升级', sections: otaSections },
     subscription: {
         label: '数据订阅',
         sections: [
@@ -816,6 +818,7 @@ export default defineResource({
                 tab('4', 'files'),
                 tab('5', 'subDevices'),
                 tab('6', 'subscription'),
+                tab('7', 'ota'),
             ],
         },
         {
@@ -833,6 +836,7 @@ export default defineResource({
                 tab('event', 'eventManage'),
                 tab('service', 'serviceCall'),
                 tab('childDevice', 'subDevices'),
+                tab('ota', 'ota'),
             ],
         },
         {
@@ -887,6 +891,7 @@ export default defineResource({
                 success: 'code200',
                 failure: '删除失败',
             },
+            ...OTA_DEVICE_CALLS,
             files: {
                 get: '/api/device/file/list',
                 paging: ['pageNumber', 'pageSize'],

@@ -36,6 +36,7 @@ export const MENU: MenuNode = {
                 { id: 'videoList', name: '视频设备', url: '/videoList', icon: 'Videocam' },
                 { id: 'videoData', name: '视频统计', url: '/videoData', icon: 'Insights' },
                 { id: 'subscription', name: '服务端订阅', url: '/subscription', icon: 'Send' },
+                { id: 'ota', name: '固件升级', url: '/ota', icon: 'SystemUpdateAlt' },
             ],
         },
         {
