@@ -637,6 +637,7 @@ async function tlsRows(): Promise<Figure[]> {
             ['tls.mosquitto', mosquitto.tls, mosquittoPackets, ca, mosquitto.rss],
         ] as const) {
             const held = await memoryPerIdle(size, port, packets, idle, useCa);
+            console.log(`mqtt: tls: ${name} idle connections held, load average ${os.loadavg()[0].toFixed(1)}`);
             figures.push(tlsFigure(`${name}.memoryPerIdleConnection`, held.kb, 'KB'));
             held.close();
             await new Promise((r) => setTimeout(r, 500));
@@ -650,6 +651,7 @@ async function tlsRows(): Promise<Figure[]> {
             const generator = await startGenerator();
             try {
                 await generator.connect(port, devs, true, topic, useCa);
+                console.log(`mqtt: tls: ${label} ingest, load average ${os.loadavg()[0].toFixed(1)}`);
                 const before = await platform.stats();
                 const flood = await generator.flood(INGEST_SECONDS);
                 const after = await platform.stats();
@@ -675,6 +677,7 @@ async function tlsRows(): Promise<Figure[]> {
             const [generator, subscriber] = await Promise.all([startGenerator(), startGenerator()]);
             try {
                 await generator.connect(port, mdevs, false, mtopic, useCa);
+                console.log(`mqtt: tls: ${label} ingest, load average ${os.loadavg()[0].toFixed(1)}`);
                 await subscriber.subscribe(mosquitto.plain, '/sys/#');
                 const before = await subscriber.count();
                 const flood = await generator.flood(INGEST_SECONDS);
