@@ -2,7 +2,8 @@ import { X509Certificate, createPrivateKey, randomBytes, webcrypto } from 'node:
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import './reflectShim';
+// @peculiar/x509's dependency tsyringe needs the Reflect metadata API at load.
+import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 
 /**
