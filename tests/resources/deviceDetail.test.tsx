@@ -146,7 +146,15 @@ describe('device detail screens', () => {
         const device = await newDevice(gateway, '网关');
         renderApp(`/devInstanceDetail/${gateway.productId}/${device.deviceId}?child=true`);
         await deviceTitle();
-        expect(tabNames()).toEqual(['设备信息', 'Topic列表', '运行状态', '事件管理', '服务调用', '子设备管理', '固件升级']);
+        expect(tabNames()).toEqual([
+            '设备信息',
+            'Topic列表',
+            '运行状态',
+            '事件管理',
+            '服务调用',
+            '子设备管理',
+            '固件升级',
+        ]);
         expect(selectedTab()).toHaveTextContent('子设备管理');
         expect(screen.getByRole('tabpanel')).toHaveAccessibleName('子设备管理');
     });
@@ -189,7 +197,15 @@ describe('device detail screens', () => {
         // No devicesId: the path alone names the device.
         renderApp(`/devices/${gateway.productKey}/${gw.deviceName}?checkIdx=5`);
         await deviceTitle();
-        expect(tabNames()).toEqual(['设备信息', 'Topic列表', '物模型数据', '文件管理', '子设备管理', '数据订阅', '固件升级']);
+        expect(tabNames()).toEqual([
+            '设备信息',
+            'Topic列表',
+            '物模型数据',
+            '文件管理',
+            '子设备管理',
+            '数据订阅',
+            '固件升级',
+        ]);
         expect(selectedTab()).toHaveTextContent('子设备管理');
     });
 
