@@ -125,7 +125,7 @@ describe('device detail screens', () => {
         expect(
             within(screen.getByRole('navigation', { name: 'breadcrumb' })).getByRole('link', { name: '设备管理' }),
         ).toHaveAttribute('href', '/deviceInstance');
-        expect(tabNames()).toEqual(['设备信息', 'Topic列表', '运行状态', '事件管理', '服务调用']);
+        expect(tabNames()).toEqual(['设备信息', 'Topic列表', '运行状态', '事件管理', '服务调用', '固件升级']);
         expect(selectedTab()).toHaveTextContent('设备信息');
         expect(await screen.findByLabelText('备注名称')).toHaveTextContent('一号设备');
 
@@ -146,7 +146,15 @@ describe('device detail screens', () => {
         const device = await newDevice(gateway, '网关');
         renderApp(`/devInstanceDetail/${gateway.productId}/${device.deviceId}?child=true`);
         await deviceTitle();
-        expect(tabNames()).toEqual(['设备信息', 'Topic列表', '运行状态', '事件管理', '服务调用', '子设备管理']);
+        expect(tabNames()).toEqual([
+            '设备信息',
+            'Topic列表',
+            '运行状态',
+            '事件管理',
+            '服务调用',
+            '子设备管理',
+            '固件升级',
+        ]);
         expect(selectedTab()).toHaveTextContent('子设备管理');
         expect(screen.getByRole('tabpanel')).toHaveAccessibleName('子设备管理');
     });
@@ -172,7 +180,7 @@ describe('device detail screens', () => {
             `/devices/${plain.productKey}/${device.deviceName}?devicesId=${device.deviceId}&checkIdx=5`,
         );
         await deviceTitle();
-        expect(tabNames()).toEqual(['设备信息', 'Topic列表', '物模型数据', '文件管理', '数据订阅']);
+        expect(tabNames()).toEqual(['设备信息', 'Topic列表', '物模型数据', '文件管理', '数据订阅', '固件升级']);
         expect(selectedTab()).toHaveTextContent('设备信息');
         expect(
             within(screen.getByRole('navigation', { name: 'breadcrumb' })).getByRole('link', { name: '设备管理' }),
@@ -189,7 +197,15 @@ describe('device detail screens', () => {
         // No devicesId: the path alone names the device.
         renderApp(`/devices/${gateway.productKey}/${gw.deviceName}?checkIdx=5`);
         await deviceTitle();
-        expect(tabNames()).toEqual(['设备信息', 'Topic列表', '物模型数据', '文件管理', '子设备管理', '数据订阅']);
+        expect(tabNames()).toEqual([
+            '设备信息',
+            'Topic列表',
+            '物模型数据',
+            '文件管理',
+            '子设备管理',
+            '数据订阅',
+            '固件升级',
+        ]);
         expect(selectedTab()).toHaveTextContent('子设备管理');
     });
 

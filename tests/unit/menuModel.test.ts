@@ -47,6 +47,7 @@ describe('menu from the definitions', () => {
             ['视频设备', '/videoList'],
             ['服务端订阅', '/subscription'],
             ['视频统计', '/videoData'],
+            ['固件升级', '/ota'],
         ]);
         expect(section('规则引擎')).toEqual([
             ['场景联动', '/ruleEngine/Linkedge'],
