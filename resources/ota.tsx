@@ -133,9 +133,25 @@ const batchUpgrade: Action = {
         ],
         'sourceVersions',
         'dynamic',
-        // Text inputs until the engine's Chinese date pickers land (input: 'datetime').
-        ['startTime', { label: '开始时间', helperText: '格式 YYYY-MM-DD HH:mm，留空立即开始' }],
-        ['endTime', { label: '结束时间', helperText: '留空不限；到时未推送的设备取消' }],
+        // The batch's window in the engine's Chinese pickers; the value stays the text the schema and server read.
+        [
+            'startTime',
+            {
+                label: '开始时间',
+                input: 'datetime',
+                dates: { valueFormat: 'YYYY-MM-DD HH:mm', min: 'now', shortcuts: true },
+                helperText: '留空立即开始',
+            },
+        ],
+        [
+            'endTime',
+            {
+                label: '结束时间',
+                input: 'datetime',
+                dates: { valueFormat: 'YYYY-MM-DD HH:mm', min: (v) => (v.startTime as string) || 'now' },
+                helperText: '留空不限；到时未推送的设备取消',
+            },
+        ],
         'ratePerMinute',
         'timeoutMinutes',
         'retries',
