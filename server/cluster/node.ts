@@ -210,7 +210,8 @@ export async function startNode(options: NodeOptions) {
     }
     const nodeId = membership?.nodeId ?? `${process.pid}`;
     const redis = config.redisUrl ? await pingRedis(config.redisUrl) : undefined;
-    const register = metricsOf(options, nodeId, membership);
+    // Without METRICS_TOKEN /metrics is off: no registry, no event-loop monitor, no timing of each query.
+    const register = config.metricsToken ? metricsOf(options, nodeId, membership) : undefined;
     let lastReady: boolean | undefined;
 
     setProcessState({
@@ -234,6 +235,7 @@ export async function startNode(options: NodeOptions) {
             return ready;
         },
         async metrics() {
+            if (!register) return { body: '', contentType: 'text/plain' };
             return { body: await register.metrics(), contentType: register.contentType };
         },
         metricsToken: config.metricsToken,

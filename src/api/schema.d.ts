@@ -5535,6 +5535,22 @@ export interface components {
                 online: number;
                 upPerSecond: number;
             }[];
+            /**
+             * @description In a cluster (REDIS_URL, docs/deployment.md): each living process's share, oldest first (self: the one
+             *     answering); the figures above are their sums. Absent with one process.
+             */
+            nodes?: components['schemas']['ClusterNodeShare'][];
+        };
+        ClusterNodeShare: {
+            nodeId: string;
+            self: boolean;
+            /** Format: date-time */
+            startedAt: string;
+            connected: number;
+            upPerSecond: number;
+            downPerSecond?: number;
+            /** @description AMQP consumers connected to this process */
+            consumers?: number;
         };
         DeviceFailure: {
             /**
@@ -11380,6 +11396,8 @@ export interface operations {
                             tlsOnly?: boolean;
                             /** @description Why video push (and the demo camera) cannot run: ffmpeg missing, with how to install it; null when ffmpeg runs */
                             videoToolMissing?: string | null;
+                            /** @description In a cluster, its living processes and each one's share (empty with one process) */
+                            nodes?: components['schemas']['ClusterNodeShare'][];
                         };
                     };
                 };
@@ -13114,12 +13132,20 @@ export interface operations {
                                 connectedSince: string | null;
                                 delivered: number;
                                 acknowledged: number;
+                                /** @description In a cluster: the process it is connected to */
+                                nodeId?: string;
                             }[];
                             online: number;
                             delivered: number;
                             acknowledged: number;
                             backlog: number;
                             deliveryRate: number;
+                            /** @description In a cluster, each process's consumers of the group and delivery rate */
+                            nodes?: {
+                                nodeId: string;
+                                online: number;
+                                deliveryRate: number;
+                            }[];
                         };
                     };
                 };
