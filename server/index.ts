@@ -255,6 +255,7 @@ async function main(): Promise<void> {
     }
 
     let tlsLines: string[] = [];
+    let tlsListeners: Awaited<ReturnType<typeof startTlsListeners>> | undefined;
     if (tlsMaterial) {
         const started = await startTlsListeners({
             config,
@@ -265,6 +266,7 @@ async function main(): Promise<void> {
             shownHost: hostOf(urls0(config.host, port)),
         });
         tlsLines = started.lines;
+        tlsListeners = started;
     }
 
     const urls = addresses(config.host, port);
@@ -341,6 +343,10 @@ async function main(): Promise<void> {
         void node.drain().then(closeAll, closeAll);
     };
     const closeAll = () => {
+        // The HTTPS listener stops taking requests with the plain one; its open sockets end with the process.
+        tlsListeners?.https.close();
+        tlsListeners?.https.closeIdleConnections();
+        tlsListeners?.watcher?.close();
         // Idle keep-alive sockets would hold close() open; busy ones get a few seconds to finish.
         server.close(() => {
             simulator
