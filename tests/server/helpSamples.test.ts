@@ -101,6 +101,11 @@ const CHECKS: Record<string, (ran: Ran, sample: Sample) => Promise<void>> = {
         expect(ran.output).toContain('已通过 TLS 上报');
         await becomes('Brightness', 43);
     },
+    'post-tls-alibaba': async (ran, sample) => {
+        exitsCleanly(ran, sample);
+        expect(ran.output).toContain('已通过 TLS 上报，应答 200');
+        await becomes('Brightness', 44);
+    },
     'reconnect-options': async (ran, sample) => {
         exitsCleanly(ran, sample);
         expect(ran.output).toContain('已上报并确认');
