@@ -1,6 +1,6 @@
 import SystemUpdateAltIcon from '@mui/icons-material/SystemUpdateAlt';
 import * as yup from 'yup';
-import { defineResource, type Action } from '../src/engine/types';
+import { defineResource, type Action, type FieldDefinition } from '../src/engine/types';
 import type { ListSpec, Scope } from '../src/engine/vocabulary';
 import {
     OTA_BATCH_STATUSES,
@@ -206,6 +206,24 @@ const cancelBatch: Action = {
     refresh: REFRESH,
 };
 
+const countOf = (r: Record<string, unknown>, state: string) =>
+    Number((r.counts as Record<string, number> | undefined)?.[state] ?? 0);
+const finishedPercent = (r: Record<string, unknown>) => {
+    const total = Number(r.total ?? 0);
+    const finished = countOf(r, 'succeeded') + countOf(r, 'failed') + countOf(r, 'cancelled');
+    return total ? Math.round((finished / total) * 100) : 0;
+};
+/** A batch's finished share (成功 + 失败 + 已取消 of all) as a bar; the counts per state stand in their own field. */
+const batchProgress: FieldDefinition = {
+    label: '进度',
+    type: 'progress',
+    progress: {
+        value: (r) => finishedPercent(r),
+        text: (r) => `${finishedPercent(r)}%（共 ${String(r.total ?? 0)} 台）`,
+        color: (r) => (countOf(r, 'failed') > 0 ? 'warning' : 'primary'),
+    },
+};
+
 const batchesList: ListSpec = {
     source: { call: 'batches', params: (scope) => ({ packageId: packageIdOf(scope) }) },
     label: '升级批次',
@@ -222,6 +240,7 @@ const batchesList: ListSpec = {
         ['scope', { label: '范围', type: 'select', choices: [...OTA_SCOPES] }],
         ['status', { label: '批次状态', type: 'status', choices: [...OTA_BATCH_STATUSES] }],
         ['total', { label: '设备数' }],
+        ['counts', batchProgress],
         ['summary', { label: '各状态设备数' }],
         ['createTime', { label: '创建时间', type: 'datetime' }],
     ],
@@ -241,8 +260,19 @@ const devicesList: ListSpec = {
         ['deviceName', { label: 'DeviceName' }],
         ['fromVersion', { label: '原版本' }],
         ['state', { label: '状态', type: 'status', choices: [...OTA_STATES] }],
-        // Text until the engine's progress display lands.
-        ['progress', { label: '进度', render: (r) => `${String(r.progress ?? 0)}%` }],
+        [
+            'progress',
+            {
+                label: '进度',
+                type: 'progress',
+                progress: {
+                    // A finished device is at 100 whatever step it last reported; a failed one keeps its last step.
+                    value: (r) => (r.state === 'succeeded' ? 100 : Number(r.progress ?? 0)),
+                    text: (r) => `${r.state === 'succeeded' ? 100 : Number(r.progress ?? 0)}%`,
+                    color: (r) => (r.state === 'failed' ? 'error' : r.state === 'succeeded' ? 'success' : 'primary'),
+                },
+            },
+        ],
         ['reason', { label: '原因' }],
         ['attempts', { label: '推送次数' }],
         ['updatedAt', { label: '更新时间', type: 'datetime' }],
@@ -395,6 +425,7 @@ export default defineResource({
                     `批次 ${String(record.id)}：${String(record.packageName ?? '')} ${String(record.version ?? '')}`,
                 fields: [
                     ['status', { label: '批次状态', type: 'status', choices: [...OTA_BATCH_STATUSES] }],
+                    ['counts', batchProgress],
                     ['summary', { label: '各状态设备数' }],
                 ],
                 actions: [cancelBatch],

@@ -95,6 +95,10 @@ describe('/ota', () => {
         const device = (await screen.findByText('ota_dev_1', {}, SLOW)).closest('tr') as HTMLElement;
         expect(device).toHaveTextContent('待推送');
         expect(device).toHaveTextContent('0%');
+        // The device's step and the batch's finished share as bars with their words (the engine's progress field).
+        expect(within(device).getByRole('progressbar', { name: '进度' })).toHaveAttribute('aria-valuenow', '0');
+        const bars = screen.getAllByRole('progressbar', { name: '进度' }).map((b) => b.getAttribute('aria-valuetext'));
+        expect(bars).toContainEqual(expect.stringMatching(/^0%（共 1 台）$/));
         expect(screen.getAllByText(/待推送 1 \/ 已推送 0/).length).toBeGreaterThan(0);
         fireEvent.click(within(device).getByRole('button', { name: '取消' }));
         const confirm = await screen.findByRole('dialog');
