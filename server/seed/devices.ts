@@ -16,6 +16,8 @@ export interface DemoDevice {
     live?: true;
     /** Fixed DeviceSecret: the help pages' samples sign in with it as printed (demo data only). */
     secret?: string;
+    /** Last reported minutes before the seed, though not connected now (its pages show today's data). */
+    recent?: true;
     remark?: string;
     projectCode?: string;
     /** [longitude, latitude] */
@@ -34,9 +36,11 @@ export const DEMO_DEVICES: DemoDevice[] = [
     {
         deviceName: 'SL-BJ-0001',
         productName: LAMP,
-        // The user manual's device: the reader connects it with the samples (its secret is the one printed there).
+        // The user manual's device: the reader connects it with the samples (its secret is the one printed there),
+        // and then looks at its properties and events: its history runs up to a few minutes ago.
         status: 'OFFLINE',
         secret: HELP_SECRET,
+        recent: true,
         projectCode: 'P2024002',
         location: [116.397128, 39.916527],
         addr: '北京市东城区景山前街4号',
@@ -180,7 +184,7 @@ export async function insertDemoDevices(
         const created = new Date(now.getTime() - (30 - i) * DAY);
         // Live devices last reported a few minutes ago (their history runs up to then); the simulation goes on from there.
         const connected =
-            d.status === 'INACTIVE' ? null : new Date(now.getTime() - (d.live ? 5 : 3 * 24 * 60) * MINUTE);
+            d.status === 'INACTIVE' ? null : new Date(now.getTime() - (d.live || d.recent ? 5 : 3 * 24 * 60) * MINUTE);
         const [row] = await tx
             .insert(devices)
             .values({

@@ -56,7 +56,12 @@ describe('help, platform, report and apps screens', () => {
     it('/vaServices says which added services run here and leads to each', async () => {
         renderApp('/vaServices');
         const amqp = await screen.findByRole('region', { name: '服务端订阅（AMQP 1.0）' });
-        expect(within(amqp).getByText(`运行中：amqp://localhost:${platform.config.amqpPort}`)).toBeInTheDocument();
+        // TLS is on by default: the consumers' amqps address stands beside the plain one.
+        expect(
+            within(amqp).getByText(
+                `运行中：amqp://localhost:${platform.config.amqpPort}，amqps://localhost:${platform.config.amqpsPort}`,
+            ),
+        ).toBeInTheDocument();
         const video = screen.getByRole('region', { name: '视频接入' });
         expect(within(video).getByText(/GB28181 摄像头注册地址 udp:\/\/localhost:\d+/)).toBeInTheDocument();
         expect(screen.getByRole('region', { name: '多实例集群' })).toHaveTextContent('未开启：单实例运行');

@@ -90,7 +90,8 @@ describe('sub-devices: list', () => {
             productName: '三相电表_E1',
             productKey: expect.stringMatching(/^[A-Za-z0-9]{11}$/),
             nodeType: 0,
-            status: 'ONLINE',
+            // The demo seeds no device ONLINE (online means connected); nothing connects in this test.
+            status: 'OFFLINE',
             createTime: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
             remark: '一号车间总表',
         });
