@@ -458,7 +458,9 @@ export function createSimulator({ db, access, log = (m) => console.warn(m) }: Si
             running.clear();
             const all = [...live.values()];
             live.clear();
-            await Promise.all(all.map((d) => d.client?.endAsync().catch(() => undefined)));
+            // Forced: at a stop the broker has already paused its connections (the drain), so a post in flight would
+            // never get its PUBACK and a polite end would wait for it forever (the server never exited).
+            await Promise.all(all.map((d) => d.client?.endAsync(true).catch(() => undefined)));
         },
     };
 }

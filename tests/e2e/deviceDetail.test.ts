@@ -122,6 +122,7 @@ describe.skipIf(!haveChromium)('device detail screens in Chromium', () => {
             '运行状态',
             '事件管理',
             '服务调用',
+            '固件升级',
         ]);
         await expectText(info('用户名'), device.username);
         await expectText(info('ClientId'), device.clientId);
@@ -238,6 +239,7 @@ describe.skipIf(!haveChromium)('device detail screens in Chromium', () => {
             '物模型数据',
             '文件管理',
             '数据订阅',
+            '固件升级',
         ]);
 
         await tab('Topic列表').click();
