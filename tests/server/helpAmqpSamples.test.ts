@@ -65,7 +65,15 @@ async function amqpSetup() {
         'GET',
         `/api/product?pageNumber=1&pageSize=1&productName=${encodeURIComponent('智能路灯')}`,
     );
-    const product = (products.records as Array<{ productKey: string; projectCode: string }>)[0];
+    const product = (products.records as Array<{ productKey: string; projectCode: string; productId: number }>)[0];
+    // The live demo runs the lamps in a simulation reporting every 30 s. Each sample prints the first message its
+    // consumer group gets and exits, so the lamps' simulation is stopped (as an operator would on /monitor/imitate)
+    // before the subscription exists: the group's first message is then the one lampPosts sends, and each sample must
+    // print exactly that topic and body.
+    const sims = await api('GET', `/api/simulation/list?pageNumber=1&pageSize=100&productId=${product.productId}`);
+    const running = (sims.records as Array<{ id: number; running: boolean }>).filter((r) => r.running);
+    expect(running.length).toBeGreaterThan(0);
+    for (const sim of running) await api('POST', '/api/simulation/stop', { id: sim.id });
     const group = await api('POST', '/api/consumerGroup/save', {
         projectCode: product.projectCode,
         id: '',
