@@ -81,6 +81,15 @@ function addressOf(conn: Duplex, fallback?: string): string {
     return remote.replace(/^::ffff:/, '');
 }
 
+/** Logs why a connection is closed (once per listener, address and minute) and closes it. */
+function refuse(conn: Duplex, options: { refusal: RefusalLog; listener: string }, address: string, reason: string) {
+    options.refusal(
+        `${options.listener} ${address}`,
+        `${options.listener} 关闭来自 ${address} 的连接：${reason}（同一端口同一地址一分钟内只记录一次）`,
+    );
+    conn.destroy();
+}
+
 /**
  * Checks every chunk aedes reads from `conn` (aedes reads with `conn.read()` on 'readable') and destroys the connection
  * at a header over the limit; the chunk is then withheld from aedes.
@@ -96,12 +105,7 @@ export function guardMqtt(
         if (chunk === null || conn.destroyed) return chunk;
         const reason = scan(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
         if (!reason) return chunk;
-        const address = addressOf(conn, options.address);
-        options.refusal(
-            `${options.listener} ${address}`,
-            `${options.listener} 关闭来自 ${address} 的连接：${reason}（同一端口同一地址一分钟内只记录一次）`,
-        );
-        conn.destroy();
+        refuse(conn, options, addressOf(conn, options.address), reason);
         return null;
     };
 }
@@ -167,13 +171,7 @@ export function guardAmqp(
 ): () => void {
     const scan = amqpScanner(options.maxFrame);
     const address = addressOf(socket);
-    const close = (reason: string) => {
-        options.refusal(
-            `${options.listener} ${address}`,
-            `${options.listener} 关闭来自 ${address} 的连接：${reason}（同一端口同一地址一分钟内只记录一次）`,
-        );
-        socket.destroy();
-    };
+    const close = (reason: string) => refuse(socket, options, address, reason);
     // rhea reads with 'data' listeners: a chunk over the limit is withheld from them, not just followed by a close.
     const emit = socket.emit.bind(socket) as (event: string | symbol, ...args: unknown[]) => boolean;
     socket.emit = ((event: string | symbol, ...args: unknown[]) => {
