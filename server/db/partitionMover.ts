@@ -14,8 +14,18 @@ import { DAY_MS, PARTITIONED_TABLES, type PartitionedTable } from './partitions'
  *
  * Rows older than the retention are deleted instead of moved, and messages of devices deleted meanwhile are not
  * moved (the legacy table lost its foreign key: deleting a device no longer cascades into it).
+ *
+ * Several processes on one database (DATABASE_URL) each start a mover: only one moves at a time. Each batch runs in a
+ * transaction that first takes a transaction-level advisory lock (MOVER_LOCK, per schema) with pg_try_advisory_xact_lock;
+ * a mover that does not get it stops with `busy` and its process tries again later (startLegacyMover). Why a
+ * transaction-level lock and not a session one: the pool hands each statement any connection, and a transaction's lock
+ * goes with its commit, rollback or the death of its process (kill -9 included), so no process can leave it held.
  */
 export const MOVE_BATCH = 10_000;
+/** Seconds a process whose mover found another one moving waits before it tries again. */
+export const MOVER_RETRY_MS = 30_000;
+/** The advisory lock key of the mover in the current schema (advisory locks are per database). */
+const MOVER_LOCK = `hashtext('iot_partition_mover:' || current_schema())`;
 
 type Rows<T> = { rows: T[] };
 
@@ -36,6 +46,8 @@ export interface MoveResult {
     kept: number;
     /** Legacy tables emptied and dropped. */
     dropped: string[];
+    /** Stopped because another mover (another process) held the lock: try again later. */
+    busy?: boolean;
 }
 
 async function columnsOf(db: Db, table: string): Promise<string[]> {
@@ -57,6 +69,22 @@ export async function legacyTables(db: Db): Promise<PartitionedTable[]> {
     return out;
 }
 
+/** Runs `fn` in a transaction holding the mover's lock; undefined when another mover holds it. */
+async function underLock<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<{ value: T } | undefined> {
+    return db.transaction(async (tx) => {
+        const lock = (await tx.execute(
+            sql.raw(`SELECT pg_try_advisory_xact_lock(${MOVER_LOCK}) AS got`),
+        )) as unknown as Rows<{ got: boolean }>;
+        if (!lock.rows[0]?.got) return undefined;
+        return { value: await fn(tx as unknown as Db) };
+    });
+}
+
+const isMissingTable = (err: unknown) => {
+    const e = err as { code?: string; cause?: { code?: string } } | undefined;
+    return (e?.code ?? e?.cause?.code) === '42P01';
+};
+
 /** Moves every legacy table's rows, batch after batch, then drops the emptied legacy tables. */
 export async function moveLegacyRows(db: Db, opts: MoveOptions = {}): Promise<MoveResult> {
     const batch = opts.batch ?? MOVE_BATCH;
@@ -77,32 +105,53 @@ export async function moveLegacyRows(db: Db, opts: MoveOptions = {}): Promise<Mo
                 table === 'device_messages' ? 'AND EXISTS (SELECT 1 FROM devices d WHERE d.id = g.device_id)' : '';
             // The batch's days get their partitions first (its own statements: a partition made inside the moving
             // statement would hold the parent's lock for the whole batch), so moved rows do not pile up in default.
-            await db.execute(
-                sql.raw(`SELECT store_day_partition('${table}', day) FROM (
+            // Another process's mover may have finished this table and dropped it meanwhile: then it is done.
+            try {
+                await db.execute(
+                    sql.raw(`SELECT store_day_partition('${table}', day) FROM (
                     SELECT DISTINCT (ts AT TIME ZONE 'UTC')::date AS day FROM "${legacy}" WHERE ${pick}) x
                     WHERE day >= ('${cutoff}'::timestamptz AT TIME ZONE 'UTC')::date`),
-            );
-            const r = (await db.execute(
-                sql.raw(`WITH g AS (DELETE FROM "${legacy}" WHERE ${pick} RETURNING *),
+                );
+            } catch (err) {
+                if (isMissingTable(err)) break;
+                throw err;
+            }
+            // One mover at a time: the batch's statement under the advisory lock, in one transaction.
+            const r = await underLock(db, async (tx) => {
+                const there = (await tx.execute(
+                    sql`SELECT to_regclass(${legacy}) IS NOT NULL AS there`,
+                )) as unknown as Rows<{ there: boolean }>;
+                if (!there.rows[0]?.there) return { moved: 0, kept: 0 };
+                const r = (await tx.execute(
+                    sql.raw(`WITH g AS (DELETE FROM "${legacy}" WHERE ${pick} RETURNING *),
                     ins AS (INSERT INTO "${table}" (${columns}) OVERRIDING SYSTEM VALUE
                         SELECT ${columns} FROM g WHERE ts >= '${cutoff}'::timestamptz ${alive} RETURNING 1)
                     SELECT (SELECT count(*) FROM g)::int AS moved, (SELECT count(*) FROM ins)::int AS kept`),
-            )) as unknown as Rows<{ moved: number; kept: number }>;
-            const moved = Number(r.rows[0]?.moved ?? 0);
-            const kept = Number(r.rows[0]?.kept ?? 0);
+                )) as unknown as Rows<{ moved: number; kept: number }>;
+                return { moved: Number(r.rows[0]?.moved ?? 0), kept: Number(r.rows[0]?.kept ?? 0) };
+            });
+            if (!r) return { ...out, busy: true };
+            const { moved, kept } = r.value;
             out.moved += moved;
             out.kept += kept;
             if (moved) await opts.onBatch?.(table, moved, kept);
             if (moved < batch) break;
         }
-        // Empty now: dropped in one go (a row written meanwhile cannot land there: nothing writes to a legacy table).
-        const left = (await db.execute(
-            sql.raw(`SELECT count(*)::int AS n FROM (SELECT 1 FROM "${legacy}" LIMIT 1) x`),
-        )) as unknown as Rows<{ n: number }>;
-        if (!Number(left.rows[0]?.n)) {
-            await db.execute(sql.raw(`DROP TABLE "${legacy}"`));
-            out.dropped.push(legacy);
-        }
+        // Empty now: dropped in one go (a row written meanwhile cannot land there: nothing writes to a legacy table),
+        // under the lock too, so no other mover is inside a batch of this table.
+        const gone = await underLock(db, async (tx) => {
+            const left = (await tx.execute(
+                sql.raw(`SELECT count(*)::int AS n FROM (SELECT 1 FROM "${legacy}" LIMIT 1) x`),
+            )) as unknown as Rows<{ n: number }>;
+            if (Number(left.rows[0]?.n)) return false;
+            await tx.execute(sql.raw(`DROP TABLE "${legacy}"`));
+            return true;
+        }).catch((err: unknown) => {
+            if (isMissingTable(err)) return { value: false };
+            throw err;
+        });
+        if (!gone) return { ...out, busy: true };
+        if (gone.value) out.dropped.push(legacy);
     }
     return out;
 }
@@ -116,33 +165,54 @@ export function startLegacyMover(
     retentionDays: number,
     log: (message: string) => void = (m) => console.log(m),
     logError = (m: string, e: unknown) => console.error(m, e),
+    retryMs = MOVER_RETRY_MS,
 ): () => void {
     const abort = new AbortController();
     let last = 0;
     let total = 0;
-    void legacyTables(db)
-        .then(async (tables) => {
-            if (!tables.length || abort.signal.aborted) return;
-            log(`消息表分区迁移：开始搬迁旧表 ${tables.join(', ')} / moving legacy rows into the partitioned tables`);
-            const r = await moveLegacyRows(db, {
-                retentionDays,
-                signal: abort.signal,
-                onBatch: (table, moved) => {
-                    total += moved;
-                    if (Date.now() - last > 10_000) {
-                        last = Date.now();
-                        log(`消息表分区迁移：${table} 已搬迁 ${total} 行 / ${total} rows moved`);
-                    }
-                },
+    let timer: NodeJS.Timeout | undefined;
+    let saidBusy = false;
+    const attempt = () =>
+        legacyTables(db)
+            .then(async (tables) => {
+                if (!tables.length || abort.signal.aborted) return;
+                if (!saidBusy)
+                    log(
+                        `消息表分区迁移：开始搬迁旧表 ${tables.join(', ')} / moving legacy rows into the partitioned tables`,
+                    );
+                const r = await moveLegacyRows(db, {
+                    retentionDays,
+                    signal: abort.signal,
+                    onBatch: (table, moved) => {
+                        total += moved;
+                        if (Date.now() - last > 10_000) {
+                            last = Date.now();
+                            log(`消息表分区迁移：${table} 已搬迁 ${total} 行 / ${total} rows moved`);
+                        }
+                    },
+                });
+                if (abort.signal.aborted) return;
+                if (r.busy) {
+                    // Another process is moving: this one looks again later (and takes over if that one died).
+                    if (!saidBusy)
+                        log('消息表分区迁移：另一进程正在搬迁，稍后再试 / another process is moving legacy rows');
+                    saidBusy = true;
+                    timer = setTimeout(() => void attempt(), retryMs);
+                    timer.unref?.();
+                    return;
+                }
+                log(`消息表分区迁移完成：${total} 行 / legacy move done: ${total} rows`);
+            })
+            .catch((err) => {
+                if (!/closed|ended/i.test(String((err as Error)?.message)))
+                    logError(
+                        '消息表分区迁移失败（下次启动继续） / moving legacy rows failed (resumes at next start):',
+                        err,
+                    );
             });
-            if (!abort.signal.aborted) log(`消息表分区迁移完成：${r.moved} 行 / legacy move done: ${r.moved} rows`);
-        })
-        .catch((err) => {
-            if (!/closed|ended/i.test(String((err as Error)?.message)))
-                logError(
-                    '消息表分区迁移失败（下次启动继续） / moving legacy rows failed (resumes at next start):',
-                    err,
-                );
-        });
-    return () => abort.abort();
+    void attempt();
+    return () => {
+        abort.abort();
+        clearTimeout(timer);
+    };
 }

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
 import { sql } from 'drizzle-orm';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { PgDialect, type PgSession } from 'drizzle-orm/pg-core';
@@ -47,12 +48,27 @@ async function fingerprint(h: DatabaseHandle, table: string, where = 'true') {
 }
 
 /** Runs the mover in a child process and kills it with SIGKILL after `batches` batches; resolves with its output. */
+const mover = (batch: number, env: Record<string, string> = {}) =>
+    spawn(process.execPath, ['--import', 'tsx', 'tests/server/partitionsMover.child.ts'], {
+        env: { ...process.env, PG_SCHEMA: pgSchema, PGLITE_DIR: dir ?? '', MOVE_BATCH: String(batch), ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+    });
+
+/** Runs the mover in a child process to its end; resolves with its output. */
+function moverToEnd(batch: number, env: Record<string, string> = {}): Promise<string> {
+    return new Promise((resolve, reject) => {
+        const child = mover(batch, env);
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+        child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+        child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`mover failed (${code}): ${err}`))));
+    });
+}
+
 function killMidway(batches: number, batch: number): Promise<string> {
     return new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', 'tests/server/partitionsMover.child.ts'], {
-            env: { ...process.env, PG_SCHEMA: pgSchema, PGLITE_DIR: dir ?? '', MOVE_BATCH: String(batch) },
-            stdio: ['ignore', 'pipe', 'pipe'],
-        });
+        const child = mover(batch);
         let out = '';
         let err = '';
         child.stdout.on('data', (b: Buffer) => {
@@ -161,4 +177,60 @@ describe('migration 0026 (partitioned tables) and the legacy mover', () => {
         expect(Number(fresh.id)).toBeGreaterThan(maxId);
         await handle.close();
     }, 180_000);
+
+    // Several processes each start a mover (DATABASE_URL: every process of a cluster): only one moves at a time.
+    it.skipIf(!databaseUrl)(
+        'moves with one mover at a time when several processes start one',
+        async () => {
+            handle = await open();
+            // A legacy rule journal of 3,000 rows, as migration 0026 leaves it.
+            await handle.db.execute(sql.raw(`CREATE TABLE rule_logs_legacy AS SELECT * FROM rule_logs WITH NO DATA`));
+            await handle.db.execute(sql.raw(`ALTER TABLE rule_logs_legacy ADD PRIMARY KEY (id)`));
+            await handle.db.execute(
+                sql.raw(`INSERT INTO rule_logs_legacy (id, rule_name, trigger_type, results, success, ts)
+                SELECT 1000000 + g, 'lock' || g, 'property', '[]', true, to_timestamp(${NOW / 1000} - g * 60)
+                FROM generate_series(1, 3000) g`),
+            );
+            const want = await fingerprint(handle, 'rule_logs_legacy');
+            expect(want.n).toBe(3000);
+
+            // Another process holding the mover's lock (inside a batch): this mover moves nothing and says so.
+            const other = new pg.Client({ connectionString: databaseUrl, options: `-c search_path="${pgSchema}"` });
+            await other.connect();
+            try {
+                await other.query('BEGIN');
+                await other.query(`SELECT pg_advisory_xact_lock(hashtext('iot_partition_mover:' || current_schema()))`);
+                const r = await moveLegacyRows(handle.db, { batch: 500, retentionDays: 30 });
+                expect(r).toEqual({ moved: 0, kept: 0, dropped: [], busy: true });
+                expect(await fingerprint(handle, 'rule_logs_legacy')).toEqual(want);
+                await other.query('COMMIT');
+            } finally {
+                await other.end();
+            }
+
+            // Three processes start their movers at once, each retrying while another holds the lock: every row moved
+            // once (the batches of all three add up to the table), none lost or doubled, the legacy table gone.
+            const outs = await Promise.all([1, 2, 3].map(() => moverToEnd(100, { RETRY_BUSY: '1' })));
+            const movedBy = outs.map((o) =>
+                o
+                    .split('\n')
+                    .filter((l) => l.startsWith('batch rule_logs '))
+                    .reduce((n, l) => n + Number(l.split(' ')[2]), 0),
+            );
+            expect(movedBy.reduce((a, b) => a + b, 0)).toBe(3000);
+            expect(await legacyTables(handle.db)).toEqual([]);
+            const moved = await fingerprint(handle, 'rule_logs', `rule_name LIKE 'lock%'`);
+            expect(moved.n).toBe(3000);
+            expect(
+                (
+                    await one<{ n: number }>(
+                        handle,
+                        `SELECT count(DISTINCT id)::int AS n FROM rule_logs WHERE id > 1000000`,
+                    )
+                )[0].n,
+            ).toBe(3000);
+            await handle.close();
+        },
+        120_000,
+    );
 });
