@@ -4,6 +4,7 @@ import SpeedIcon from '@mui/icons-material/Speed';
 import * as yup from 'yup';
 import { defineResource, type FieldDefinition } from '../src/engine/types';
 import type { FilterSpec, Scope, Section } from '../src/engine/vocabulary';
+import { memberList } from './cluster/members';
 
 /**
  * Device access monitors (docs/device-access.md): /monitor/real (live figures), /monitor/debug (send a property
@@ -314,6 +315,10 @@ export default defineResource({
                         },
                         {
                             kind: 'list',
+                            list: { ...memberList('realNodes'), title: '各服务进程的份额（以上数字为全部进程之和）' },
+                        },
+                        {
+                            kind: 'list',
                             title: '各产品的上行消息',
                             list: {
                                 source: { call: 'realProducts', every: 2 },
@@ -341,6 +346,7 @@ export default defineResource({
         custom: {
             real: { get: '/api/monitor/real', read: 'data', success: 'code200' },
             realProducts: { get: '/api/monitor/real', read: 'data.products', success: 'code200' },
+            realNodes: { get: '/api/monitor/real', read: 'data.nodes', success: 'code200' },
             stream: { get: '/api/monitor/stream' },
             devicesOfProduct: {
                 get: '/api/device/list',

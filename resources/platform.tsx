@@ -1,5 +1,6 @@
 import SettingsEthernetIcon from '@mui/icons-material/SettingsEthernet';
 import { defineResource, type FieldDefinition } from '../src/engine/types';
+import { memberList } from './cluster/members';
 
 /**
  * /platform (SPEC.md's shell route; its content was not shown): what an integrator needs to connect devices and
@@ -98,12 +99,22 @@ export default defineResource({
                     columns: 1,
                     fields: ['store', 'storeLocation', 'filesDir', 'logRetentionDays', 'cluster'],
                 },
+                {
+                    kind: 'list',
+                    list: {
+                        ...memberList('nodes'),
+                        title: '集群成员（各服务进程及其连接、消息份额）',
+                    },
+                },
                 { kind: 'fields', title: '版本', columns: 1, fields: ['version', 'timeZone'] },
             ],
         },
     ],
     api: {
         success: 'code200',
-        custom: { info: { get: '/api/platform/info', read: 'data' } },
+        custom: {
+            info: { get: '/api/platform/info', read: 'data' },
+            nodes: { get: '/api/platform/info', read: 'data.nodes' },
+        },
     },
 });

@@ -1,5 +1,6 @@
 import ExtensionIcon from '@mui/icons-material/Extension';
 import { defineResource, type Action, type FieldDefinition, type Row } from '../src/engine/types';
+import { memberList } from './cluster/members';
 
 /**
  * /vaServices 增值服务 (SPEC.md's route; its content was not shown): the services this platform adds on top of device
@@ -33,7 +34,10 @@ export default defineResource({
         videoUse: f('用途', () => '视频设备接入、推流与实时画面，GB28181 设备注册、心跳与通道目录'),
         edge: f('状态', () => '边缘实例以网关设备身份经 MQTT 接入，配置按版本下发'),
         edgeUse: f('用途', () => '驱动管理、边缘实例的子设备分配与部署记录'),
-        cluster: f('状态', (r) => (r.cluster ? '已开启（REDIS_URL）' : '未开启：单实例运行')),
+        cluster: f('状态', (r) => {
+            const n = Array.isArray(r.nodes) ? r.nodes.length : 0;
+            return r.cluster ? `已开启（REDIS_URL），${n} 个进程在运行` : '未开启：单实例运行';
+        }),
         clusterUse: f('用途', () => '多个平台进程共用一个 PostgreSQL 与 Redis，设备可连接任一进程'),
     },
     views: { list: false, show: false, edit: false, create: false },
@@ -77,11 +81,15 @@ export default defineResource({
                     actions: [open('边缘实例', '/edge/instance')],
                 },
                 { kind: 'fields', title: '多实例集群', columns: 1, fields: ['cluster', 'clusterUse'] },
+                { kind: 'list', list: { ...memberList('nodes'), title: '集群成员' } },
             ],
         },
     ],
     api: {
         success: 'code200',
-        custom: { info: { get: '/api/platform/info', read: 'data' } },
+        custom: {
+            info: { get: '/api/platform/info', read: 'data' },
+            nodes: { get: '/api/platform/info', read: 'data.nodes' },
+        },
     },
 });

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Hono } from 'hono';
 import type { AppEnv } from '../deps';
+import type { MemberState, Published } from './figures';
 import type { NodeRow } from './membership';
 import type { NodeFigures } from './node';
 
@@ -14,8 +15,17 @@ export interface ProcessState {
     /** Prometheus text format (prom-client). */
     metrics(): Promise<{ body: string; contentType: string }>;
     metricsToken: string | undefined;
-    /** In a cluster: this member and the living members with their published figures. */
-    cluster?: { nodeId: string; nodes(): Promise<NodeRow[]>; own(): NodeFigures };
+    /** This process: its id, since when, whether it takes traffic, its share of the figures (read live). */
+    self?: { nodeId: string; startedAt: string; state(): MemberState; figures(): NodeFigures };
+    /**
+     * In a cluster: the living members (PostgreSQL, with their heartbeat) and what each published last (Redis,
+     * server/cluster/figures.ts).
+     */
+    cluster?: {
+        nodeId: string;
+        nodes(): Promise<NodeRow[]>;
+        published(ids: string[]): Promise<Map<string, Published>>;
+    };
 }
 
 let current: ProcessState | undefined;

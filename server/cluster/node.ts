@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import os from 'node:os';
 import { sql } from 'drizzle-orm';
 import type pg from 'pg';
 import client from 'prom-client';
@@ -7,6 +8,7 @@ import type { ServerConfig } from '../config';
 import type { DatabaseHandle } from '../db/client';
 import { rowsOf } from '../db/rows';
 import type { Broker } from '../mqtt/broker';
+import { FIGURES_KEY, FIGURES_TTL_MS, type MemberState, type Published } from './figures';
 import { setProcessState } from './health';
 import { createMembership, type Membership } from './membership';
 
@@ -24,7 +26,7 @@ export interface NodeOptions {
     log?: (message: string) => void;
 }
 
-/** This member's share of the live figures (published with its heartbeat; /monitor/real, consumer groups). */
+/** This member's share of the live figures (published to Redis each second; /monitor/real, consumer groups). */
 export function localFigures(broker: Broker, amqp: AmqpService) {
     const rates = broker.traffic.rates();
     return {
@@ -33,13 +35,15 @@ export function localFigures(broker: Broker, amqp: AmqpService) {
         downPerSecond: rates.downPerSecond,
         totals: rates.totals,
         byProduct: rates.byProduct,
+        /** The last minute, per second, each named by its epoch second (the cluster adds them up by name). */
+        series: rates.series,
         consumers: amqp.consumerFigures(),
     };
 }
 
 export type NodeFigures = ReturnType<typeof localFigures>;
 
-async function pingRedis(url: string) {
+async function connectRedis(url: string) {
     const { Redis } = await import('ioredis');
     // One connection for the readiness check; it reconnects by itself and fails a PING at once while down.
     const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
@@ -51,6 +55,7 @@ async function pingRedis(url: string) {
                 redis.ping().then((r) => r === 'PONG'),
                 new Promise<boolean>((r) => setTimeout(() => r(false), 1000).unref()),
             ]).catch(() => false),
+        redis,
         close: () => redis.quit().catch(() => undefined),
     };
 }
@@ -188,6 +193,8 @@ function metricsOf({ handle, broker, amqp }: NodeOptions, nodeId: string, member
 export async function startNode(options: NodeOptions) {
     const { handle, config, http, broker, amqp, log = (m) => console.log(m) } = options;
     let draining = false;
+    const startedAt = new Date().toISOString();
+    const identity = { host: os.hostname(), pid: process.pid };
     let membership: Membership | undefined;
     const onLeader: Array<() => void> = [];
     let leading = !config.redisUrl; // one process runs every job itself
@@ -196,7 +203,8 @@ export async function startNode(options: NodeOptions) {
             db: handle.db,
             timeoutMs: config.nodeTimeoutMs,
             amqpOwner: amqp.queue.owner,
-            figures: () => localFigures(broker, amqp),
+            // The heartbeat carries who the member is; its figures go to Redis each second (server/cluster/figures.ts).
+            figures: () => identity,
             onRevived: () => broker.joinCluster(membership!.nodeId),
             onLeader: () => {
                 leading = true;
@@ -208,42 +216,79 @@ export async function startNode(options: NodeOptions) {
         broker.joinCluster(membership.nodeId);
         log(`集群: 节点 ${membership.nodeId} 已加入（NODE_TIMEOUT ${config.nodeTimeoutMs / 1000} 秒）`);
     }
-    const nodeId = membership?.nodeId ?? `${process.pid}`;
-    const redis = config.redisUrl ? await pingRedis(config.redisUrl) : undefined;
+    const nodeId = membership?.nodeId ?? `${identity.host}-${identity.pid}`;
+    const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
     // Without METRICS_TOKEN /metrics is off: no registry, no event-loop monitor, no timing of each query.
     const register = config.metricsToken ? metricsOf(options, nodeId, membership) : undefined;
     let lastReady: boolean | undefined;
+    const state = (): MemberState => (draining ? 'draining' : lastReady === false ? 'notReady' : 'ready');
+
+    const ready = async () => {
+        if (draining) return false;
+        // The console, MQTT and AMQP listeners (a port taken by another program leaves one down: not ready).
+        const listeners = http.listening && broker.listening && amqp.listening;
+        const [database, cache] = await Promise.all([
+            Promise.race([
+                handle.db.execute(sql`SELECT 1`).then(() => true),
+                new Promise<boolean>((r) => setTimeout(() => r(false), 2000).unref()),
+            ]).catch(() => false),
+            redis ? redis.ping() : true,
+        ]);
+        const ready = listeners && database && cache;
+        // The answer is up or down; the reason goes to the log, once per change.
+        if (ready !== lastReady) {
+            lastReady = ready;
+            if (!ready) log(`就绪检查未通过: 监听 ${listeners}，数据库 ${database}，Redis ${cache}`);
+        }
+        return ready;
+    };
+
+    // Each second, in a cluster: this member's readiness and figures to Redis (expiring, so a dead member's vanish).
+    let publishing: Promise<unknown> | undefined;
+    const publisher =
+        membership && redis
+            ? setInterval(() => {
+                  if (publishing) return;
+                  const id = membership!.nodeId;
+                  publishing = (draining ? Promise.resolve(false) : ready())
+                      .then(() => {
+                          const figures: Published = {
+                              ...localFigures(broker, amqp),
+                              ...identity,
+                              state: state(),
+                              at: Date.now(),
+                          };
+                          return redis.redis.set(FIGURES_KEY(id), JSON.stringify(figures), 'PX', FIGURES_TTL_MS);
+                      })
+                      .catch(() => undefined)
+                      .finally(() => (publishing = undefined));
+              }, 1000)
+            : undefined;
+    publisher?.unref();
 
     setProcessState({
-        async ready() {
-            if (draining) return false;
-            // The console, MQTT and AMQP listeners (a port taken by another program leaves one down: not ready).
-            const listeners = http.listening && broker.listening && amqp.listening;
-            const [database, cache] = await Promise.all([
-                Promise.race([
-                    handle.db.execute(sql`SELECT 1`).then(() => true),
-                    new Promise<boolean>((r) => setTimeout(() => r(false), 2000).unref()),
-                ]).catch(() => false),
-                redis ? redis.ping() : true,
-            ]);
-            const ready = listeners && database && cache;
-            // The answer is up or down; the reason goes to the log, once per change.
-            if (ready !== lastReady) {
-                lastReady = ready;
-                if (!ready) log(`就绪检查未通过: 监听 ${listeners}，数据库 ${database}，Redis ${cache}`);
-            }
-            return ready;
-        },
+        ready,
         async metrics() {
             if (!register) return { body: '', contentType: 'text/plain' };
             return { body: await register.metrics(), contentType: register.contentType };
         },
         metricsToken: config.metricsToken,
-        cluster: membership && {
-            nodeId: membership.nodeId,
-            nodes: () => membership!.nodes(),
-            own: () => localFigures(broker, amqp),
-        },
+        self: { nodeId, startedAt, state, figures: () => localFigures(broker, amqp) },
+        cluster: membership &&
+            redis && {
+                nodeId: membership.nodeId,
+                nodes: () => membership!.nodes(),
+                async published(ids: string[]) {
+                    const out = new Map<string, Published>();
+                    if (!ids.length) return out;
+                    const values = await redis.redis.mget(...ids.map(FIGURES_KEY));
+                    ids.forEach((id, i) => {
+                        const v = values[i];
+                        if (v) out.set(id, JSON.parse(v) as Published);
+                    });
+                    return out;
+                },
+            },
     });
 
     return {
@@ -271,6 +316,9 @@ export async function startNode(options: NodeOptions) {
         },
         /** Last step: the member leaves the cluster (no survivor waits out NODE_TIMEOUT for it). */
         async leave() {
+            clearInterval(publisher);
+            await publishing;
+            if (membership) await redis?.redis.del(FIGURES_KEY(membership.nodeId)).catch(() => undefined);
             await membership?.leave().catch((err) => log(`退出集群失败: ${String(err)}`));
             await redis?.close();
         },

@@ -33,10 +33,11 @@ export function createTraffic() {
     emitter.setMaxListeners(0);
     const totals = { up: 0, down: 0 };
     /** Per second: [up, down], the newest last. */
-    const seconds: Array<{ up: number; down: number; byProduct: Map<string, number> }> = [];
+    const seconds: Array<{ up: number; down: number; byProduct: Map<string, number>; at: number }> = [];
     let current = { up: 0, down: 0, byProduct: new Map<string, number>() };
     const tick = setInterval(() => {
-        seconds.push(current);
+        // Each second is named by the epoch second it ended in, so a cluster's members' seconds add up by name.
+        seconds.push({ ...current, at: Math.round(Date.now() / 1000) });
         if (seconds.length > WINDOW_S) seconds.shift();
         current = { up: 0, down: 0, byProduct: new Map() };
     }, 1000);
@@ -96,7 +97,7 @@ export function createTraffic() {
                     productKey,
                     upPerSecond: Math.round((c / n) * 10) / 10,
                 })),
-                series: seconds.map((s) => ({ up: s.up, down: s.down })),
+                series: seconds.map((s) => ({ up: s.up, down: s.down, at: s.at })),
                 totals: { ...totals },
             };
         },

@@ -1,11 +1,12 @@
 import type { NodeFigures } from '../cluster/node';
-import { clusterShares } from '../cluster/figures';
+import { clusterShares, memberRows, members, sumSeries } from '../cluster/figures';
 import { eq, inArray } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { deviceCounts, products } from '../db/schema';
 import type { AppEnv, Services } from '../deps';
 import { ok } from '../http/envelope';
+import { formatTime } from '../http/time';
 import { badRequest } from '../http/errors';
 import { positiveInt, readBody } from '../http/input';
 import type { DeviceAccessBackend } from '../mqtt/access';
@@ -47,7 +48,7 @@ function timeoutOf(raw: unknown): number | undefined {
     return n;
 }
 
-export function deviceAccessRoutes({ db, access }: Services) {
+export function deviceAccessRoutes({ db, access, config }: Services) {
     const app = new Hono<AppEnv>();
     const backend = (): DeviceAccessBackend => {
         const b = access?.backend;
@@ -134,9 +135,10 @@ export function deviceAccessRoutes({ db, access }: Services) {
             series: [],
             totals: { up: 0, down: 0 },
         };
-        // In a cluster: every member's share, summed (server/cluster/figures.ts); `nodes` lists the shares.
+        // In a cluster: every living member's share, summed (server/cluster/figures.ts); `nodes` lists the shares.
         const shares = await clusterShares();
         let connected = b?.connected ?? 0;
+        let series: Array<{ up: number; down: number; at?: number }> = rates.series;
         if (shares) {
             const byProduct = new Map<string, number>();
             for (const { figures: f } of shares) {
@@ -149,7 +151,11 @@ export function deviceAccessRoutes({ db, access }: Services) {
             rates.upPerSecond = sum((f) => f.upPerSecond);
             rates.downPerSecond = sum((f) => f.downPerSecond);
             rates.totals = { up: sum((f) => f.totals?.up), down: sum((f) => f.totals?.down) };
-            rates.byProduct = [...byProduct].map(([productKey, upPerSecond]) => ({ productKey, upPerSecond }));
+            rates.byProduct = [...byProduct].map(([productKey, upPerSecond]) => ({
+                productKey,
+                upPerSecond: Math.round(upPerSecond * 10) / 10,
+            }));
+            series = sumSeries(shares);
         }
         const keys = rates.byProduct.map((p) => p.productKey);
         const named = keys.length
@@ -172,7 +178,7 @@ export function deviceAccessRoutes({ db, access }: Services) {
             upPerSecond: rates.upPerSecond,
             downPerSecond: rates.downPerSecond,
             totals: rates.totals,
-            series: rates.series.map((s, i) => ({ second: i - rates.series.length + 1, ...s })),
+            series: series.map((s, i) => ({ second: i - series.length + 1, up: s.up, down: s.down })),
             products: rates.byProduct
                 .map((p) => ({
                     productKey: p.productKey,
@@ -181,16 +187,10 @@ export function deviceAccessRoutes({ db, access }: Services) {
                     upPerSecond: p.upPerSecond,
                 }))
                 .sort((a, b2) => b2.upPerSecond - a.upPerSecond),
-            ...(shares && {
-                nodes: shares.map(({ nodeId, self, startedAt, figures: f }) => ({
-                    nodeId,
-                    self,
-                    startedAt,
-                    connected: f.connected ?? 0,
-                    upPerSecond: f.upPerSecond ?? 0,
-                    downPerSecond: f.downPerSecond ?? 0,
-                })),
-            }),
+            // Each member's share (this process alone without REDIS_URL).
+            nodes: memberRows(shares ?? (await members(() => ({ connected, ...rates }))), (t) =>
+                formatTime(t, config.timeZone),
+            ),
         });
     });
 

@@ -1,11 +1,12 @@
-import { clusterShares } from '../cluster/figures';
 import { readFileSync } from 'node:fs';
 import { fromRoot } from '../paths';
 import { Hono } from 'hono';
+import { memberRows, members } from '../cluster/figures';
 import { pgliteDirOf } from '../db/client';
 import type { AppEnv, Services } from '../deps';
 import type { ServerConfig } from '../config';
 import { fail, ok } from '../http/envelope';
+import { formatTime } from '../http/time';
 import { checkFfmpeg } from '../video/testPattern';
 
 const VERSION = (() => {
@@ -42,7 +43,7 @@ const AMQP_SIGN_IN =
  * GET /api/platform/info: what an integrator needs to connect (the /platform screen): device and application
  * endpoints on the host the caller used, the sign-in schemes, the store in use, retention, version.
  */
-export function platformRoutes({ config }: Services) {
+export function platformRoutes({ config, access }: Services) {
     const app = new Hono<AppEnv>();
     // Whether ffmpeg runs here (video push and the demo camera need it), asked once.
     let videoTool: string | null | undefined;
@@ -73,15 +74,14 @@ export function platformRoutes({ config }: Services) {
             cluster: Boolean(config.redisUrl),
             sipUrl: bound('sip') ? `udp://${host}:${config.sipPort}` : null,
             timeZone: config.timeZone,
-            // In a cluster: its living members and each one's share of the devices (server/cluster/figures.ts).
-            nodes: ((await clusterShares()) ?? []).map(({ nodeId, self, startedAt, figures: f }) => ({
-                nodeId,
-                self,
-                startedAt,
-                connected: f.connected ?? 0,
-                upPerSecond: f.upPerSecond ?? 0,
-                consumers: (f.consumers ?? []).reduce((n, g) => n + g.clients.length, 0),
-            })),
+            // The living members (this process alone without REDIS_URL), each with its share (server/cluster/figures.ts).
+            nodes: memberRows(
+                await members(() => {
+                    const b = access?.backend;
+                    return { connected: b?.connected ?? 0, ...(b && b.traffic.rates()) };
+                }),
+                (t) => formatTime(t, config.timeZone),
+            ),
             mqttsUrl: tls('mqtts') ? `mqtts://${host}:${config.mqttsPort}` : null,
             mqttWssUrl: tls('https') ? `wss://${host}:${config.httpsPort}/mqtt` : null,
             amqpsUrl: tls('amqps') ? `amqps://${host}:${config.amqpsPort}` : null,
