@@ -91,6 +91,15 @@ function figuresOf(data: unknown): Record<string, unknown> | undefined {
     return entries.length ? Object.fromEntries(entries) : undefined;
 }
 
+/**
+ * create / update with `meta.onProgress` (a generated form holding a file): the request travels by XHR and reports
+ * how much of its body has gone, 0-1.
+ */
+function progressOf(params: Params): InvokeOptions['onProgress'] {
+    const given = (params.meta as { onProgress?: unknown } | undefined)?.onProgress;
+    return typeof given === 'function' ? (given as InvokeOptions['onProgress']) : undefined;
+}
+
 export function createDataProvider(
     resources: ApiResource[] | Promise<ApiResource[]>,
     options: DataProviderOptions = {},
@@ -135,11 +144,18 @@ export function createDataProvider(
     }
 
     /** Runs a declared verb; the request params are the call's `params(input)` or the verb's default. */
-    function runVerb(resource: string, verb: Verb, defaults: Params, input: Params, signal?: AbortSignal) {
+    function runVerb(
+        resource: string,
+        verb: Verb,
+        defaults: Params,
+        input: Params,
+        signal?: AbortSignal,
+        onProgress?: InvokeOptions['onProgress'],
+    ) {
         const call = apiOf(resource)![verb]!;
         const params = call.params ? call.params(input) : defaults;
         const failure = failureKey[verb] && byName.get(resource)?.messages?.[failureKey[verb]!];
-        return run(resource, call, params, input, { signal, failure });
+        return run(resource, call, params, input, { signal, failure, onProgress });
     }
 
     const declared = (resource: string, verb: Verb) => apiOf(resource)?.[verb];
@@ -235,11 +251,14 @@ export function createDataProvider(
         if (!call) throw missing(resource, 'create');
         const idField = idFieldOf(resource);
         const sent = (params.data ?? {}) as Row;
-        const body = await runVerb(resource, 'create', outgoing(sent, idField), {
-            ...sent,
-            ...params,
-            record: sent,
-        });
+        const body = await runVerb(
+            resource,
+            'create',
+            outgoing(sent, idField),
+            { ...sent, ...params, record: sent },
+            undefined,
+            progressOf(params),
+        );
         const answer = readPath(body, call.read ?? 'data');
         let row: Row = { ...sent };
         if (typeof answer === 'string' || typeof answer === 'number') row = { ...sent, [idField]: answer, id: answer };
@@ -258,6 +277,8 @@ export function createDataProvider(
             'update',
             { ...outgoing(data, idField), [idField]: params.id },
             { ...previous, ...data, ...params, record: { ...previous, ...data } },
+            undefined,
+            progressOf(params),
         );
         const answer = readPath(body, call.read ?? 'data');
         const record = toRecord({ ...previous, ...data, ...(isObject(answer) ? answer : {}) }, idField, call.transform);

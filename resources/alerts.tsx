@@ -355,7 +355,7 @@ export default defineResource({
             helperText: '留空为默认格式；可用 ${content} 及内容模板的变量',
         },
         host: { label: 'SMTP 服务器', visibleWhen: isEmail, required: true },
-        port: { label: '端口', type: 'number', visibleWhen: isEmail },
+        port: { label: '端口', type: 'number', number: { grouping: false }, visibleWhen: isEmail },
         secure: { label: 'SSL/TLS', type: 'boolean', visibleWhen: isEmail },
         user: { label: '用户名', visibleWhen: isEmail },
         pass: { label: '密码（编辑时留空为不修改）', type: 'password', visibleWhen: isEmail },

@@ -296,6 +296,8 @@ const unbindProject: Action = {
 const enableSwitch: Action = {
     kind: 'switch',
     label: ({ record }) => (record.status !== 'DISABLE' ? '已启用，点击禁用' : '已禁用，点击启用'),
+    // The switch is named by what turning it does (its `label` above is the tooltip of its state).
+    ariaLabel: ({ record }) => `${record.status !== 'DISABLE' ? '禁用' : '启用'}设备 ${String(record.deviceName)}`,
     right: 'device.edit',
     checked: ({ record }) => record.status !== 'DISABLE',
     on: {

@@ -312,7 +312,7 @@ export default defineResource({
             required: true,
             visibleWhen: isRtsp,
             // A port is a number, not a quantity: no thousands separator.
-            render: (r) => (r.port === null || r.port === undefined ? '-' : String(r.port)),
+            number: { grouping: false },
         },
         username: { label: '用户名', maxLength: 32, visibleWhen: isRtsp },
         password,

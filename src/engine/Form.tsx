@@ -1,4 +1,4 @@
-import { useMemo, type ReactElement } from 'react';
+import { useMemo, useState, type ReactElement } from 'react';
 import { yupResolver } from '@hookform/resolvers/yup';
 import { Box, Button } from '@mui/material';
 import type { Resolver } from 'react-hook-form';
@@ -19,6 +19,7 @@ import {
 import { EngineDialog } from './actions/EngineDialog';
 import { fieldsFor, resourcePath, useDefinition } from './context';
 import { FormInput } from './inputs';
+import { UploadProgress, holdsFile } from './UploadProgress';
 import type { FormValues, ResourceDefinition } from './types';
 import type { Row } from './vocabulary';
 
@@ -63,6 +64,43 @@ function FormToolbar({ onCancel }: { onCancel?: () => void }) {
 
 type View = 'create' | 'edit';
 
+/**
+ * A generated form holding a file (input 'file') says how far it has travelled while it saves: the save's
+ * `meta.onProgress` reaches the data provider, which sends the request by XHR and reports the share sent.
+ */
+function useFileProgress(definition: ResourceDefinition, view: View) {
+    const withFile = holdsFile(fieldsFor(definition, view));
+    const [sent, setSent] = useState(0);
+    return {
+        withFile,
+        sent,
+        /** mutationOptions for CreateBase / EditBase: the notifications, then the bar back to 0. */
+        options: <T extends { onSuccess: () => void; onError: (e: unknown) => void }>(notifications: T) =>
+            withFile
+                ? {
+                      ...notifications,
+                      meta: { onProgress: setSent },
+                      onSuccess: () => {
+                          setSent(0);
+                          notifications.onSuccess();
+                      },
+                      onError: (error: unknown) => {
+                          setSent(0);
+                          notifications.onError(error);
+                      },
+                  }
+                : notifications,
+    };
+}
+
+/** The upload bar under a generated form with a file, while it saves. */
+function SavingProgress({ progress }: { progress?: { withFile: boolean; sent: number } }) {
+    const saving = useSaveContext()?.saving ?? false;
+    const { isSubmitting } = useFormState();
+    if (!progress?.withFile || !(saving || isSubmitting)) return null;
+    return <UploadProgress fraction={progress.sent} />;
+}
+
 /** The schema, resolver and starting values of the generated form for a view. */
 function useFormSetup(definition: ResourceDefinition, view: View) {
     const schema = view === 'edit' ? (definition.editSchema ?? definition.schema) : definition.schema;
@@ -93,13 +131,22 @@ function ViewInputs({ definition, view }: { definition: ResourceDefinition; view
 }
 
 /** The generated form: one input per field shown in the view, validated by the definition's yup schema. */
-export function ResourceForm({ view, toolbar }: { view: View; toolbar?: ReactElement }) {
+export function ResourceForm({
+    view,
+    toolbar,
+    progress,
+}: {
+    view: View;
+    toolbar?: ReactElement;
+    progress?: { withFile: boolean; sent: number };
+}) {
     const definition = useDefinition();
     const { resolver, defaultValues } = useFormSetup(definition, view);
     return (
         // noValidate: the schema's Chinese messages speak, not the browser's own bubbles for `required` inputs.
         <SimpleForm resolver={resolver} defaultValues={defaultValues} toolbar={toolbar ?? <FormToolbar />} noValidate>
             <ViewInputs definition={definition} view={view} />
+            <SavingProgress progress={progress} />
         </SimpleForm>
     );
 }
@@ -114,12 +161,14 @@ function ResourceFormDialog({
     onClose,
     title,
     base,
+    progress,
 }: {
     view: View;
     open: boolean;
     onClose: () => void;
     title: string;
     base: (form: ReactElement) => ReactElement;
+    progress?: { withFile: boolean; sent: number };
 }) {
     const definition = useDefinition();
     const { resolver, defaultValues } = useFormSetup(definition, view);
@@ -144,6 +193,7 @@ function ResourceFormDialog({
         >
             <Box sx={{ display: 'flex', flexDirection: 'column' }}>
                 <ViewInputs definition={definition} view={view} />
+                <SavingProgress progress={progress} />
             </Box>
         </EngineDialog>
     );
@@ -153,10 +203,11 @@ export function GeneratedCreate() {
     const definition = useDefinition();
     const redirect = useRedirect();
     const path = resourcePath(definition);
-    const mutationOptions = useSaveNotifications(definition, 'create', () => redirect('list', path));
+    const progress = useFileProgress(definition, 'create');
+    const mutationOptions = progress.options(useSaveNotifications(definition, 'create', () => redirect('list', path)));
     return (
         <Create title={definition.list?.createTitle ?? `新建${definition.label}`} mutationOptions={mutationOptions}>
-            <ResourceForm view="create" />
+            <ResourceForm view="create" progress={progress} />
         </Create>
     );
 }
@@ -165,11 +216,12 @@ export function GeneratedEdit() {
     const definition = useDefinition();
     const redirect = useRedirect();
     const path = resourcePath(definition);
-    const mutationOptions = useSaveNotifications(definition, 'update', () => redirect('list', path));
+    const progress = useFileProgress(definition, 'edit');
+    const mutationOptions = progress.options(useSaveNotifications(definition, 'update', () => redirect('list', path)));
     // Pessimistic, so the server's rejection reaches the form instead of being undone after the fact.
     return (
         <Edit title={`编辑${definition.label}`} mutationMode="pessimistic" mutationOptions={mutationOptions}>
-            <ResourceForm view="edit" />
+            <ResourceForm view="edit" progress={progress} />
         </Edit>
     );
 }
@@ -177,10 +229,12 @@ export function GeneratedEdit() {
 /** The create form in a dialog over the list (list.createInDialog). */
 export function CreateDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
     const definition = useDefinition();
-    const mutationOptions = useSaveNotifications(definition, 'create', onClose);
+    const progress = useFileProgress(definition, 'create');
+    const mutationOptions = progress.options(useSaveNotifications(definition, 'create', onClose));
     const title = definition.list?.createTitle ?? definition.list?.createLabel ?? `新建${definition.label}`;
     return (
         <ResourceFormDialog
+            progress={progress}
             view="create"
             open={open}
             onClose={onClose}
@@ -201,10 +255,12 @@ export function CreateDialog({ open, onClose }: { open: boolean; onClose: () => 
  */
 export function EditDialog({ open, onClose, record }: { open: boolean; onClose: () => void; record: Row }) {
     const definition = useDefinition();
-    const mutationOptions = useSaveNotifications(definition, 'update', onClose);
+    const progress = useFileProgress(definition, 'edit');
+    const mutationOptions = progress.options(useSaveNotifications(definition, 'update', onClose));
     const id = (record[definition.idField ?? 'id'] ?? record.id) as string | number;
     return (
         <ResourceFormDialog
+            progress={progress}
             view="edit"
             open={open}
             onClose={onClose}

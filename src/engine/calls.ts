@@ -43,13 +43,14 @@ export async function runCall(
     const record = scope.record;
     switch (call) {
         case 'create':
-            return (await dataProvider.create(resource, { data: params })).data;
+            return (await dataProvider.create(resource, { data: params, meta: { onProgress: opts.onProgress } })).data;
         case 'update':
             return (
                 await dataProvider.update(resource, {
                     id: record.id as string,
                     data: params,
                     previousData: record as { id: string },
+                    meta: { onProgress: opts.onProgress },
                 })
             ).data;
         case 'delete':

@@ -1,8 +1,9 @@
 import { useState, type ComponentType, type MouseEvent, type ReactElement } from 'react';
 import { Box, Button, Chip, IconButton, Tooltip, Typography } from '@mui/material';
 import dayjs from 'dayjs';
+import { useLocation } from 'react-router-dom';
 import ContentCopyIcon from '@mui/icons-material/ContentCopy';
-import { BooleanField, Link, NumberField, ReferenceField, TextField, useNotify, useRecordContext } from 'react-admin';
+import { BooleanField, Link, ReferenceField, TextField, useNotify, useRecordContext } from 'react-admin';
 import { copyText } from './actions/copy';
 import { ProgressBar } from './Progress';
 import { referencePath } from './context';
@@ -38,7 +39,28 @@ const LongTextDisplay = ({ source }: DisplayProps) => (
     <TextField source={source} emptyText="-" sx={{ ...WRAP, whiteSpace: 'pre-wrap' }} />
 );
 
-const NumberDisplay = ({ source }: DisplayProps) => <NumberField source={source} emptyText="-" />;
+/** A number as `field.number` says: grouping (default on), a fixed count of decimals, a unit appended as written. */
+export function formatNumber(value: unknown, spec: FieldDefinition['number'] = {}): string {
+    const n = typeof value === 'number' ? value : Number(value);
+    if (!Number.isFinite(n)) return String(value);
+    const text = n.toLocaleString('zh-CN', {
+        useGrouping: spec.grouping ?? true,
+        ...(spec.decimals !== undefined
+            ? { minimumFractionDigits: spec.decimals, maximumFractionDigits: spec.decimals }
+            : {}),
+    });
+    return spec.unit ? `${text}${spec.unit}` : text;
+}
+
+const NumberDisplay = ({ source, field }: DisplayProps) => {
+    const value = useRecordContext<Row>()?.[source];
+    if (isBlank(value)) return <Blank />;
+    return (
+        <Typography component="span" variant="body2" sx={{ whiteSpace: 'nowrap' }}>
+            {formatNumber(value, field.number)}
+        </Typography>
+    );
+};
 
 const DateDisplay = ({ source, field }: DisplayProps) => {
     const value = useRecordContext<Row>()?.[source];
@@ -84,11 +106,20 @@ const ReferenceDisplay = ({ source, field }: DisplayProps) =>
         <TextDisplay source={source} field={field} />
     );
 
+/** Whether `to` is the page being shown (its path, or a tab below it): a link there would go nowhere. */
+export function isHere(to: string, pathname: string): boolean {
+    const path = to.split(/[?#]/)[0].replace(/\/+$/, '');
+    const here = pathname.replace(/\/+$/, '');
+    return !!path && (here === path || here.startsWith(`${path}/`));
+}
+
 const LinkDisplay = ({ source, field }: DisplayProps) => {
     const record = useRecordContext<Row>();
+    const { pathname } = useLocation();
     const value = record?.[source];
     if (!record || isBlank(value)) return <Blank />;
-    if (!field.linkTo)
+    // A record's name on its own page (基本信息 of /ota/package/7) is text, not a link to where the person is.
+    if (!field.linkTo || isHere(field.linkTo(record), pathname))
         return (
             <Typography component="span" variant="body2" sx={WRAP}>
                 {String(value)}
@@ -280,9 +311,13 @@ const EllipsisDisplay = ({ source, field }: DisplayProps) => {
     );
 };
 
-/** The display element for one field; Datagrid reads `label`, `source` and `sortable` from it for the header. */
-export function renderField(source: string, field: FieldDefinition): ReactElement {
-    const Display = field.ellipsis ? EllipsisDisplay : field.copy ? CopyDisplay : displayOf(field);
+/**
+ * The display element for one field; Datagrid reads `label`, `source` and `sortable` from it for the header.
+ * `where`: a table cell ('cell': lists, pickers, streams) or a description ('detail', default); `ellipsis` cuts
+ * cells only, a description shows the whole value.
+ */
+export function renderField(source: string, field: FieldDefinition, where: 'cell' | 'detail' = 'detail'): ReactElement {
+    const Display = field.ellipsis && where === 'cell' ? EllipsisDisplay : field.copy ? CopyDisplay : displayOf(field);
     return (
         <Display key={source} source={source} field={field} label={field.label} sortable={field.sortable ?? false} />
     );

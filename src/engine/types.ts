@@ -119,8 +119,13 @@ export interface FieldDefinition {
     /** Placeholder / helper text shown under the input. */
     helperText?: string;
     sortable?: boolean;
-    /** Lists keep the cell on one line, cut with … past this width (px); the whole value shows as its title. */
+    /**
+     * List cells (tables, pickers) on one line, cut with … past this width (px); the whole value shows as its title.
+     * Descriptions on detail pages always show the whole value.
+     */
     ellipsis?: number;
+    /** How a number shows: `grouping: false` for ids and ports (3306, not 3,306), fixed `decimals`, a `unit` appended as written (' MB', '%'). */
+    number?: { grouping?: boolean; decimals?: number; unit?: string };
     /** Custom rendering in list and show. */
     render?: (record: Record<string, unknown>) => ReactNode;
     /** For type 'link': where the value links to, from the record. */
@@ -242,8 +247,11 @@ export interface FieldDefinition {
     };
     /** Date and time inputs ('date', 'time', 'datetime', 'dateRange'): bounds, disabled days, shortcuts, the value's form. */
     dates?: DateOptions;
-    /** File input: accepted extensions without the dot, and the largest size in bytes. */
-    file?: { accept?: string[]; maxSize?: number };
+    /**
+     * File input: accepted extensions without the dot, the largest size in bytes, and the entity's own words for a
+     * refused file (`refusals`: type, size, empty; a missing file is the schema's `required` message).
+     */
+    file?: { accept?: string[]; maxSize?: number; refusals?: { type?: string; size?: string; empty?: string } };
     /** Named input widget (input 'widget'), from the widget registry. */
     widget?: string;
     /** Props given to the input widget beside value and onChange (a mode, a nested flag). */

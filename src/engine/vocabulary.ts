@@ -208,7 +208,16 @@ export interface UploadAction extends ActionBase {
     again?: string;
     doneLabel?: string;
     /** Own words for a refused file: wrong extension, too large, empty (defaults say the limits). */
-    refusals?: { type?: string; size?: string; empty?: string };
+    refusals?: {
+        /** The extension is not in `accept` (default 只能上传 .csv 格式的文件). */
+        type?: string;
+        /** Larger than `maxSize` (default 文件大小不能超过 10MB). */
+        size?: string;
+        /** A file of 0 bytes (default 文件内容为空). */
+        empty?: string;
+        /** 上传 pressed with no file chosen (default 请选择文件). */
+        missing?: string;
+    };
 }
 
 /** A switch showing the record's state (`checked`); turning it runs `on` or `off`, each a call action (confirm, success). */

@@ -208,6 +208,7 @@ const lampResource = defineResource({
                             {
                                 kind: 'switch',
                                 label: ({ record }) => (record.on ? '亮着' : '灭着'),
+                                ariaLabel: ({ record }) => `${record.on ? '熄灭' : '点亮'} ${String(record.name)}`,
                                 checked: ({ record }) => !!record.on,
                                 on: {
                                     kind: 'call',

@@ -287,7 +287,9 @@ function SwitchButton(props: { action: SwitchAction; scope: Scope; size: 'small'
                             disabled={!!why || running}
                             onClick={stop}
                             onChange={click}
-                            slotProps={{ input: { 'aria-label': of(next.label, scope) } }}
+                            slotProps={{
+                                input: { 'aria-label': action.ariaLabel?.(scope) ?? of(action.label, scope) },
+                            }}
                         />
                     </span>
                 </Tooltip>

@@ -12,6 +12,7 @@ import { FormInput } from '../inputs';
 import { fieldForMode, type FormMode } from '../inputs/fieldView';
 import type { FieldDefinition, FormValues } from '../types';
 import type { FormAction, Scope } from '../vocabulary';
+import { UploadProgress, holdsFile } from '../UploadProgress';
 import { EngineDialog } from './EngineDialog';
 import { failureText, of, resolveInputs, useAfterSuccess, useToast } from './shared';
 
@@ -30,7 +31,7 @@ export interface ActionFormProps {
      * The call behind the form. A rejection shows its message (the server's own, else `failure`) and the dialog
      * stays open; otherwise the dialog closes.
      */
-    onSubmit: (values: FormValues) => Promise<unknown>;
+    onSubmit: (values: FormValues, opts: { onProgress?: (fraction: number) => void }) => Promise<unknown>;
     failure?: string;
     submitLabel?: string;
     width?: 'xs' | 'sm' | 'md' | 'lg';
@@ -129,15 +130,20 @@ export function ActionForm({
     // react-admin's Form lays the surrounding record (the list row, the page's record) over its defaultValues: the
     // defaults come last here, so what `defaults` made of a record's field (rows out of JSON text, '' for null) stays.
     const around = useRecordContext();
+    const [sent, setSent] = useState<number | null>(null);
     const record = useMemo(() => ({ ...around, ...starting }), [around, starting]);
 
     const submit = async (submitted: FormValues) => {
         // react-hook-form leaves disabled inputs out of what it submits; their values still belong to the call.
         const values = { ...submitted };
         for (const source of disabled) values[source] = starting[source];
+        // A form holding a file says how far it has travelled, as the upload action does.
+        const withFile = holdsFile(inputs);
+        if (withFile) setSent(0);
         try {
-            await onSubmit(values);
+            await onSubmit(values, withFile ? { onProgress: setSent } : {});
         } catch (error) {
+            setSent(null);
             if (error instanceof Checked) return;
             const text = failureText(error, failure);
             const source = errorField?.(text);
@@ -146,6 +152,7 @@ export function ActionForm({
             toast(text, 'error');
             return;
         }
+        setSent(null);
         onClose();
     };
 
@@ -197,6 +204,7 @@ export function ActionForm({
                             />
                         ))}
                     </Box>
+                    {sent !== null ? <UploadProgress fraction={sent} /> : null}
                     {children}
                 </>
             )}
@@ -251,7 +259,7 @@ export default function FormActionDialog({
         [scope.record, scope.selected, scope.page, scope.data],
     );
 
-    const onSubmit = async (values: FormValues) => {
+    const onSubmit = async (values: FormValues, opts: { onProgress?: (fraction: number) => void }) => {
         const submitScope = { ...scope, values };
         // `guard` with the values: its reason is said and the dialog stays open.
         const problem = action.guard?.(submitScope);
@@ -261,7 +269,7 @@ export default function FormActionDialog({
         }
         let answer: unknown;
         try {
-            answer = await runCall(dataProvider, action.submit, submitScope, resource);
+            answer = await runCall(dataProvider, action.submit, submitScope, resource, opts);
         } catch (error) {
             // Some items of an `each` call went through: what they changed reloads while the dialog says the rest.
             if ((error as { done?: unknown[] }).done?.length)

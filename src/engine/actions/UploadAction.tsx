@@ -130,7 +130,7 @@ export default function UploadActionDialog({
     const submit = async (values: FormValues) => {
         if (!file) {
             // A file refused on choice keeps its reason.
-            if (!problem) setProblem('请选择文件');
+            if (!problem) setProblem(action.refusals?.missing ?? '请选择文件');
             return;
         }
         setProblem('');

@@ -28,10 +28,11 @@ export function fileProblem(file: File, spec: FieldDefinition['file']): string |
     const accept = spec?.accept ?? [];
     const ext = file.name.includes('.') ? file.name.split('.').pop()!.toLowerCase() : '';
     if (accept.length > 0 && !accept.some((a) => a.toLowerCase() === ext)) {
-        return `仅支持${accept.map((a) => a.toUpperCase()).join('、')}格式的文件`;
+        return spec?.refusals?.type ?? `仅支持${accept.map((a) => a.toUpperCase()).join('、')}格式的文件`;
     }
-    if (file.size === 0) return '文件为空，请重新选择';
-    if (spec?.maxSize !== undefined && file.size > spec.maxSize) return `文件大小不能超过${limit(spec.maxSize)}`;
+    if (file.size === 0) return spec?.refusals?.empty ?? '文件为空，请重新选择';
+    if (spec?.maxSize !== undefined && file.size > spec.maxSize)
+        return spec.refusals?.size ?? `文件大小不能超过${limit(spec.maxSize)}`;
     return undefined;
 }
 

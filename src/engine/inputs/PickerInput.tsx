@@ -263,7 +263,7 @@ export function PickerInput({ source, label, field, isRequired, helperText, disa
                                         <RecordContextProvider value={row}>
                                             {columns.map(([name, column], i) => (
                                                 <TableCell key={name}>
-                                                    {renderField(name, column)}
+                                                    {renderField(name, column, 'cell')}
                                                     {reason && i === 0 ? (
                                                         <Chip size="small" label={reason} sx={{ ml: 1, height: 20 }} />
                                                     ) : null}

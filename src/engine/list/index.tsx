@@ -235,7 +235,7 @@ function ListBody({
                         : {}),
                 }}
             >
-                {columns.map(([source, field]) => renderField(source, field))}
+                {columns.map(([source, field]) => renderField(source, field, 'cell'))}
                 {spec.rowActions?.length ? (
                     <RowActionsCell label="操作" actions={spec.rowActions} scope={scope} />
                 ) : null}

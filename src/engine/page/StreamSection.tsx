@@ -124,7 +124,7 @@ export default function StreamSection({ section, scope }: { section: StreamSpec;
                                         <TableRow>
                                             {columns.map(([source, field]) => (
                                                 <TableCell key={source} sx={{ maxWidth: 480, wordBreak: 'break-all' }}>
-                                                    {renderField(source, field)}
+                                                    {renderField(source, field, 'cell')}
                                                 </TableCell>
                                             ))}
                                         </TableRow>
