@@ -3,6 +3,7 @@
  * the request described here; nothing about a family's paths, paging names or success codes lives
  * anywhere else.
  */
+import type { paths } from '../src/api/schema';
 
 /** Named success rules, one per API family (SPEC.md "The error catalogue"). */
 export type SuccessRule =
@@ -17,15 +18,38 @@ export type SuccessRule =
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
+/** The methods a call names, as openapi-typescript's `paths` spells them. */
+export type ContractMethod = 'get' | 'post' | 'put' | 'delete';
+
+/**
+ * The platform's contract: openapi.yaml's paths as `npm run gen:api` generates them (src/api/schema.d.ts). A
+ * definition's calls (`defineResource`) name only the paths and methods it declares.
+ */
+export type ContractPaths = paths;
+
+/** Any path with any method: the contract of an invented platform (engine tests, examples that fake their server). */
+export type AnyPaths = Record<string, Record<ContractMethod, object>>;
+
+/** The paths of contract C that declare method M (`ContractPath<'post'>`: every POST path of openapi.yaml). */
+export type ContractPath<M extends ContractMethod, C = ContractPaths> = Extract<
+    {
+        [P in keyof C]: C[P] extends Partial<Record<M, unknown>> ? (undefined extends C[P][M] ? never : P) : never;
+    }[keyof C],
+    string
+>;
+
 /** Anything a call's params function may receive: the react-admin params plus the record when there is one. */
 export type CallInput = Record<string, unknown>;
 
-export interface ApiCall {
-    /** Exactly one of get / post / put / delete names the method and the path. Path may hold `{param}` segments. */
-    get?: string;
-    post?: string;
-    put?: string;
-    delete?: string;
+export interface ApiCall<C = AnyPaths> {
+    /**
+     * Exactly one of get / post / put / delete names the method and the path. Path may hold `{param}` segments.
+     * In a definition (`defineResource`, C = ContractPaths) only a path openapi.yaml declares for that method.
+     */
+    get?: ContractPath<'get', C>;
+    post?: ContractPath<'post', C>;
+    put?: ContractPath<'put', C>;
+    delete?: ContractPath<'delete', C>;
     /**
      * How the params travel. Defaults: GET and DELETE → 'query'; POST and PUT → 'form'.
      * 'segments' appends the param values, in `segments` order, as path segments (GET /x/{a}/{b}).
@@ -68,21 +92,21 @@ export interface ApiCall {
 }
 
 /** Verbs react-admin knows, plus named custom calls a resource invokes through `dataProvider.invoke`. */
-export interface ApiMapping {
+export interface ApiMapping<C = AnyPaths> {
     success: SuccessRule;
     /** Field that is the record id in the platform's rows, when it is not `id` (e.g. 'productId'). */
     idField?: string;
-    getList?: ApiCall;
-    getOne?: ApiCall;
-    getMany?: ApiCall;
-    getManyReference?: ApiCall;
-    create?: ApiCall;
-    update?: ApiCall;
-    updateMany?: ApiCall;
-    delete?: ApiCall;
-    deleteMany?: ApiCall;
+    getList?: ApiCall<C>;
+    getOne?: ApiCall<C>;
+    getMany?: ApiCall<C>;
+    getManyReference?: ApiCall<C>;
+    create?: ApiCall<C>;
+    update?: ApiCall<C>;
+    updateMany?: ApiCall<C>;
+    delete?: ApiCall<C>;
+    deleteMany?: ApiCall<C>;
     /** Calls that are not CRUD: bind, unbind, BatchRegisterDevice, thing-model import, ... */
-    custom?: Record<string, ApiCall>;
+    custom?: Record<string, ApiCall<C>>;
 }
 
 /** What the data provider needs to know about each resource. */

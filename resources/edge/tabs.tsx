@@ -1,4 +1,4 @@
-import type { ApiCall } from '../../dataProvider/types';
+import type { ApiCall, ContractPath, ContractPaths } from '../../dataProvider/types';
 import type {
     Action,
     FieldDefinition,
@@ -595,14 +595,14 @@ export const EDGE_TABS: Record<'monitor' | 'scene' | 'func' | 'data' | 'router' 
 
 /** The calls of the tabs, for the resource's `api.custom`. */
 /** A paged list of the instance's records (pageNumber / pageSize in, data.records / data.total out). */
-const pagedList = (get: string): ApiCall => ({
+const pagedList = (get: ContractPath<'get'>): ApiCall<ContractPaths> => ({
     get,
     paging: ['pageNumber', 'pageSize'],
     read: 'data.records',
     total: 'data.total',
 });
 
-export const EDGE_TAB_CALLS: Record<string, ApiCall> = {
+export const EDGE_TAB_CALLS: Record<string, ApiCall<ContractPaths>> = {
     monitor: { get: '/api/edge/instance/monitor', read: 'data' },
     rules: { get: '/api/edge/instance/rules', read: 'data.records', total: 'data.total' },
     ruleOptions: { get: '/api/edge/instance/ruleOptions', read: 'data' },

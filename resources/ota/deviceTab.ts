@@ -1,5 +1,5 @@
 import { OTA_STATES } from '../../schemas/ota';
-import type { ApiCall } from '../../dataProvider/types';
+import type { ApiCall, ContractPaths } from '../../dataProvider/types';
 import type { Section } from '../../src/engine/vocabulary';
 
 /**
@@ -7,7 +7,7 @@ import type { Section } from '../../src/engine/vocabulary';
  * and its OTA history (the batches that reached it, newest first), from GET /api/ota/device.
  */
 
-export const OTA_DEVICE_CALLS: Record<string, ApiCall> = {
+export const OTA_DEVICE_CALLS: Record<string, ApiCall<ContractPaths>> = {
     otaModules: { get: '/api/ota/device', read: 'data.modules', success: 'code200' },
     otaHistory: { get: '/api/ota/device', read: 'data.history', success: 'code200' },
 };

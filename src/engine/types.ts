@@ -1,9 +1,10 @@
 import type { ComponentType, ReactNode } from 'react';
 import type { AnyObjectSchema } from 'yup';
-import type { ApiMapping } from '../../dataProvider/types';
+import type { AnyPaths, ApiMapping, ContractPaths } from '../../dataProvider/types';
 import type { Action, CallRef, DateOptions, FilterSpec, ListSpec, MenuSpec, PageSpec, Row, Scope } from './vocabulary';
 
 export type * from './vocabulary';
+export type { AnyPaths, ContractPath, ContractPaths } from '../../dataProvider/types';
 
 export type ViewName = 'list' | 'show' | 'edit' | 'create';
 
@@ -334,7 +335,8 @@ export interface Messages {
     deleteFailed?: string;
 }
 
-export interface ResourceDefinition {
+/** C: the contract its `api` paths are checked against; the engine takes any (AnyPaths). */
+export interface ResourceDefinition<C = AnyPaths> {
     name: string;
     label: string;
     icon?: ComponentType;
@@ -350,7 +352,7 @@ export interface ResourceDefinition {
     schema?: AnyObjectSchema;
     /** Schema for edit when it differs from create. */
     editSchema?: AnyObjectSchema;
-    api?: ApiMapping;
+    api?: ApiMapping<C>;
     messages?: Messages;
     /** Replace any generated view; false removes the view. */
     views?: Partial<Record<ViewName, ComponentType | false>>;
@@ -369,6 +371,15 @@ export interface ResourceDefinition {
     rightFamily?: string;
 }
 
-export function defineResource(definition: ResourceDefinition): ResourceDefinition {
-    return definition;
+/**
+ * A resource definition, its `api` paths and methods checked against openapi.yaml (src/api/schema.d.ts): a path or
+ * method the contract does not declare fails `tsc`. A definition over an invented platform (an engine test) names
+ * its contract: `defineResource<AnyPaths>({ ... })`.
+ */
+export function defineResource<C extends object = ContractPaths>(
+    // `[C][C extends unknown ? 0 : 0]` is C, written so that C is never inferred from the definition and stays
+    // ContractPaths unless named (TypeScript's NoInfer gives unknown here instead of the default).
+    definition: ResourceDefinition<[C][C extends unknown ? 0 : 0]>,
+): ResourceDefinition {
+    return definition as unknown as ResourceDefinition;
 }

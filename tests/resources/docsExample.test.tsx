@@ -6,7 +6,7 @@ import { http, HttpResponse } from 'msw';
 import { beforeEach, describe, expect, it } from 'vitest';
 import BuildIcon from '@mui/icons-material/Build';
 import * as yup from 'yup';
-import { defineResource, type Action } from '../../src/engine/types';
+import { defineResource, type AnyPaths, type Action } from '../../src/engine/types';
 import { chooseOption, currentLocation, mswServer, ok, renderDefinitions, searchParam } from './helpers';
 
 /**
@@ -96,7 +96,7 @@ const edit: Action = {
     success: '修改成功',
 };
 
-const workOrders = defineResource({
+const workOrders = defineResource<AnyPaths>({
     name: 'workOrders',
     label: '维保工单',
     path: 'workOrder',

@@ -4,7 +4,7 @@ import { http, HttpResponse } from 'msw';
 import { useShowController } from 'react-admin';
 import * as yup from 'yup';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { defineResource, useDefinition } from '../../src/engine';
+import { defineResource, type AnyPaths, useDefinition } from '../../src/engine';
 import {
     bodyRows,
     chooseOption,
@@ -44,7 +44,7 @@ function WidgetCard() {
     return <p>{record ? `${definition.label}卡片：${record.name}` : '加载中'}</p>;
 }
 
-const widgetResource = defineResource({
+const widgetResource = defineResource<AnyPaths>({
     name: 'widgets',
     label: '部件',
     path: 'widget',

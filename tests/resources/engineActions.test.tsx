@@ -4,7 +4,7 @@ import userEvent from '@testing-library/user-event';
 import { http } from 'msw';
 import * as yup from 'yup';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { defineResource, EditDialog, type Action } from '../../src/engine';
+import { defineResource, type AnyPaths, EditDialog, type Action } from '../../src/engine';
 import { ActionBar } from '../../src/engine/actions';
 import { useCall } from '../../src/engine/calls';
 import { useScope } from '../../src/engine/scope';
@@ -111,7 +111,7 @@ function GadgetScreen() {
     );
 }
 
-const gadgets = defineResource({
+const gadgets = defineResource<AnyPaths>({
     name: 'gadgets',
     label: '部件',
     path: 'gadget',
@@ -432,7 +432,7 @@ describe('upload actions', () => {
 });
 
 describe('edit in a dialog', () => {
-    const things = defineResource({
+    const things = defineResource<AnyPaths>({
         name: 'things',
         label: '物品',
         path: 'thing',

@@ -2,7 +2,7 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import * as yup from 'yup';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { defineResource } from '../../src/engine';
+import { defineResource, type AnyPaths } from '../../src/engine';
 import { fail, mswServer, ok, renderDefinitions, searchParam } from './helpers';
 
 /**
@@ -56,7 +56,7 @@ const readings = {
     columns: [['value', { label: '读数' }]] as Array<[string, { label: string }]>,
 };
 
-const pumps = defineResource({
+const pumps = defineResource<AnyPaths>({
     name: 'pumps',
     label: '水泵',
     fields: {},

@@ -2,7 +2,7 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http } from 'msw';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { defineResource } from '../../src/engine/types';
+import { defineResource, type AnyPaths } from '../../src/engine/types';
 import { mswServer, ok, renderDefinitions, searchParam } from './helpers';
 
 /**
@@ -18,7 +18,7 @@ let sites = [
 const asked: URLSearchParams[] = [];
 const last = () => asked[asked.length - 1];
 
-const readings = defineResource({
+const readings = defineResource<AnyPaths>({
     name: 'readings',
     label: '读数',
     fields: { time: { label: '时间' }, value: { label: '读数' } },

@@ -1,7 +1,7 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { http } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { defineResource } from '../../src/engine';
+import { defineResource, type AnyPaths } from '../../src/engine';
 import { bodyRows, mswServer, ok, renderDefinitions } from './helpers';
 
 /** Issue 29's engine gaps, each on a small definition of its own. */
@@ -11,7 +11,7 @@ const FIRMWARES = [
     { firmwareId: 2, name: 'v2.0', productKey: 'pkMeter', secret: 'xyz789' },
 ];
 
-const firmwares = defineResource({
+const firmwares = defineResource<AnyPaths>({
     name: 'firmwares',
     label: '固件',
     idField: 'firmwareId',

@@ -9,7 +9,14 @@ import { AdminContext, Form, memoryStore, RecordContextProvider } from 'react-ad
 import * as yup from 'yup';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createDataProvider } from '../../dataProvider';
-import { apiResources, defineResource, renderField, type FieldDefinition, type FormValues } from '../../src/engine';
+import {
+    apiResources,
+    defineResource,
+    type AnyPaths,
+    renderField,
+    type FieldDefinition,
+    type FormValues,
+} from '../../src/engine';
 import { FormInput } from '../../src/engine/inputs';
 import type { FormMode } from '../../src/engine/inputs/fieldView';
 import { i18nProvider } from '../../src/i18n';
@@ -17,14 +24,14 @@ import type { MapAddress, MapPickerDialogProps } from '../../src/components/map/
 import { widgets } from '../../src/widgets/registry';
 import { chooseOption, mswServer, ok } from './helpers';
 
-const groups = defineResource({
+const groups = defineResource<AnyPaths>({
     name: 'treeGroups',
     label: '分组',
     fields: {},
     api: { success: 'code200', custom: { nodes: { get: '/api/test/groups', read: 'data' } } },
 });
 
-const candidates = defineResource({
+const candidates = defineResource<AnyPaths>({
     name: 'candidates',
     label: '候选设备',
     idField: 'deviceId',

@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { http } from 'msw';
 import * as yup from 'yup';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { defineResource, type Action } from '../../src/engine';
+import { defineResource, type AnyPaths, type Action } from '../../src/engine';
 import { chooseOption, mswServer, ok, renderDefinitions, searchParam } from './helpers';
 
 /**
@@ -139,7 +139,7 @@ const putBoxes: Action = {
     success: '已放上',
 };
 
-const shelves = defineResource({
+const shelves = defineResource<AnyPaths>({
     name: 'shelves',
     label: '货架',
     idField: 'shelfId',

@@ -1,7 +1,7 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { http } from 'msw';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { defineResource } from '../../src/engine';
+import { defineResource, type AnyPaths } from '../../src/engine';
 import { currentLocation, fail, mswServer, ok, renderDefinitions, searchParam } from './helpers';
 
 /**
@@ -96,7 +96,7 @@ const handlers = () => [
     }),
 ];
 
-const gadgetResource = defineResource({
+const gadgetResource = defineResource<AnyPaths>({
     name: 'gadgets',
     label: '小部件',
     idField: 'gadgetId',

@@ -1,7 +1,7 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { http } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { defineResource, type Row } from '../../src/engine';
+import { defineResource, type AnyPaths, type Row } from '../../src/engine';
 import { mswServer, ok, renderDefinitions } from './helpers';
 
 /**
@@ -15,7 +15,7 @@ const BATCHES = [
 ];
 const percent = (r: Row) => (Number(r.total) ? ((Number(r.done) + Number(r.failed)) / Number(r.total)) * 100 : 0);
 
-const batches = defineResource({
+const batches = defineResource<AnyPaths>({
     name: 'batches',
     label: '升级批次',
     idField: 'batchId',

@@ -2,7 +2,7 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { http } from 'msw';
 import * as yup from 'yup';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { defineResource } from '../../src/engine';
+import { defineResource, type AnyPaths } from '../../src/engine';
 import { mswServer, ok, renderDefinitions } from './helpers';
 
 /**
@@ -12,7 +12,7 @@ import { mswServer, ok, renderDefinitions } from './helpers';
 
 let sent: Record<string, string>[] = [];
 
-const tokens = defineResource({
+const tokens = defineResource<AnyPaths>({
     name: 'tokens',
     label: '令牌',
     fields: { name: { label: '名称' } },

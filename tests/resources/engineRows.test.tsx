@@ -4,7 +4,14 @@ import { MemoryRouter } from 'react-router-dom';
 import { AdminContext, Form, memoryStore } from 'react-admin';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDataProvider } from '../../dataProvider';
-import { apiResources, defineResource, type FieldDefinition, type FormValues, type Row } from '../../src/engine';
+import {
+    apiResources,
+    defineResource,
+    type AnyPaths,
+    type FieldDefinition,
+    type FormValues,
+    type Row,
+} from '../../src/engine';
 import { FormInput } from '../../src/engine/inputs';
 import { i18nProvider } from '../../src/i18n';
 import { chooseOption, mswServer } from './helpers';
@@ -14,7 +21,7 @@ import { chooseOption, mswServer } from './helpers';
  * values (`values.$row`), choices loaded for the row, resets within the row, and the submitted array.
  */
 
-const sites = defineResource({
+const sites = defineResource<AnyPaths>({
     name: 'rowSites',
     label: '站点',
     fields: {},

@@ -2,7 +2,7 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { http } from 'msw';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as yup from 'yup';
-import { defineResource } from '../../src/engine';
+import { defineResource, type AnyPaths } from '../../src/engine';
 import { currentLocation, fail, mswServer, ok, renderDefinitions, searchParam } from './helpers';
 
 /**
@@ -60,7 +60,7 @@ const handlers = () => [
     http.get('*/api/box/export', () => ok({ tools: ['H1'] })),
 ];
 
-const boxes = defineResource({
+const boxes = defineResource<AnyPaths>({
     name: 'boxes',
     label: '工具箱',
     fields: {

@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { http } from 'msw';
 import * as yup from 'yup';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { defineResource, type Action, type Row, type Scope } from '../../src/engine';
+import { defineResource, type AnyPaths, type Action, type Row, type Scope } from '../../src/engine';
 import {
     bodyRows,
     chooseOption,
@@ -121,7 +121,7 @@ const place: Action = {
     success: '放置成功',
 };
 
-const lampResource = defineResource({
+const lampResource = defineResource<AnyPaths>({
     name: 'lamps',
     label: '灯具',
     idField: 'lampId',
@@ -285,7 +285,7 @@ const lampResource = defineResource({
     },
 });
 
-const bulbResource = defineResource({
+const bulbResource = defineResource<AnyPaths>({
     name: 'bulbs',
     label: '灯泡',
     idField: 'bulbId',

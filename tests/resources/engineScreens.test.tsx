@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { http } from 'msw';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as yup from 'yup';
-import { defineResource } from '../../src/engine';
+import { defineResource, type AnyPaths } from '../../src/engine';
 import { mswServer, ok, renderDefinitions, searchParam } from './helpers';
 
 /**
@@ -78,7 +78,7 @@ const handlers = () => [
     }),
 ];
 
-const shelfResource = defineResource({
+const shelfResource = defineResource<AnyPaths>({
     name: 'shelves',
     label: '书架',
     fields: {

@@ -1,0 +1,99 @@
+import { execFile } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import openapiTS, { astToString } from 'openapi-typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scaffold, type ScaffoldResult } from '../../scripts/newResource';
+
+/**
+ * `npm run new:resource` on a contract fragment the product does not have (data forwarding destinations,
+ * tests/unit/fixtures/forwarding.openapi.yaml): the three files it writes pass tsc (their `api` checked against the
+ * fragment's own openapi-typescript types), eslint and their own msw test, unchanged. The files go to
+ * tests/resources/scaffold-tmp (git-ignored; the resources project finds the test there) and are removed after.
+ */
+
+const run = promisify(execFile);
+const root = path.resolve(import.meta.dirname, '../..');
+const spec = path.join(root, 'tests/unit/fixtures/forwarding.openapi.yaml');
+const out = path.join(root, 'tests/resources/scaffold-tmp', String(process.pid));
+const npx = (args: string[]) =>
+    run('npx', args, { cwd: root, maxBuffer: 32 * 1024 * 1024, env: { ...process.env, CI: '1' } }).catch(
+        (e: { stdout?: string; stderr?: string; message: string }) => {
+            throw new Error(`npx ${args.join(' ')} failed:\n${e.stdout ?? ''}\n${e.stderr ?? ''}\n${e.message}`);
+        },
+    );
+
+let result: ScaffoldResult;
+const file = (end: string) => result.files.find((f) => f.endsWith(end))!;
+const read = (end: string) => readFileSync(file(end), 'utf8');
+
+beforeAll(async () => {
+    rmSync(out, { recursive: true, force: true });
+    result = await scaffold({ target: 'forwarding', name: 'forwardDests', spec, out });
+});
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+describe('npm run new:resource', () => {
+    it('writes the definition, its yup schema and its msw test from the contract, and never overwrites them', async () => {
+        expect(result.files.map((f) => path.relative(out, f))).toEqual([
+            'schemas/forwardDests.ts',
+            'resources/forwardDests.tsx',
+            'tests/resources/forwardDests.test.tsx',
+        ]);
+        const definition = read('resources/forwardDests.tsx');
+        // Paging names, rows and total from the list answer; the success rule; the rights family from x-right.
+        expect(definition).toContain(
+            "getList: { get: '/api/forward/dest/list', paging: ['pageNumber', 'pageSize'], read: 'data.records', total: 'data.total' }",
+        );
+        expect(definition).toContain("success: 'code200'");
+        expect(definition).toContain("rightFamily: 'forward'");
+        expect(definition).toContain("delete: { delete: '/api/forward/dest/delete', params: (r) => ({ id: r.id }) }");
+        expect(definition).toContain("testForwardDest: { post: '/api/forward/dest/test' }");
+        expect(definition).toContain("menu: { label: '转发目的地'");
+        // Filters from the list's query parameters: the text one always on, the enum a select.
+        expect(definition).toContain("{ source: 'name', label: '名称', alwaysOn: true }");
+        expect(definition).toContain(
+            "{ source: 'kind', label: '类型', input: 'select', choices: FORWARD_DEST_KIND_CHOICES }",
+        );
+        // yup rules from required, maxLength, minimum / maximum, pattern and enum, in Chinese.
+        const schema = read('schemas/forwardDests.ts');
+        expect(schema).toContain(".required('请输入名称').max(32, '名称不得超过32个字符')");
+        expect(schema).toContain(".matches(/^[A-Za-z0-9.-]+$/, '主机格式不正确')");
+        expect(schema).toContain(".min(1, '端口不能小于1').max(65535, '端口不能大于65535')");
+        expect(schema).toContain(".oneOf(['http', 'mqtt', 'kafka'], '请选择类型')");
+        await expect(scaffold({ target: 'forwarding', name: 'forwardDests', spec, out })).rejects.toThrow(
+            /exists: not overwritten/,
+        );
+        expect(read('resources/forwardDests.tsx')).toBe(definition);
+    });
+
+    it('refuses a tag the contract does not have', async () => {
+        await expect(scaffold({ target: 'nothing', spec, out })).rejects.toThrow(/no operation has the tag/);
+    });
+
+    it('passes tsc against its contract, eslint and its own msw test, unchanged', async () => {
+        // The fragment's paths join openapi.yaml's, in a program of the scaffolded files alone.
+        const types = astToString(await openapiTS(pathToFileURL(spec), { silent: true }));
+        writeFileSync(path.join(out, 'contract.d.ts'), types);
+        const schemaModule = path.relative(out, path.join(root, 'src/api/schema')).split(path.sep).join('/');
+        writeFileSync(
+            path.join(out, 'augment.ts'),
+            `import type { paths as Fragment } from './contract';\n` +
+                `declare module '${schemaModule}' {\n    // eslint-disable-next-line @typescript-eslint/no-empty-object-type\n    interface paths extends Fragment {}\n}\n`,
+        );
+        writeFileSync(
+            path.join(out, 'tsconfig.json'),
+            JSON.stringify({
+                extends: path.relative(out, path.join(root, 'tsconfig.json')),
+                include: [],
+                files: ['augment.ts', ...result.files.map((f) => path.relative(out, f))],
+            }),
+        );
+        await npx(['tsc', '--noEmit', '-p', path.join(out, 'tsconfig.json')]);
+        await npx(['eslint', '--max-warnings=0', ...result.files]);
+        const test = await npx(['vitest', 'run', '--project', 'resources', file('.test.tsx')]);
+        expect(test.stdout).toMatch(/3 passed/);
+    }, 1_200_000);
+});
