@@ -8,6 +8,7 @@ import type { AccessHub } from '../mqtt/access';
 import { createDirectory, type ThingFunction, type ThingModelIndex } from '../mqtt/directory';
 import { alibabaCredentials } from '../mqtt/signIn';
 import { curveOf } from './curves';
+import { createSimOta, type SimOtaDevice, type SimOtaOptions } from './ota';
 import { eventValues, propertyPost, randomValue } from './values';
 
 /**
@@ -16,13 +17,16 @@ import { eventValues, propertyPost, randomValue } from './values';
  * they need no free port and are seen like any device: ONLINE while connected, their property and event posts
  * checked against the thing model and stored. Each answers property sets and service calls with code 200. A
  * simulation posts every interval; it runs in the server, so it keeps running when the browser closes, and the
- * running ones resume when the server starts (`resume`).
+ * running ones resume when the server starts (`resume`). They play OTA as an Alibaba-SDK device does (./ota.ts):
+ * inform their version, ask for a pending task, download a pushed firmware, report progress and inform the new version.
  */
 
 export interface SimulatorOptions {
     db: Db;
     access: AccessHub;
     log?: (message: string) => void;
+    /** The simulated devices' download speed and flash time (tests make them quick). */
+    ota?: Partial<SimOtaOptions>;
 }
 
 /** Owner of a simulated device's connection: a simulation's id, or 'manual' (onLine). */
@@ -36,7 +40,7 @@ interface SimDeviceInfo {
     secret: string;
 }
 
-interface SimDevice extends SimDeviceInfo {
+interface SimDevice extends SimDeviceInfo, SimOtaDevice {
     client?: MqttClient;
     owners: Set<Owner>;
     /** Messages this device published (property posts, events, replies). */
@@ -63,7 +67,7 @@ const FLUSH_MS = 5_000;
 
 const SERVICE_TOPIC = 'thing/service/';
 
-export function createSimulator({ db, access, log = (m) => console.warn(m) }: SimulatorOptions) {
+export function createSimulator({ db, access, log = (m) => console.warn(m), ota: otaOptions }: SimulatorOptions) {
     const directory = createDirectory(db);
     const live = new Map<number, SimDevice>();
     const running = new Map<number, Running>();
@@ -91,6 +95,8 @@ export function createSimulator({ db, access, log = (m) => console.warn(m) }: Si
         count(device);
         return true;
     }
+
+    const ota = createSimOta(db, (d, topic, body) => publish(d as SimDevice, topic, body), log, otaOptions);
 
     function postProperties(device: SimDevice, values: Record<string, unknown>) {
         if (!Object.keys(values).length) return false;
@@ -171,8 +177,12 @@ export function createSimulator({ db, access, log = (m) => console.warn(m) }: Si
         device.client = client;
         client.on('connect', () => {
             client
-                .subscribeAsync(sysTopic(device, `${SERVICE_TOPIC}#`), { qos: 1 })
-                .catch((err: Error) => log(`模拟设备 ${device.deviceName} 订阅失败: ${err.message}`));
+                .subscribeAsync([sysTopic(device, `${SERVICE_TOPIC}#`), ...ota.topics(device)], { qos: 1 })
+                // Subscribed first, so the answer to its firmware/get (and a push) reaches it.
+                .then(() => ota.connected(device))
+                .catch((err: Error) => {
+                    if (!closed) log(`模拟设备 ${device.deviceName} 订阅失败: ${err.message}`);
+                });
             // The first report at once, so a new simulation shows values without waiting a whole interval.
             for (const owner of device.owners) {
                 if (owner === 'manual') continue;
@@ -181,6 +191,7 @@ export function createSimulator({ db, access, log = (m) => console.warn(m) }: Si
             }
         });
         client.on('message', (topic, payload) => {
+            if (ota.message(device, topic, payload)) return;
             void answer(device, topic, payload).catch((err: Error) =>
                 log(`模拟设备 ${device.deviceName} 应答失败: ${err.message}`),
             );
@@ -228,6 +239,7 @@ export function createSimulator({ db, access, log = (m) => console.warn(m) }: Si
         device.owners.delete(owner);
         if (device.owners.size) return;
         live.delete(deviceId);
+        ota.stop(device);
         await device.client?.endAsync().catch(() => undefined);
     }
 
@@ -419,6 +431,7 @@ export function createSimulator({ db, access, log = (m) => console.warn(m) }: Si
             }
             device.owners.clear();
             live.delete(deviceId);
+            ota.stop(device);
             await device.client?.endAsync().catch(() => undefined);
             return { deviceId, online: false };
         },
@@ -458,6 +471,7 @@ export function createSimulator({ db, access, log = (m) => console.warn(m) }: Si
             running.clear();
             const all = [...live.values()];
             live.clear();
+            for (const d of all) ota.stop(d);
             // Forced: at a stop the broker has already paused its connections (the drain), so a post in flight would
             // never get its PUBACK and a polite end would wait for it forever (the server never exited).
             await Promise.all(all.map((d) => d.client?.endAsync(true).catch(() => undefined)));
