@@ -55,6 +55,7 @@ import { ssoPages } from './sso/routes';
 import { sessionProbe } from './sso/sessionProbe';
 import { consoleFiles } from './static';
 import { healthRoutes } from './cluster/health';
+import { DEMO_WEBHOOK_PATH, demoWebhookRoute } from './seed/webhook';
 import { createOtaService } from './ota/service';
 import { otaDownloadRoute, otaRoutes } from './routes/ota';
 
@@ -108,6 +109,8 @@ export function createApp(deps: AppDeps) {
     // Liveness, readiness and /metrics: outside the console's sign-in (server/cluster/health.ts says why).
     app.route('/', healthRoutes());
     app.get('/sso/session', sessionProbe(services));
+    // The live demo's webhook channel is addressed here (server/seed/webhook.ts): no session, as any webhook receiver.
+    app.route(DEMO_WEBHOOK_PATH, demoWebhookRoute());
     app.route('/sso', ssoPages(services, deps));
     // JSON and CSV answers are gzipped for clients that accept it (the device map's 100,000 points: 11 MB → about 2 MB).
     app.use('/api/*', compressAnswers());

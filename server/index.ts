@@ -304,7 +304,7 @@ async function main(): Promise<void> {
             .then(() => {
                 // The live demo's camera plays ffmpeg's test pattern: only when ffmpeg runs here.
                 const camera = config.seedDemo && config.demoLive && checkFfmpeg(config.ffmpegPath).ok;
-                return seedDatabase(handle.db, { demo: config.seedDemo, live: config.demoLive, camera });
+                return seedDatabase(handle.db, { demo: config.seedDemo, live: config.demoLive, camera, port });
             })
             .then(async (seed) => {
                 // The live demo's devices connect, its rules load, its camera plays (server/seed/live.ts).

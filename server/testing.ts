@@ -103,7 +103,7 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
             ...opts.config,
         };
         await ensureAdmin(handle.db, TEST_ADMIN_PASSWORD);
-        await seedDatabase(handle.db, { demo: config.seedDemo, live: opts.live });
+        await seedDatabase(handle.db, { demo: config.seedDemo, live: opts.live, port: config.port });
         const access = createAccessHub();
         const simulator = createSimulator({ db: handle.db, access, log: () => undefined });
         const amqp = createAmqpService({

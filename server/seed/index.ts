@@ -52,6 +52,7 @@ async function insertDemo(
     now: Date,
     live: boolean,
     camera: boolean,
+    port: number,
 ) {
     const projectRows = await tx
         .insert(projects)
@@ -112,7 +113,7 @@ async function insertDemo(
     await insertDemoTelemetry(ctx);
     await insertDemoDashboard(ctx);
     await insertDemoGroups(ctx);
-    if (live) await insertLiveDemo(ctx, { camera });
+    if (live) await insertLiveDemo(ctx, { camera, port });
     await tx
         .insert(productLogs)
         .values(DEMO_LOGS.map((l) => ({ log: l.log, opTime: new Date(now.getTime() - l.daysAgo * DAY) })));
@@ -126,7 +127,14 @@ async function insertDemo(
  */
 export async function seedDatabase(
     db: Db,
-    opts: { demo: boolean; live?: boolean; camera?: boolean; now?: Date },
+    opts: {
+        demo: boolean;
+        live?: boolean;
+        camera?: boolean;
+        /** The platform's HTTP port: the live demo's webhook channel is addressed to it (server/seed/webhook.ts). */
+        port?: number;
+        now?: Date;
+    },
 ): Promise<SeedResult> {
     const now = opts.now ?? new Date();
     return db.transaction(async (tx) => {
@@ -142,7 +150,7 @@ export async function seedDatabase(
         const categoryIds = new Map<string, number>();
         await insertCategories(tx, CATEGORIES, null, 1, [], categoryIds);
         const live = opts.demo && !!opts.live;
-        if (opts.demo) await insertDemo(tx, categoryIds, sceneIds, now, live, !!opts.camera);
+        if (opts.demo) await insertDemo(tx, categoryIds, sceneIds, now, live, !!opts.camera, opts.port ?? 8080);
         return { seeded: true, demo: opts.demo, live };
     });
 }

@@ -4,6 +4,7 @@ import {
     categories,
     devices,
     edgeInstances,
+    notifyChannels,
     products,
     rules,
     simulationDevices,
@@ -19,6 +20,7 @@ import { TEST_PATTERN_HOST, testPatternSource } from '../video/testPattern';
 import { DARK_LUX } from '../simulation/curves';
 import type { DemoContext } from './context';
 import { DEMO_DEVICES } from './devices';
+import { demoWebhookUrl } from './webhook';
 
 /**
  * The live demo (DEMO_LIVE, on by default with SEED_DEMO): the first start shows the platform at work. The demo's
@@ -45,8 +47,9 @@ export const DEMO_ALERT_RULE = '会议室温度过高';
 export const DEMO_EDGE_INSTANCE = '一号车间边缘实例';
 export const DEMO_CAMERA = 'CAM-DEMO-01';
 export const DEMO_CAMERA_PRODUCT = { productName: '网络摄像机_V1', productKey: 'a1CameraDm1' };
+export const DEMO_CHANNEL = '演示 Webhook（本机接收）';
 
-export async function insertLiveDemo(ctx: DemoContext, opts: { camera: boolean }): Promise<void> {
+export async function insertLiveDemo(ctx: DemoContext, opts: { camera: boolean; port: number }): Promise<void> {
     const { tx, now, productIds, projectIds, deviceIds } = ctx;
     const byProduct = new Map<string, number[]>();
     for (const d of DEMO_DEVICES.filter((x) => x.live)) {
@@ -86,10 +89,20 @@ export async function insertLiveDemo(ctx: DemoContext, opts: { camera: boolean }
             },
         ],
     };
+    // The alert rule notifies through an ordinary webhook 通知方式 addressed to this platform itself
+    // (server/seed/webhook.ts): sent and answered with no network, so /log's 告警消息 shows each notification and its
+    // attempts from the first alert on (告警通知 as it fires, 恢复通知 when the room cools down).
+    const [channel] = await tx
+        .insert(notifyChannels)
+        .values({ name: DEMO_CHANNEL, type: 'webhook', config: { url: demoWebhookUrl(opts.port) }, createTime: now })
+        .returning({ id: notifyChannels.id });
     const alert: { triggers: Trigger[]; conditions: Condition[]; actions: Action[] } = {
         triggers: [{ id: 't1', type: 'property', identifier: 'Temperature' }],
         conditions: [{ id: 'c1', source: 'property', identifier: 'Temperature', operator: '>', value: 30 }],
-        actions: [{ id: 'a1', type: 'alert', level: 2, content: '${deviceName} 温度 ${value}°C，超过 30°C' }],
+        actions: [
+            { id: 'a1', type: 'alert', level: 2, content: '${deviceName} 温度 ${value}°C，超过 30°C' },
+            { id: 'a2', type: 'notify', channelId: channel.id, onRecover: true },
+        ],
     };
     await tx.insert(rules).values([
         {

@@ -1,8 +1,26 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { alertEvents, devices, edgeInstances, ruleLogs, rules, simulations } from '../../server/db/schema';
+import {
+    alertEvents,
+    devices,
+    edgeInstances,
+    notifyChannels,
+    ruleLogs,
+    rules,
+    simulations,
+} from '../../server/db/schema';
 import { DEMO_DEVICES } from '../../server/seed/devices';
-import { DEMO_ALERT_RULE, DEMO_EDGE_INSTANCE, DEMO_SCENE_RULE, startLiveDemo } from '../../server/seed/live';
+import {
+    DEMO_ALERT_RULE,
+    DEMO_CHANNEL,
+    DEMO_EDGE_INSTANCE,
+    DEMO_SCENE_RULE,
+    startLiveDemo,
+} from '../../server/seed/live';
+import { demoWebhookUrl } from '../../server/seed/webhook';
 import { DEMO_CURVES, illuminance, temperature, DARK_LUX } from '../../server/simulation/curves';
 import { createTestServer, type TestServer } from '../../server/testing';
 import { startBroker, until, type Broker } from './mqttSupport';
@@ -16,6 +34,9 @@ import { call, form } from './support';
 let s: TestServer;
 let broker: Broker;
 let quiet: TestServer;
+/** The live server's HTTP port (its demo webhook channel is addressed to it), served by app.fetch. */
+let http: Server;
+let port = 0;
 const live = DEMO_DEVICES.filter((d) => d.live).map((d) => d.deviceName);
 
 const statuses = async (server: TestServer) =>
@@ -32,8 +53,12 @@ const onlineNames = async (server: TestServer) =>
         .sort();
 
 beforeAll(async () => {
+    // The platform's HTTP port first (the seed addresses the demo channel to it), answering once the server exists.
+    http = createServer(getRequestListener((request) => s.app.fetch(request)));
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    port = (http.address() as AddressInfo).port;
     [s, quiet] = await Promise.all([
-        createTestServer({ live: true }),
+        createTestServer({ live: true, config: { port } }),
         // The quiet demo also stands for a machine without ffmpeg (its program does not exist).
         createTestServer({ config: { ffmpegPath: '/nonexistent/ffmpeg' } }),
     ]);
@@ -41,13 +66,15 @@ beforeAll(async () => {
     expect(await onlineNames(s)).toEqual([]);
     broker = (await startBroker(s)).broker;
     await startLiveDemo(s);
-});
+    // Two demo servers at once take over a minute on a loaded machine (65 s seen at load average 24).
+}, 180_000);
 
 afterAll(async () => {
     await s?.simulator.close();
     await broker?.close();
     await s?.close();
     await quiet?.close();
+    await new Promise((r) => http?.close(r));
 });
 
 describe('the live demo', () => {
@@ -88,6 +115,40 @@ describe('the live demo', () => {
             .innerJoin(rules, eq(rules.id, alertEvents.ruleId))
             .where(eq(rules.name, DEMO_ALERT_RULE));
         expect(alert.alert_events).toMatchObject({ type: 2, status: 0, deviceName: 'TH-OFFICE-01' });
+    });
+
+    it("notifies the alert through the demo's webhook channel, answered by the platform itself: /log's 告警消息", async () => {
+        const [channel] = await s.db.select().from(notifyChannels);
+        expect(channel).toMatchObject({ name: DEMO_CHANNEL, type: 'webhook', config: { url: demoWebhookUrl(port) } });
+        type Notices = {
+            records: Array<{
+                appName: string;
+                noticeType: string;
+                messageType: string;
+                recipient: string;
+                content: string;
+                status: string;
+                deviceName: string;
+                attempts: Array<{ ok: boolean; status?: number }>;
+            }>;
+            total: number;
+        };
+        const notices = async () =>
+            ((await call(s, 'GET', '/api/log/alerts?pageNumber=1&pageSize=20')).body.data as Notices).records;
+        await until(async () => (await notices()).some((n) => n.status === 'sent'), 10_000);
+        const sent = (await notices()).find((n) => n.status === 'sent')!;
+        expect(sent).toMatchObject({
+            appName: DEMO_ALERT_RULE,
+            noticeType: 'Webhook',
+            messageType: '告警通知',
+            recipient: demoWebhookUrl(port),
+            deviceName: 'TH-OFFICE-01',
+            attempts: [{ ok: true, status: 200 }],
+        });
+        expect(sent.content).toMatch(/^TH-OFFICE-01 温度 [\d.]+°C，超过 30°C$/);
+        // Only on the receiver: an anonymous POST elsewhere is still refused without a session.
+        const elsewhere = await fetch(`http://127.0.0.1:${port}/api/log/alerts`, { method: 'POST', body: '{}' });
+        expect((await elsewhere.json()) as { code: number }).toMatchObject({ code: 401 });
     });
 
     it('runs an edge instance on the demo gateway', async () => {
