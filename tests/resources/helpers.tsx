@@ -11,7 +11,7 @@ import { createAuthProvider } from '../../src/auth/authProvider';
 import { apiResources, renderResources, type ResourceDefinition } from '../../src/engine';
 import { i18nProvider } from '../../src/i18n';
 import { SHELL_API, type MenuNode } from '../../src/layout/shellApi';
-import { createTestServer, type TestServer } from '../../server/testing';
+import type { TestServer } from '../../server/testing';
 
 /** One msw server for every resource test file; setup.ts starts it and resets handlers after each test. */
 export const mswServer = setupServer();
@@ -58,6 +58,9 @@ export function platformHandler(server: TestServer): HttpHandler {
 }
 
 export async function startPlatform(seed = false): Promise<TestServer> {
+    // Imported here, not at the top: setup.ts loads this file for every resource file, and most never start the
+    // platform (the engine files, the fake-backed screens); the whole server is a second or two of each one's start.
+    const { createTestServer } = await import('../../server/testing');
     const server = await createTestServer({ seed });
     mswServer.use(platformHandler(server));
     return server;
