@@ -1,7 +1,7 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { http } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { defineResource } from '../../src/engine';
+import { defineResource, type AnyPaths } from '../../src/engine';
 import { bodyRows, mswServer, ok, renderDefinitions } from './helpers';
 
 /** Issue 29 items 3, 7, 10 and 11: each fixed in the engine, on a small definition of its own. */
@@ -18,7 +18,7 @@ const BROKERS = [
     },
 ];
 
-const brokers = defineResource({
+const brokers = defineResource<AnyPaths>({
     name: 'brokers',
     label: '消息代理',
     path: 'broker',
