@@ -27,7 +27,14 @@ const npx = (args: string[]) =>
 
 let result: ScaffoldResult;
 const file = (end: string) => result.files.find((f) => f.endsWith(end))!;
-const read = (end: string) => readFileSync(file(end), 'utf8');
+/** A written file's text with prettier's line breaks taken out, so it reads as one line per statement. */
+const read = (end: string) =>
+    readFileSync(file(end), 'utf8')
+        .replace(/\n\s*\./g, '.')
+        .replace(/\s+/g, ' ')
+        .replace(/,\s*([}\]])/g, ' $1')
+        .replace(/([[{(])\s+/g, '$1 ')
+        .replace(/\[ '/g, "['");
 
 beforeAll(async () => {
     rmSync(out, { recursive: true, force: true });
@@ -88,7 +95,15 @@ describe('npm run new:resource', () => {
             JSON.stringify({
                 extends: path.relative(out, path.join(root, 'tsconfig.json')),
                 include: [],
-                files: ['augment.ts', ...result.files.map((f) => path.relative(out, f))],
+                files: [
+                    'augment.ts',
+                    ...result.files.map((f) => path.relative(out, f)),
+                    // The project's own declarations of untyped packages.
+                    ...[
+                        'server/types/aedes-persistence-redis.d.ts',
+                        'tests/types/parse-prometheus-text-format.d.ts',
+                    ].map((d) => path.relative(out, path.join(root, d))),
+                ],
             }),
         );
         await npx(['tsc', '--noEmit', '-p', path.join(out, 'tsconfig.json')]);
