@@ -39,7 +39,8 @@ const read = (end: string) =>
 beforeAll(async () => {
     rmSync(out, { recursive: true, force: true });
     result = await scaffold({ target: 'forwarding', name: 'forwardDests', spec, out });
-});
+    // Parsing the contract and three prettier passes: a second or two alone, far more beside a loaded machine's tests.
+}, 120_000);
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
 describe('npm run new:resource', () => {
