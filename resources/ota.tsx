@@ -54,7 +54,7 @@ const devicePicker = (label: string) =>
             label,
             input: 'picker',
             picker: {
-                source: { call: 'devices', params: (scope: Scope) => ({ productId: scope.record?.productId }) },
+                source: { call: 'devices', params: (scope: Scope) => ({ productKey: scope.record?.productKey }) },
                 rowId: 'deviceId',
                 perPage: 5,
                 columns: [

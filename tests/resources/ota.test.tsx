@@ -41,6 +41,26 @@ beforeAll(async () => {
         new URLSearchParams({ productKey: String(product.productKey), deviceName: 'ota_dev_1' }),
         'application/x-www-form-urlencoded',
     );
+    // A device of another product: the package's device pickers must not offer it.
+    const other = await post(
+        '/api/product/save',
+        new URLSearchParams({
+            productName: '别的产品',
+            nodeType: '0',
+            gatewayType: '0',
+            categoryId: '3',
+            networkType: '5',
+            dataType: '0',
+            projectCode: '',
+            remark: '',
+        }),
+        'application/x-www-form-urlencoded',
+    );
+    await post(
+        '/api/device/save',
+        new URLSearchParams({ productKey: String(other.productKey), deviceName: 'other_dev_1' }),
+        'application/x-www-form-urlencoded',
+    );
     const query = new URLSearchParams({
         name: '主控固件',
         productId: String(product.productId),
@@ -78,6 +98,15 @@ describe('/ota', () => {
         expect(
             await within(dialog).findByText('版本号只能包含字母、数字、下划线、中划线和点号，不超过64个字符'),
         ).toBeInTheDocument();
+    });
+
+    it("验证 offers the package's product's devices only", async () => {
+        renderDefinitions([ota], '/ota');
+        const row = (await screen.findByText('主控固件', {}, SLOW)).closest('tr') as HTMLElement;
+        fireEvent.click(within(row).getByRole('button', { name: '验证' }));
+        const dialog = await screen.findByRole('dialog', { name: '验证固件' });
+        expect(await within(dialog).findByText('ota_dev_1', {}, SLOW)).toBeInTheDocument();
+        expect(within(dialog).queryByText('other_dev_1')).not.toBeInTheDocument();
     });
 
     it('批量升级 makes a batch; its page lists the device 待推送 with 取消', async () => {
