@@ -116,7 +116,7 @@ async function startServer(compiled: string, port: number, live: boolean): Promi
     const started = performance.now();
     for (;;) {
         if (child.exitCode !== null) throw new Error(`server exited: ${output}`);
-        if (performance.now() - started > 120_000) throw new Error(`no answer in 120 s: ${output}`);
+        if (performance.now() - started > 300_000) throw new Error(`no answer in 300 s: ${output}`);
         try {
             await fetch(`${url}/sso/login`);
             break;
