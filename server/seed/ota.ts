@@ -104,9 +104,9 @@ export async function seedDemoOta(
         status: 'OFFLINE',
     }));
 
-    // Three days ago at 10:00 China time (02:00 UTC): before the lamps' seeded history, which reports V2.3.1.
-    const today = Math.floor((opts.now ?? new Date()).getTime() / DAY) * DAY;
-    let clock = today - 3 * DAY + 2 * 3_600_000;
+    // Half an hour before the first start: the platform's own scheduler runs meanwhile (a broker is attached) and
+    // would fail a task pushed longer ago than the batch's timeout (60 min) as 升级超时 before the lamps' informs.
+    let clock = (opts.now ?? new Date()).getTime() - 30 * 60_000;
     const advance = (seconds: number) => (clock += seconds * 1000);
     const transport = localTransport();
     const ota = createOtaService({
