@@ -106,7 +106,7 @@ describe.skipIf(!haveChromium)('a live first start', () => {
         await page.locator('table tbody tr', { hasText: DEMO_ALERT_RULE }).first().waitFor();
     });
 
-    it("notifies the alert: /log's 告警消息 tab lists it, sent through the demo's webhook channel", async () => {
+    it("notifies the alert: the log query's 告警消息 tab lists it, sent through the demo's webhook channel", async () => {
         type Notices = { records: Array<{ appName: string; messageType: string; status: string }> };
         await withinAMinute('alert notification sent', async () =>
             (await api<Notices>('/api/log/alerts?pageNumber=1&pageSize=10')).records.some(
@@ -114,10 +114,13 @@ describe.skipIf(!haveChromium)('a live first start', () => {
             ),
         );
         await page.goto(`${server.url}/log?tab=alert`);
-        const row = page.locator('table tbody tr', { hasText: DEMO_ALERT_RULE }).first();
+        // The newest row may be the 恢复通知 already (the room cools down after 40 s): the 告警通知 row of the rule.
+        const row = page
+            .locator('table tbody tr', { hasText: '告警通知' })
+            .filter({ hasText: DEMO_ALERT_RULE })
+            .first();
         await row.waitFor();
         await byText(row, 'Webhook').waitFor();
-        await byText(row, '告警通知').waitFor();
         expect(await row.textContent()).toContain('/demo/webhook');
         await screenshot(page, 'demo-live-alert-messages');
     });
