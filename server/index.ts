@@ -81,6 +81,7 @@ async function main(): Promise<void> {
         import('./mqtt/presence'),
         import('./seed/live'),
         import('./video/testPattern'),
+        import('./seed/ota'),
     ]);
     let handle: DatabaseHandle;
     try {
@@ -113,6 +114,7 @@ async function main(): Promise<void> {
         { markLeftOnline },
         { startLiveDemo },
         { rtspSource, checkFfmpeg },
+        { seedDemoOta },
     ] = await later;
     // Connections ended with the previous run: its devices left ONLINE are OFFLINE as of this start (one process only;
     // in a cluster the others still hold theirs). Before the first start's demo seed, which writes statuses of its own.
@@ -308,6 +310,8 @@ async function main(): Promise<void> {
             })
             .then(async (seed) => {
                 // The live demo's devices connect, its rules load, its camera plays (server/seed/live.ts).
+                // The demo firmware and its finished batch (server/seed/ota.ts), then the live devices connect.
+                if (seed.live) await seedDemoOta(handle.db, config);
                 if (seed.live) await startLiveDemo({ db: handle.db, simulator, rules, video, config });
                 if (seed.seeded) {
                     console.log(

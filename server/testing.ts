@@ -12,6 +12,7 @@ import { users } from './db/schema';
 import type { AppDeps } from './deps';
 import { createAccessHub, type AccessHub } from './mqtt/access';
 import { seedDatabase } from './seed';
+import { seedDemoOta } from './seed/ota';
 import { createSimulator, type Simulator } from './simulation/simulator';
 import { createRuleEngine, type RuleEngine, type RuleEngineOptions } from './rules/engine';
 import { createVideoRelay } from './video/relay';
@@ -133,6 +134,8 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
             ? await createSipServer({ db: handle.db, port: 0, host: '127.0.0.1', ...opts.sip })
             : undefined;
         const ota = createOtaService({ db: handle.db, access, config, now: opts.now, logError: opts.logError });
+        // The live demo's firmware and finished batch (server/seed/ota.ts), as the first start writes them.
+        if (config.seedDemo && opts.live) await seedDemoOta(handle.db, config);
         const app = createApp({
             ota,
             amqp,

@@ -116,7 +116,7 @@ async function startServer(compiled: string, port: number, live: boolean): Promi
     const started = performance.now();
     for (;;) {
         if (child.exitCode !== null) throw new Error(`server exited: ${output}`);
-        if (performance.now() - started > 120_000) throw new Error(`no answer in 120 s: ${output}`);
+        if (performance.now() - started > 300_000) throw new Error(`no answer in 300 s: ${output}`);
         try {
             await fetch(`${url}/sso/login`);
             break;
@@ -128,12 +128,20 @@ async function startServer(compiled: string, port: number, live: boolean): Promi
 }
 
 async function signIn(url: string) {
-    const login = await fetch(`${url}/sso/login`, {
-        method: 'POST',
-        body: new URLSearchParams({ username: 'admin', password: 'Bench_123456' }),
-        redirect: 'manual',
-    });
-    return login.headers.get('set-cookie')?.split(';')[0] ?? '';
+    // A few tries: on a loaded machine a busy server's connection can be reset ('fetch failed').
+    for (let attempt = 1; ; attempt++) {
+        try {
+            const login = await fetch(`${url}/sso/login`, {
+                method: 'POST',
+                body: new URLSearchParams({ username: 'admin', password: 'Bench_123456' }),
+                redirect: 'manual',
+            });
+            return login.headers.get('set-cookie')?.split(';')[0] ?? '';
+        } catch (err) {
+            if (attempt >= 5) throw err;
+            await new Promise((r) => setTimeout(r, 2000));
+        }
+    }
 }
 
 /** The server's process.memoryUsage(), printed by the preload on SIGUSR2. */

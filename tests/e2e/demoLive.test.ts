@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { DEMO_DEVICES } from '../../server/seed/devices';
 import { DEMO_ALERT_RULE, DEMO_CAMERA, DEMO_EDGE_INSTANCE, DEMO_SCENE_RULE } from '../../server/seed/live';
+import { DEMO_FIRMWARE } from '../../server/seed/ota';
 import {
     byText,
     haveChromium,
@@ -103,6 +104,48 @@ describe.skipIf(!haveChromium)('a live first start', () => {
         await page.locator('table[aria-label="告警事件"] tbody tr', { hasText: 'TH-OFFICE-01' }).first().waitFor();
         await page.goto(`${server.url}/ruleEngine/RuleJournal`);
         await page.locator('table tbody tr', { hasText: DEMO_ALERT_RULE }).first().waitFor();
+    });
+
+    it("notifies the alert: the log query's 告警消息 tab lists it, sent through the demo's webhook channel", async () => {
+        type Notices = { records: Array<{ appName: string; messageType: string; status: string }> };
+        await withinAMinute('alert notification sent', async () =>
+            (await api<Notices>('/api/log/alerts?pageNumber=1&pageSize=10')).records.some(
+                (n) => n.appName === DEMO_ALERT_RULE && n.messageType === '告警通知' && n.status === 'sent',
+            ),
+        );
+        await page.goto(`${server.url}/log?tab=alert`);
+        // The newest row may be the 恢复通知 already (the room cools down after 40 s): the 告警通知 row of the rule.
+        const row = page
+            .locator('table tbody tr', { hasText: '告警通知' })
+            .filter({ hasText: DEMO_ALERT_RULE })
+            .first();
+        await row.waitFor();
+        await byText(row, 'Webhook').waitFor();
+        expect(await row.textContent()).toContain('/demo/webhook');
+        await screenshot(page, 'demo-live-alert-messages');
+    });
+
+    it('shows the demo firmware and its finished batch on the OTA screens', async () => {
+        await page.goto(`${server.url}/ota`);
+        const pkgRow = page.locator('table tbody tr', { hasText: DEMO_FIRMWARE.name }).first();
+        await pkgRow.waitFor();
+        expect(await pkgRow.textContent()).toContain(DEMO_FIRMWARE.version);
+        const packages = await api<{ records: Array<{ id: number; name: string }> }>(
+            '/api/ota/package?pageNumber=1&pageSize=10',
+        );
+        const pkg = packages.records.find((r) => r.name === DEMO_FIRMWARE.name)!;
+        const batches = await api<{ records: Array<{ id: number; status: string }> }>(
+            `/api/ota/batch?packageId=${pkg.id}&pageNumber=1&pageSize=10`,
+        );
+        expect(batches.records.map((b) => b.status)).toEqual(['done']);
+        await page.goto(`${server.url}/ota/batch/${batches.records[0].id}`);
+        for (const name of DEMO_FIRMWARE.devices) {
+            const row = page.locator('table tbody tr', { hasText: name }).first();
+            await row.waitFor();
+            await byText(row, '成功').waitFor();
+        }
+        await page.waitForTimeout(1000);
+        await screenshot(page, 'demo-live-ota-batch');
     });
 
     it("shows the demo edge instance's monitor figures", async () => {

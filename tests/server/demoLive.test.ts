@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
@@ -5,9 +6,11 @@ import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
     alertEvents,
+    deviceMessages,
     devices,
     edgeInstances,
     notifyChannels,
+    otaPackages,
     ruleLogs,
     rules,
     simulations,
@@ -20,6 +23,7 @@ import {
     DEMO_SCENE_RULE,
     startLiveDemo,
 } from '../../server/seed/live';
+import { DEMO_FIRMWARE, demoFirmwareBytes } from '../../server/seed/ota';
 import { demoWebhookUrl } from '../../server/seed/webhook';
 import { DEMO_CURVES, illuminance, temperature, DARK_LUX } from '../../server/simulation/curves';
 import { createTestServer, type TestServer } from '../../server/testing';
@@ -151,6 +155,81 @@ describe('the live demo', () => {
         expect((await elsewhere.json()) as { code: number }).toMatchObject({ code: 401 });
     });
 
+    it('has a demo firmware, stored and signed as OTA does, and one finished batch: both lamps 成功 on V2.3.1', async () => {
+        type Page<T> = { records: T[]; total: number };
+        const packages = (await call(s, 'GET', '/api/ota/package?pageNumber=1&pageSize=10')).body.data as Page<{
+            id: number;
+            name: string;
+            productKey: string;
+            version: string;
+            sourceVersions: string[];
+            signMethod: string;
+            fileName: string;
+            size: number;
+            sha256: string;
+        }>;
+        expect(packages.total).toBe(1);
+        const pkg = packages.records[0];
+        const bytes = demoFirmwareBytes();
+        const sha256 = createHash('sha256').update(bytes).digest('hex');
+        expect(pkg).toMatchObject({
+            name: DEMO_FIRMWARE.name,
+            productKey: 'a1LampDemo7',
+            version: 'V2.3.1',
+            sourceVersions: ['V2.1.0'],
+            signMethod: 'SHA256',
+            fileName: DEMO_FIRMWARE.fileName,
+            size: bytes.length,
+            sha256,
+        });
+        // The file is in FILES_DIR and a device downloads it through a signed URL, as any package.
+        const url = await s.ota.signer.sign(pkg.id, Date.now() + 60_000);
+        const download = await s.anonFetch(url);
+        expect(download.status).toBe(200);
+        expect(
+            createHash('sha256')
+                .update(Buffer.from(await download.arrayBuffer()))
+                .digest('hex'),
+        ).toBe(sha256);
+
+        const batches = (await call(s, 'GET', `/api/ota/batch?packageId=${pkg.id}&pageNumber=1&pageSize=10`)).body
+            .data as Page<{ id: number; status: string; total: number; counts: Record<string, number> }>;
+        expect(batches.records).toHaveLength(1);
+        const batch = batches.records[0];
+        expect(batch).toMatchObject({ status: 'done', total: 2, counts: { succeeded: 2, failed: 0, pending: 0 } });
+        const tasks = (await call(s, 'GET', `/api/ota/batch/devices?batchId=${batch.id}&pageNumber=1&pageSize=10`)).body
+            .data as Page<{ deviceId: number; deviceName: string; stateName: string; fromVersion: string }>;
+        expect(tasks.records.map((t) => [t.deviceName, t.stateName, t.fromVersion])).toEqual(
+            DEMO_FIRMWARE.devices.map((name) => [name, '成功', 'V2.1.0']),
+        );
+        for (const t of tasks.records) {
+            const ota = (await call(s, 'GET', `/api/ota/device?deviceId=${t.deviceId}`)).body.data as {
+                modules: Array<{ module: string; version: string }>;
+            };
+            expect(ota.modules).toEqual([expect.objectContaining({ module: 'default', version: 'V2.3.1' })]);
+        }
+        // The upgrade is in the lamps' message log as it happened: the push carrying the signed URL and the file's
+        // SHA-256, the progress steps, the informs and the result.
+        const log = await s.db
+            .select({ method: deviceMessages.method, data: deviceMessages.data })
+            .from(deviceMessages)
+            .where(eq(deviceMessages.deviceId, tasks.records[0].deviceId))
+            .orderBy(deviceMessages.ts);
+        const ota = log.filter((m) => m.method.startsWith('ota.'));
+        expect(ota.map((m) => m.method)).toEqual([
+            'ota.inform',
+            'ota.upgrade',
+            'ota.progress',
+            'ota.progress',
+            'ota.progress',
+            'ota.inform',
+            'ota.result',
+        ]);
+        const push = ota[1].data as { payload: { data: { url: string; sign: string; signMethod: string } } };
+        expect(push.payload.data).toMatchObject({ sign: sha256, signMethod: 'SHA256' });
+        expect(push.payload.data.url).toContain(`/api/ota/download?packageId=${pkg.id}&expires=`);
+    });
+
     it('runs an edge instance on the demo gateway', async () => {
         const [instance] = await s.db.select().from(edgeInstances).where(eq(edgeInstances.name, DEMO_EDGE_INSTANCE));
         const [gateway] = await s.db.select().from(devices).where(eq(devices.id, instance.gatewayId));
@@ -170,10 +249,12 @@ describe('the live demo', () => {
         await until(async () => (await statuses(s)).get('TH-OFFICE-01') === 'ONLINE');
     });
 
-    it('without DEMO_LIVE: the demo has no simulations, rules or edge instance, and no device 在线', async () => {
+    it('without DEMO_LIVE: the demo has no simulations, rules, edge instance, channel or firmware, and no device 在线', async () => {
         expect(await quiet.db.select().from(simulations)).toEqual([]);
         expect(await quiet.db.select().from(rules)).toEqual([]);
         expect(await quiet.db.select().from(edgeInstances)).toEqual([]);
+        expect(await quiet.db.select().from(otaPackages)).toEqual([]);
+        expect(await quiet.db.select().from(notifyChannels)).toEqual([]);
         expect(await onlineNames(quiet)).toEqual([]);
         const liveRows = await quiet.db
             .select({ status: devices.status })
