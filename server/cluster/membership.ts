@@ -34,7 +34,7 @@ export interface MembershipOptions {
     timeoutMs: number;
     /** This member's claims in amqp_queue (released when it dies). */
     amqpOwner?: string;
-    /** This member's share of the live figures, published with each heartbeat. */
+    /** Who this member is (host, pid), written with each heartbeat; its live figures go through Redis (figures.ts). */
     figures: () => Record<string, unknown>;
     /** This member was declared dead by another while alive (a long pause): its devices must be marked again. */
     onRevived?: () => void;
