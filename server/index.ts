@@ -201,13 +201,16 @@ async function main(): Promise<void> {
     access.attach(broker);
     amqp.attach(broker);
     // Readiness, /metrics, cluster membership (REDIS_URL) and the SIGTERM drain (server/cluster/node.ts).
-    const node = await (await import('./cluster/node')).startNode({ handle, config, http: server, broker, amqp });
+    const node = await (
+        await import('./cluster/node')
+    ).startNode({ handle, config, http: server, broker, amqp, simulator });
     // The subscriptions are known before the first device can post.
     await amqp.start().catch((err) => console.error('读取服务端订阅失败 / failed to load subscriptions:', err));
     if (!config.tlsOnly) broker.attachWebSocket(server);
-    // Simulations that were running when the server stopped run again (their devices sign in through the broker).
-    void simulator
-        .resume()
+    // Simulations that were running when the server stopped run again (their devices sign in through the broker); in
+    // a cluster, those no living member runs (server/cluster/simulations.ts).
+    void node
+        .takeSimulations()
         .then((n) => n && console.log(`设备模拟: 已恢复 ${n} 个运行中的模拟`))
         .catch((err) => console.error('恢复设备模拟失败 / failed to resume simulations:', err));
     // Cameras that were pushing when the server stopped are pulled again.

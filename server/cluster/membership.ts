@@ -34,10 +34,12 @@ export interface MembershipOptions {
     timeoutMs: number;
     /** This member's claims in amqp_queue (released when it dies). */
     amqpOwner?: string;
-    /** This member's share of the live figures, published with each heartbeat. */
+    /** Who this member is (host, pid), written with each heartbeat; its live figures go through Redis (figures.ts). */
     figures: () => Record<string, unknown>;
     /** This member was declared dead by another while alive (a long pause): its devices must be marked again. */
     onRevived?: () => void;
+    /** After each heartbeat and sweep (the simulations' takeover, server/cluster/simulations.ts). */
+    onBeat?: () => Promise<unknown>;
     /** Called when this member becomes the oldest living one (runs the once-per-cluster jobs). */
     onLeader?: () => void;
     log?: (message: string) => void;
@@ -57,6 +59,7 @@ export async function createMembership({
     figures,
     onRevived,
     onLeader,
+    onBeat,
     log = (m) => console.warn(m),
 }: MembershipOptions) {
     const nodeId = newNodeId();
@@ -134,6 +137,7 @@ export async function createMembership({
             onRevived?.();
         }
         await sweepDead();
+        await onBeat?.();
         const oldest = rowsOf<{ node_id: string }>(
             await db.execute(sql`SELECT node_id FROM cluster_nodes ORDER BY started_at, node_id LIMIT 1`),
         )[0]?.node_id;

@@ -10,7 +10,9 @@ import { rowsOf } from '../db/rows';
 import type { Broker } from '../mqtt/broker';
 import { FIGURES_KEY, FIGURES_TTL_MS, type MemberState, type Published } from './figures';
 import { setProcessState } from './health';
+import type { Simulator } from '../simulation/simulator';
 import { createMembership, type Membership } from './membership';
+import { createSimulationTakeover, type SimulationTakeover } from './simulations';
 
 /**
  * One server process as an operated node (docs/deployment.md): readiness and metrics for /health/ready and /metrics,
@@ -23,6 +25,8 @@ export interface NodeOptions {
     http: Server;
     broker: Broker;
     amqp: AmqpService;
+    /** The device simulator: in a cluster its running simulations are taken over from members that die. */
+    simulator?: Simulator;
     log?: (message: string) => void;
 }
 
@@ -191,13 +195,16 @@ function metricsOf({ handle, broker, amqp }: NodeOptions, nodeId: string, member
 }
 
 export async function startNode(options: NodeOptions) {
-    const { handle, config, http, broker, amqp, log = (m) => console.log(m) } = options;
+    const { handle, config, http, broker, amqp, simulator, log = (m) => console.log(m) } = options;
     let draining = false;
     const startedAt = new Date().toISOString();
     const identity = { host: os.hostname(), pid: process.pid };
     let membership: Membership | undefined;
     const onLeader: Array<() => void> = [];
     let leading = !config.redisUrl; // one process runs every job itself
+    let takeover: SimulationTakeover | undefined;
+    // Until the server has started (`takeSimulations`), the heartbeat takes no simulation.
+    let taking = false;
     if (config.redisUrl) {
         membership = await createMembership({
             db: handle.db,
@@ -206,6 +213,9 @@ export async function startNode(options: NodeOptions) {
             // The heartbeat carries who the member is; its figures go to Redis each second (server/cluster/figures.ts).
             figures: () => identity,
             onRevived: () => broker.joinCluster(membership!.nodeId),
+            onBeat: async () => {
+                if (taking) await takeover?.reconcile();
+            },
             onLeader: () => {
                 leading = true;
                 log(`集群: 本节点负责全集群的定时任务（保留期清理）`);
@@ -214,6 +224,15 @@ export async function startNode(options: NodeOptions) {
             log,
         });
         broker.joinCluster(membership.nodeId);
+        if (simulator) {
+            takeover = createSimulationTakeover({
+                db: handle.db,
+                simulator,
+                nodeId: membership.nodeId,
+                timeoutMs: config.nodeTimeoutMs,
+                log,
+            });
+        }
         log(`集群: 节点 ${membership.nodeId} 已加入（NODE_TIMEOUT ${config.nodeTimeoutMs / 1000} 秒）`);
     }
     const nodeId = membership?.nodeId ?? `${identity.host}-${identity.pid}`;
@@ -293,6 +312,16 @@ export async function startNode(options: NodeOptions) {
 
     return {
         nodeId,
+        /**
+         * The running simulations start: in one process all of them (the simulator's resume); in a cluster those no
+         * living member runs, and from then on with each heartbeat those whose member died or left. How many.
+         */
+        async takeSimulations(): Promise<number> {
+            if (!simulator) return 0;
+            if (!takeover) return simulator.resume();
+            taking = true;
+            return (await takeover.reconcile()).length;
+        },
         /**
          * Starts a job that must run on one process of the cluster (retention sweeps): now when alone or the oldest
          * member, else when this process becomes the oldest (the older ones died or left).

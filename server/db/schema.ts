@@ -635,6 +635,8 @@ export const simulations = pgTable(
         createTime: createdAt('create_time'),
         startTime: timestamp('start_time', { withTimezone: true }),
         stopTime: timestamp('stop_time', { withTimezone: true }),
+        /** The cluster member running it (server/cluster/simulations.ts); NULL in one process. */
+        nodeId: text('node_id'),
     },
     (t) => [
         index('simulations_product_idx').on(t.productId),

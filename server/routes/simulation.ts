@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { simulationCreateSchema } from '../../schemas/simulation';
 import type { AppEnv, Services } from '../deps';
+import { ownSimulation } from '../cluster/simulations';
 import { ok } from '../http/envelope';
 import { badRequest, notFound } from '../http/errors';
 import { idList, paging, positiveInt, readBody, readListBody, validate, type FormValue } from '../http/input';
@@ -141,13 +142,17 @@ export function simulationRoutes(services: Services) {
             model,
         );
         const start = input.start ?? true;
-        if (start && simulator.available) await simulator.start(id);
+        if (start && simulator.available) {
+            await ownSimulation(db, id); // in a cluster: this process runs it
+            await simulator.start(id);
+        }
         return ok(c, { id, running: start && simulator.available });
     });
 
     app.post('/start', async (c) => {
         const id = idOf(single(await readInput(c), 'id'));
         if (!(await simulationExists(db, id))) throw notFound('模拟不存在');
+        await ownSimulation(db, id); // in a cluster: this process runs it
         await simulator.start(id);
         return ok(c, { id, running: true });
     });

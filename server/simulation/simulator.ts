@@ -476,6 +476,16 @@ export function createSimulator({ db, access, log = (m) => console.warn(m), ota:
             // never get its PUBACK and a polite end would wait for it forever (the server never exited).
             await Promise.all(all.map((d) => d.client?.endAsync(true).catch(() => undefined)));
         },
+
+        /**
+         * Runs here a simulation marked running that another process of the cluster ran (it died or left): its row
+         * keeps its start time and count (server/cluster/simulations.ts). False when it cannot run here.
+         */
+        async adopt(id: number): Promise<boolean> {
+            if (closed || !access.running) return false;
+            if (!running.has(id)) await run(id);
+            return true;
+        },
     };
 }
 

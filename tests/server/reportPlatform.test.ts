@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestServer, type TestServer } from '../../server/testing';
 import { call } from './support';
@@ -39,6 +40,18 @@ describe('platform info', () => {
             version: '0.1.0',
         });
         expect(String(data.deviceSignIn)).toContain('securemode=3');
+        // One process lists itself as the cluster's one member (the /platform and /vaServices members' table).
+        expect(data.nodes).toEqual([
+            expect.objectContaining({
+                pid: process.pid,
+                address: `${os.hostname()}:${process.pid}`,
+                self: true,
+                heartbeatAt: null,
+                state: 'ready',
+                connected: 0,
+                connectedShare: 0,
+            }),
+        ]);
     });
 
     it('hides a PostgreSQL password and reports the AMQP port once the server has one', async () => {
