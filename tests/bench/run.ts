@@ -34,6 +34,7 @@ const groups: Array<() => Promise<{ default: BenchGroup }>> = [
     () => import('./rules'),
     () => import('./video'),
     () => import('./store'),
+    () => import('./ota'),
 ];
 
 interface Results {
