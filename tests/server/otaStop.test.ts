@@ -48,7 +48,7 @@ describe('stop', () => {
             child.stdout!.on('data', (d) => (out += d));
             child.stderr!.on('data', (d) => (err += d));
             const exited = new Promise<number | null>((resolve) => child!.on('exit', (code) => resolve(code)));
-            const deadline = Date.now() + 90_000;
+            const deadline = Date.now() + 240_000;
             while (!out.includes('已写入基础数据')) {
                 if (child.exitCode !== null || Date.now() > deadline)
                     throw new Error(`server did not start:\n${out}${err}`);

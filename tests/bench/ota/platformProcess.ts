@@ -29,7 +29,7 @@ import { answerCommands, seedBenchLamps } from '../harness';
 const count = Number(process.env.DEVICES ?? 10_000);
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-ota-'));
 const handle = await openDatabase({ pgliteDir: path.join(dataDir, 'pgdata') });
-const admin = await ensureAdmin(handle.db, 'bench_password');
+await ensureAdmin(handle.db, 'bench_password');
 const { devices } = await seedBenchLamps(handle.db, count);
 const listen = (server: { listen: (port: number, host: string, cb: () => void) => unknown; address: () => unknown }) =>
     new Promise<number>((resolve) =>
@@ -57,7 +57,7 @@ const bare = createServer((_req, res) => {
     createReadStream(bareFile).pipe(res);
 });
 const barePort = await listen(bare);
-const [row] = await handle.db.select().from(users).where(eq(users.id, admin.id));
+const [row] = await handle.db.select().from(users).where(eq(users.username, 'admin'));
 const token = await createSession(handle.db, row.id, new Date());
 
 process.stdout.write(JSON.stringify({ port, mqttPort, barePort, token, dataDir, devices }) + '\n');
