@@ -30,7 +30,7 @@ const count = Number(process.env.DEVICES ?? 10_000);
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-ota-'));
 const handle = await openDatabase({ pgliteDir: path.join(dataDir, 'pgdata') });
 await ensureAdmin(handle.db, 'bench_password');
-const { devices } = await seedBenchLamps(handle.db, count);
+const { devices, lamp } = await seedBenchLamps(handle.db, count);
 const listen = (server: { listen: (port: number, host: string, cb: () => void) => unknown; address: () => unknown }) =>
     new Promise<number>((resolve) =>
         server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)),
@@ -60,7 +60,7 @@ const barePort = await listen(bare);
 const [row] = await handle.db.select().from(users).where(eq(users.username, 'admin'));
 const token = await createSession(handle.db, row.id, new Date());
 
-process.stdout.write(JSON.stringify({ port, mqttPort, barePort, token, dataDir, devices }) + '\n');
+process.stdout.write(JSON.stringify({ port, mqttPort, barePort, token, dataDir, devices, productId: lamp.id }) + '\n');
 answerCommands({
     // `package ID`: the bare server serves that package's stored file; answers a signed download URL of it.
     package: async (id) => {
