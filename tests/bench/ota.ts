@@ -36,18 +36,22 @@ type Dev = [string, string, string];
 
 function lineReader(child: ChildProcess) {
     const queue: string[] = [];
-    const waiters: Array<(l: string) => void> = [];
+    const waiters: Array<{ resolve: (l: string) => void; reject: (e: Error) => void }> = [];
     createInterface({ input: child.stdout! }).on('line', (l) => {
         const w = waiters.shift();
-        if (w) w(l);
+        if (w) w.resolve(l);
         else queue.push(l);
+    });
+    // One listener for the process's end: every waiter then fails (not one listener per line read).
+    child.once('exit', (code) => {
+        for (const w of waiters.splice(0)) w.reject(new Error(`platform exited (${code})`));
     });
     return () =>
         new Promise<string>((resolve, reject) => {
             const l = queue.shift();
             if (l !== undefined) return resolve(l);
-            waiters.push(resolve);
-            if (child.exitCode !== null) reject(new Error(`platform exited (${child.exitCode})`));
+            if (child.exitCode !== null) return reject(new Error(`platform exited (${child.exitCode})`));
+            waiters.push({ resolve, reject });
         });
 }
 
