@@ -72,6 +72,14 @@ const triggerRow: Array<[string, FieldDefinition]> = [
         'cron',
         { label: 'cron 表达式', visibleWhen: rowIs('type', 'schedule'), helperText: '如 0 8 * * * 表示每天 8 点' },
     ],
+    [
+        'module',
+        {
+            label: '固件模块（不填为任意模块）',
+            visibleWhen: rowIs('type', 'otaFailed'),
+            helperText: '升级失败后，动作内容可用 ${packageName} ${version} ${module} ${step} ${reason}',
+        },
+    ],
 ];
 
 export const conditionRow: Array<[string, FieldDefinition]> = [
@@ -188,6 +196,7 @@ export function ruleToForm(r: Row): FormValues {
             event: t.type === 'event' ? t.identifier : '',
             status: t.status ?? 'any',
             cron: t.cron ?? '',
+            module: t.module ?? '',
         })),
         conditions: rows('conditions').map((c) => ({
             id: c.id,
@@ -239,6 +248,7 @@ export function formToRule(v: FormValues): Record<string, unknown> {
             identifier: t.type === 'property' ? text(t.property) : t.type === 'event' ? text(t.event) : undefined,
             status: t.type === 'status' ? (t.status ?? 'any') : undefined,
             cron: t.type === 'schedule' ? text(t.cron) : undefined,
+            module: t.type === 'otaFailed' ? text(t.module) : undefined,
         })),
         conditions: rows('conditions').map((c) => ({
             id: c.id,

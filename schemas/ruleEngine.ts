@@ -15,6 +15,7 @@ export const TRIGGER_TYPES = [
     { id: 'event', name: '事件上报' },
     { id: 'status', name: '设备上下线' },
     { id: 'schedule', name: '定时触发' },
+    { id: 'otaFailed', name: '固件升级失败' },
 ];
 
 export const STATUS_CHOICES = [

@@ -82,6 +82,9 @@ export function createApp(deps: AppDeps) {
     services.ota =
         deps.ota ??
         createOtaService({ db: deps.db, access: services.access!, config: deps.config, now: services.now, logError });
+    // A rule can trigger on an upgrade failing for good (docs/rules.md, trigger otaFailed).
+    const rules = services.rules;
+    services.ota.onFailed((failure) => rules.onOtaFailed(failure));
     services.video.onOnline((deviceId, online) => {
         setCameraOnline(deps.db, deviceId, online, services.now()).catch((err) =>
             logError('视频设备状态更新失败 / camera status update failed:', err),

@@ -82,6 +82,7 @@ async function main(): Promise<void> {
         import('./seed/live'),
         import('./video/testPattern'),
         import('./seed/ota'),
+        import('./ota/service'),
     ]);
     let handle: DatabaseHandle;
     try {
@@ -115,6 +116,7 @@ async function main(): Promise<void> {
         { startLiveDemo },
         { rtspSource, checkFfmpeg },
         { seedDemoOta },
+        { createOtaService },
     ] = await later;
     // Connections ended with the previous run: its devices left ONLINE are OFFLINE as of this start (one process only;
     // in a cluster the others still hold theirs). Before the first start's demo seed, which writes statuses of its own.
@@ -171,7 +173,9 @@ async function main(): Promise<void> {
             `GB28181 SIP 端口 ${config.sipPort} 不可用（${(err as Error).message}），GB28181 设备暂不能注册；请用 SIP_PORT 指定其他端口（0 自动选择）。\n` +
             `SIP port ${config.sipPort} unavailable; set SIP_PORT (0 picks a free one).`;
     }
-    const app = createApp({ db: handle.db, config, access, simulator, amqp, rules, video, sip });
+    // OTA's scheduler runs every second once the broker attaches: held here so it stops before the database closes.
+    const ota = createOtaService({ db: handle.db, access, config });
+    const app = createApp({ db: handle.db, config, access, simulator, amqp, rules, video, sip, ota });
     // Plain HTTP/1.1 (no TLS or HTTP/2 options), so the adaptor returns a node:http Server.
     // TLS_ONLY=1: plain HTTP only redirects to HTTPS.
     const server = createAdaptorServer({ fetch: config.tlsOnly ? redirectToHttps(config) : app.fetch }) as Server;
@@ -362,6 +366,8 @@ async function main(): Promise<void> {
                 .then(() => amqp.close())
                 .catch((err) => console.error('关闭 AMQP 失败 / failed to close AMQP:', err))
                 .then(() => rules.close())
+                .then(() => ota.close())
+                .catch((err) => console.error('停止固件升级失败 / failed to stop OTA:', err))
                 .then(() => video.close())
                 .then(() => sip?.close())
                 .then(() => broker.close())

@@ -25,6 +25,23 @@ import { createSigner } from './signing';
  * report and result is written to the device's message log (ota.upgrade, ota.progress, ota.inform, ota.result).
  */
 
+/** An upgrade that failed for good (its retries spent): what the rule engine's otaFailed trigger sees. */
+export interface OtaFailure {
+    deviceId: number;
+    productKey: string;
+    deviceName: string;
+    taskId: number;
+    batchId: number;
+    packageId: number;
+    packageName: string;
+    module: string;
+    /** The target version of the package. */
+    version: string;
+    /** The failing step the device reported (-1..-4), else its last progress (a timeout), else null. */
+    step: number | null;
+    reason: string;
+}
+
 export interface OtaServiceOptions {
     db: Db;
     access: AccessHub;
@@ -62,8 +79,8 @@ export function createOtaService({
     let running: Promise<void> | undefined;
     let again = false;
     const unsubscribe: Array<() => void> = [];
-    /** Listeners of final failures (the rule engine's ota_failed event). */
-    let failedListeners: Array<(device: Owner & { deviceId: number }, reason: string) => void> = [];
+    /** Listeners of final failures (the rule engine's otaFailed trigger). */
+    let failedListeners: Array<(failure: OtaFailure) => void> = [];
     const owners = new Map<number, Owner & { productId: number }>();
 
     const log = (deviceId: number, productId: number | undefined, method: string, module: string, data: unknown) =>
@@ -152,7 +169,12 @@ export function createOtaService({
     }
 
     /** A task leaves the open states: failed for good, or pending again while retries remain. */
-    async function fail(task: { id: number; deviceId: number; attempts: number; retries: number }, reason: string) {
+    async function fail(
+        task: { id: number; batchId: number; deviceId: number; attempts: number; retries: number },
+        pkg: Pick<OtaPackageRow, 'id' | 'name' | 'module' | 'version'>,
+        step: number | null,
+        reason: string,
+    ) {
         const retry = task.attempts <= task.retries;
         await db
             .update(otaTasks)
@@ -165,7 +187,27 @@ export function createOtaService({
         if (retry) return;
         const owner = await ownerOf(task.deviceId);
         void log(task.deviceId, owner?.productId, 'ota.result', '', { taskId: task.id, state: 'failed', reason });
-        if (owner) for (const l of failedListeners) l({ ...owner, deviceId: task.deviceId }, reason);
+        if (!owner) return;
+        const failure: OtaFailure = {
+            deviceId: task.deviceId,
+            productKey: owner.productKey,
+            deviceName: owner.deviceName,
+            taskId: task.id,
+            batchId: task.batchId,
+            packageId: pkg.id,
+            packageName: pkg.name,
+            module: pkg.module,
+            version: pkg.version,
+            step,
+            reason,
+        };
+        for (const l of failedListeners) {
+            try {
+                l(failure);
+            } catch (err) {
+                logError('OTA 失败通知出错 / OTA failure listener failed:', err);
+            }
+        }
     }
 
     async function run() {
@@ -173,14 +215,35 @@ export function createOtaService({
         const at = now();
         // Past their timeout: failed, or pending again for a retry.
         const late = (await db.execute(sql`
-            SELECT t.id, t.device_id, t.attempts, b.retries FROM ota_tasks t JOIN ota_batches b ON b.id = t.batch_id
+            SELECT t.id, t.batch_id, t.device_id, t.attempts, t.step, b.retries, p.id AS package_id, p.name, p.module,
+                   p.version
+            FROM ota_tasks t JOIN ota_batches b ON b.id = t.batch_id JOIN ota_packages p ON p.id = b.package_id
             WHERE b.status = 'running' AND t.state IN ('pushed', 'upgrading')
               AND t.pushed_at < ${at.toISOString()}::timestamptz - b.timeout_minutes * interval '1 minute'`)) as unknown as {
-            rows: Array<{ id: number; device_id: number; attempts: number; retries: number }>;
+            rows: Array<{
+                id: number;
+                batch_id: number;
+                device_id: number;
+                attempts: number;
+                step: number | null;
+                retries: number;
+                package_id: number;
+                name: string;
+                module: string;
+                version: string;
+            }>;
         };
         for (const r of late.rows) {
             await fail(
-                { id: Number(r.id), deviceId: Number(r.device_id), attempts: r.attempts, retries: r.retries },
+                {
+                    id: Number(r.id),
+                    batchId: Number(r.batch_id),
+                    deviceId: Number(r.device_id),
+                    attempts: r.attempts,
+                    retries: r.retries,
+                },
+                { id: Number(r.package_id), name: r.name, module: r.module, version: r.version },
+                r.step === null ? null : Number(r.step),
                 '升级超时',
             );
         }
@@ -391,7 +454,7 @@ export function createOtaService({
                 .where(and(eq(otaTasks.id, task.id), inArray(otaTasks.state, ['pushed', 'upgrading'])));
             return;
         }
-        await fail({ ...task, deviceId: device.deviceId }, failureReason(m.step, m.desc));
+        await fail({ ...task, deviceId: device.deviceId }, task.pkg, m.step, failureReason(m.step, m.desc));
     }
 
     /** /thing/ota/firmware/get: the device's task again, on get_reply (data {} when it has none). */
@@ -454,7 +517,7 @@ export function createOtaService({
         tick,
         signer,
         /** A task failed for good (after its retries): the rule engine's hook. Returns the unsubscribe. */
-        onFailed(fn: (device: Owner & { deviceId: number }, reason: string) => void) {
+        onFailed(fn: (failure: OtaFailure) => void) {
             failedListeners.push(fn);
             return () => {
                 failedListeners = failedListeners.filter((l) => l !== fn);

@@ -8,7 +8,8 @@ import type { AppEnv, Services } from '../deps';
 import { asciiFallback } from '../domain/deviceFiles';
 import { attachment } from '../http/download';
 import { ok } from '../http/envelope';
-import { badRequest } from '../http/errors';
+import { productScopeSql } from '../domain/products';
+import { badRequest, notFound } from '../http/errors';
 import { paging, positiveInt, readBody } from '../http/input';
 import {
     batchDetail,
@@ -21,6 +22,37 @@ import {
 } from '../ota/batches';
 import { deletePackage, packageById, packageFile, packageView, storePackage } from '../ota/packages';
 import type { Signer } from '../ota/signing';
+
+/**
+ * A scoped user (not an administrator) names only packages, batches and tasks of products of their projects (as the
+ * rights middleware checks productId, deviceIds, groupId and projectId, server/rights/references.ts): one outside the
+ * scope is answered 404 with the words of one that does not exist. Undefined: nothing to check (an administrator).
+ */
+async function outOfScope(db: Services['db'], what: 'package' | 'batch' | 'task', id: number) {
+    const visible = productScopeSql();
+    if (!visible) return;
+    const owner =
+        what === 'package'
+            ? sql`SELECT op.product_id FROM ota_packages op WHERE op.id = ${id}`
+            : what === 'batch'
+              ? sql`SELECT op.product_id FROM ota_batches ob JOIN ota_packages op ON op.id = ob.package_id WHERE ob.id = ${id}`
+              : sql`SELECT op.product_id FROM ota_tasks t JOIN ota_batches ob ON ob.id = t.batch_id
+                    JOIN ota_packages op ON op.id = ob.package_id WHERE t.id = ${id}`;
+    const rows = (await db.execute(sql`
+        SELECT coalesce(${visible}, false) AS visible FROM ${products} WHERE ${products.id} = (${owner})`)) as unknown as {
+        rows: Array<{ visible: boolean }>;
+    };
+    // Missing: the route's own 404; present and outside: the same words.
+    if (rows.rows[0] && !rows.rows[0].visible) {
+        throw notFound(
+            what === 'package'
+                ? OTA_MESSAGES.notFound
+                : what === 'batch'
+                  ? OTA_MESSAGES.batchNotFound
+                  : '升级任务不存在',
+        );
+    }
+}
 
 export const OTA_UPLOAD_PATH = '/api/ota/package/upload';
 const UPLOAD_FIELDS = ['name', 'productId', 'module', 'version', 'sourceVersions', 'signMethod', 'description'];
@@ -42,6 +74,8 @@ export function otaRoutes(services: Services) {
         const where = and(
             productId ? eq(otaPackages.productId, positiveInt(productId, '产品ID不正确')) : undefined,
             name ? ilike(otaPackages.name, `%${name.replace(/[\\%_]/g, (m) => `\\${m}`)}%`) : undefined,
+            // A scoped user lists the packages of their projects' products only.
+            productScopeSql(),
         );
         const rows = await db
             .select({ p: otaPackages, productName: products.productName, productKey: products.productKey })
@@ -54,6 +88,7 @@ export function otaRoutes(services: Services) {
         const [n] = await db
             .select({ n: sql<number>`count(*)::int` })
             .from(otaPackages)
+            .innerJoin(products, eq(products.id, otaPackages.productId))
             .where(where);
         return ok(c, {
             records: rows.map((r) => packageView({ ...r.p, productName: r.productName, productKey: r.productKey }, tz)),
@@ -62,7 +97,9 @@ export function otaRoutes(services: Services) {
     });
 
     app.get('/package/detail', async (c) => {
-        const row = await packageById(db, positiveInt(c.req.query('id'), '缺少固件ID'));
+        const id = positiveInt(c.req.query('id'), '缺少固件ID');
+        await outOfScope(db, 'package', id);
+        const row = await packageById(db, id);
         const [p] = await db
             .select({ productName: products.productName, productKey: products.productKey })
             .from(products)
@@ -96,12 +133,19 @@ export function otaRoutes(services: Services) {
 
     app.post('/package/delete', async (c) => {
         const body = await readBody(c);
-        await deletePackage(db, config.filesDir, positiveInt(body.id, '缺少固件ID'));
+        const id = positiveInt(body.id, '缺少固件ID');
+        await outOfScope(db, 'package', id);
+        await deletePackage(db, config.filesDir, id);
         return ok(c, null);
     });
 
     app.post('/batch', async (c) => {
         const body = await readBody(c);
+        if (
+            typeof body.packageId === 'number' ||
+            (typeof body.packageId === 'string' && /^\d{1,15}$/.test(body.packageId))
+        )
+            await outOfScope(db, 'package', Number(body.packageId));
         const created = await createBatch(db, body);
         void services.ota?.tick();
         return ok(c, created);
@@ -110,15 +154,18 @@ export function otaRoutes(services: Services) {
     app.get('/batch', async (c) => {
         const { size, offset } = paging(c.req.query('pageNumber'), c.req.query('pageSize'));
         const packageId = c.req.query('packageId');
+        if (packageId) await outOfScope(db, 'package', positiveInt(packageId, '固件ID不正确'));
         return ok(
             c,
             await listBatches(db, packageId ? positiveInt(packageId, '固件ID不正确') : undefined, size, offset, tz),
         );
     });
 
-    app.get('/batch/detail', async (c) =>
-        ok(c, await batchDetail(db, positiveInt(c.req.query('id'), '缺少批次ID'), tz)),
-    );
+    app.get('/batch/detail', async (c) => {
+        const id = positiveInt(c.req.query('id'), '缺少批次ID');
+        await outOfScope(db, 'batch', id);
+        return ok(c, await batchDetail(db, id, tz));
+    });
 
     app.get('/batch/devices', async (c) => {
         const { size, offset } = paging(c.req.query('pageNumber'), c.req.query('pageSize'));
@@ -127,18 +174,23 @@ export function otaRoutes(services: Services) {
             throw badRequest('状态只能是 pending、pushed、upgrading、succeeded、failed 或 cancelled');
         }
         const batchId = positiveInt(c.req.query('batchId'), '缺少批次ID');
+        await outOfScope(db, 'batch', batchId);
         return ok(c, await batchDevices(db, batchId, state, size, offset, tz));
     });
 
     app.post('/batch/cancel', async (c) => {
         const body = await readBody(c);
-        await cancelBatch(db, positiveInt(body.id, '缺少批次ID'), services.now());
+        const id = positiveInt(body.id, '缺少批次ID');
+        await outOfScope(db, 'batch', id);
+        await cancelBatch(db, id, services.now());
         return ok(c, null);
     });
 
     app.post('/task/cancel', async (c) => {
         const body = await readBody(c);
-        await cancelTask(db, positiveInt(body.id, '缺少任务ID'), services.now());
+        const id = positiveInt(body.id, '缺少任务ID');
+        await outOfScope(db, 'task', id);
+        await cancelTask(db, id, services.now());
         return ok(c, null);
     });
 

@@ -4,6 +4,7 @@ import type { Db } from '../db/client';
 import { devices, deviceLatest, ruleLogs, ruleTicks } from '../db/schema';
 import type { AccessHub } from '../mqtt/access';
 import type { AcceptedMessage } from '../mqtt/uplink';
+import type { OtaFailure } from '../ota/service';
 import type { TrafficEvent } from '../mqtt/traffic';
 import { createDirectory } from '../mqtt/directory';
 import { openAlert, openPairs, recoverAlert } from './alertLifecycle';
@@ -589,6 +590,42 @@ export function createRuleEngine({
         }
     }
 
+    /**
+     * An upgrade failed for good (the OTA service's onFailed hook, server/ota/service.ts): rules of the device's product
+     * with an otaFailed trigger (of that module, or any) are evaluated. The failure's fields are the event's values:
+     * conditions on property values still apply, and templates read ${packageName}, ${version}, ${module}, ${step},
+     * ${reason} (and ${fromVersion} is not known here).
+     */
+    function onOtaFailed(e: OtaFailure) {
+        const list = byProductKey.get(e.productKey);
+        if (!list) return;
+        const device: DeviceRef = { deviceId: e.deviceId, deviceName: e.deviceName, productKey: e.productKey };
+        const values = {
+            packageName: e.packageName,
+            version: e.version,
+            module: e.module,
+            step: e.step,
+            reason: e.reason,
+            batchId: e.batchId,
+        };
+        for (const rt of list) {
+            if (rt.rule.deviceId !== null && rt.rule.deviceId !== e.deviceId) continue;
+            const hit = rt.rule.triggers.find((t) => t.type === 'otaFailed' && (!t.module || t.module === e.module));
+            if (!hit) continue;
+            const properties = lastValues.get(e.deviceId) ?? {};
+            evaluate(
+                {
+                    rt,
+                    device,
+                    triggerType: 'otaFailed',
+                    input: { kind: 'otaFailed', identifier: 'reason', values },
+                    eval: { properties, event: { identifier: 'otaFailed', values } },
+                },
+                false,
+            );
+        }
+    }
+
     /** A cron tick: each device of the rule (one, or all of its product when it has conditions) is checked. */
     async function scheduled(rt: Runtime) {
         if (closed || runtimes.get(rt.rule.id) !== rt) return;
@@ -674,6 +711,7 @@ export function createRuleEngine({
         },
         onMessage,
         onStatus,
+        onOtaFailed,
         /** Enabled rules now in memory. */
         get size() {
             return runtimes.size;

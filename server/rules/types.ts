@@ -1,6 +1,6 @@
 /** A rule as stored and answered (docs/rules.md): rows each carry an id, so one can be deleted alone. */
 
-export type TriggerType = 'property' | 'event' | 'status' | 'schedule';
+export type TriggerType = 'property' | 'event' | 'status' | 'schedule' | 'otaFailed';
 
 export interface Trigger {
     id: string;
@@ -11,6 +11,8 @@ export interface Trigger {
     status?: 'online' | 'offline' | 'any';
     /** schedule: a cron expression (5 or 6 fields, croner). */
     cron?: string;
+    /** otaFailed: only upgrades of this firmware module ('' or absent: any module). */
+    module?: string;
 }
 
 export type Operator = '>' | '>=' | '<' | '<=' | '==' | '!=' | 'between';

@@ -12,6 +12,7 @@ import {
 import type { Db } from '../db/client';
 import { devices, notifyChannels, projects } from '../db/schema';
 import { productByKey } from '../domain/devices';
+import { OTA_MODULE } from '../../schemas/ota';
 import { badRequest } from '../http/errors';
 import type { Directory, ThingFunction, ThingModelIndex } from '../mqtt/directory';
 import { checkValue, type TslDataType } from '../mqtt/thingValues';
@@ -115,6 +116,12 @@ function triggerOf(row: Body, i: number, model: ThingModelIndex): Trigger {
             if (!['online', 'offline', 'any'].includes(status))
                 throw badRequest(`${where}：上下线状态应为 online、offline 或 any`);
             return { id, type, status: status as Trigger['status'] };
+        }
+        case 'otaFailed': {
+            const module = text(row.module);
+            if (module && !OTA_MODULE.test(module))
+                throw badRequest(`${where}：模块名只能包含字母、数字、下划线、中划线和点号，不超过64个字符`);
+            return { id, type, ...(module ? { module } : {}) };
         }
         default: {
             const cron = text(row.cron);

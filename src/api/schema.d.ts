@@ -5536,21 +5536,37 @@ export interface components {
                 upPerSecond: number;
             }[];
             /**
-             * @description In a cluster (REDIS_URL, docs/deployment.md): each living process's share, oldest first (self: the one
-             *     answering); the figures above are their sums. Absent with one process.
+             * @description Each living process of the cluster (REDIS_URL, docs/deployment.md) with its share, oldest first (self: the
+             *     one answering); the figures above are their sums. One process lists itself.
              */
             nodes?: components['schemas']['ClusterNodeShare'][];
         };
         ClusterNodeShare: {
             nodeId: string;
+            /** @description host:pid of the process */
+            address: string;
+            host?: string;
+            pid?: number;
+            /** @description The process answering */
             self: boolean;
-            /** Format: date-time */
+            /** @description YYYY-MM-DD HH:mm:ss in TZ */
             startedAt: string;
+            /** @description Its last heartbeat (YYYY-MM-DD HH:mm:ss in TZ); null with one process (no heartbeat) */
+            heartbeatAt: string | null;
+            /**
+             * @description draining: after SIGTERM, no longer taking traffic; unknown: no figures published (just started)
+             * @enum {string}
+             */
+            state: 'ready' | 'draining' | 'notReady' | 'unknown';
             connected: number;
             upPerSecond: number;
             downPerSecond?: number;
             /** @description AMQP consumers connected to this process */
             consumers?: number;
+            /** @description Percent of the cluster's connections */
+            connectedShare: number;
+            /** @description Percent of the cluster's uplink messages */
+            upShare: number;
         };
         DeviceFailure: {
             /**
@@ -6214,7 +6230,7 @@ export interface components {
         RuleTrigger: {
             id?: string;
             /** @enum {string} */
-            type: 'property' | 'event' | 'status' | 'schedule';
+            type: 'property' | 'event' | 'status' | 'schedule' | 'otaFailed';
             /** @description property (empty for any) or event identifier */
             identifier?: string;
             /** @enum {string} */
@@ -6348,7 +6364,7 @@ export interface components {
             deviceName?: string | null;
             productKey?: string | null;
             /** @enum {string} */
-            triggerType: 'property' | 'event' | 'status' | 'schedule';
+            triggerType: 'property' | 'event' | 'status' | 'schedule' | 'otaFailed';
             input?: unknown;
             results: {
                 type: string;
@@ -11396,7 +11412,7 @@ export interface operations {
                             tlsOnly?: boolean;
                             /** @description Why video push (and the demo camera) cannot run: ffmpeg missing, with how to install it; null when ffmpeg runs */
                             videoToolMissing?: string | null;
-                            /** @description In a cluster, its living processes and each one's share (empty with one process) */
+                            /** @description The cluster's living processes and each one's share (one process lists itself) */
                             nodes?: components['schemas']['ClusterNodeShare'][];
                         };
                     };

@@ -35,6 +35,7 @@ const groups: Array<() => Promise<{ default: BenchGroup }>> = [
     () => import('./video'),
     () => import('./store'),
     () => import('./demoCost'),
+    () => import('./ota'),
 ];
 
 interface Results {

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- the answers are checked by value, not by type */
 import { and, eq, like, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deviceMessages } from '../../server/db/schema';
+import { alertEvents, deviceMessages, ruleLogs } from '../../server/db/schema';
 import { createTestServer, type TestServer } from '../../server/testing';
 import { createDevice, createProduct } from './devicesSupport';
 import { secretOf, startBroker, until, type Broker } from './mqttSupport';
@@ -162,8 +162,12 @@ describe('an upgrade over the devices own topics', () => {
         });
         expect((await tasks(id))[0]).toMatchObject({ state: 'pushed', attempts: 2 });
         clock += 6 * 60_000; // the retry times out too: failed for good
-        const done = await countsReach(id, { failed: 1 });
-        expect(done.status).toBe('done');
+        await countsReach(id, { failed: 1 });
+        // The batch closes in the scheduler's run that failed it, or the next (a run may be under way meanwhile).
+        await until(async () => {
+            await s.ota.tick();
+            return (await detail(id)).status === 'done';
+        });
         expect((await tasks(id))[0].reason).toBe('升级超时');
     });
 
@@ -278,5 +282,67 @@ describe('an upgrade over the devices own topics', () => {
         expect([none.status, (none.body as any).msg]).toEqual([400, '没有符合条件的设备']);
         const [n] = await s.db.select({ n: sql<number>`count(*)::int` }).from(deviceMessages);
         expect(Number(n.n)).toBeGreaterThan(0);
+    });
+});
+
+describe('a rule on an upgrade failing (trigger otaFailed, 固件升级失败)', () => {
+    it('a device reporting -3 fires the rule: an alert 严重 naming package, version, step and reason, a journal row', async () => {
+        const d = await newDevice('corrupt');
+        const pkg = await newPackage('SHA256');
+        const ruleOf = async (module: string, content: string) => {
+            const a = await call(
+                s,
+                'POST',
+                '/api/rule/save',
+                json({
+                    name: `升级失败告警_${module}`,
+                    productKey: product.productKey,
+                    deviceName: d.deviceName,
+                    triggers: [{ type: 'otaFailed', module }],
+                    actions: [{ type: 'alert', level: 2, content }],
+                }),
+            );
+            expect(a.status, JSON.stringify(a.body)).toBe(200);
+            return data(a).id as number;
+        };
+        const fires = await ruleOf(
+            'default',
+            '${deviceName} 升级 ${packageName} ${version} 失败（步骤 ${step}）：${reason}',
+        );
+        // A rule on another module stays quiet.
+        const quiet = await ruleOf('mcu', '不应出现');
+        const bad = await call(
+            s,
+            'POST',
+            '/api/rule/save',
+            json({
+                name: '模块不对',
+                productKey: product.productKey,
+                triggers: [{ type: 'otaFailed', module: '模块' }],
+                actions: [{ type: 'alert', level: 2, content: 'x' }],
+            }),
+        );
+        expect([bad.status, (bad.body as any).msg]).toEqual([
+            400,
+            '触发条件第 1 行：模块名只能包含字母、数字、下划线、中划线和点号，不超过64个字符',
+        ]);
+
+        const id = await batch({ packageId: pkg.id, scope: 'devices', deviceIds: String(d.deviceId) });
+        await countsReach(id, { failed: 1 });
+        await s.rules.drain();
+        const alerts = await s.db.select().from(alertEvents).where(eq(alertEvents.deviceId, d.deviceId));
+        expect(alerts).toHaveLength(1);
+        expect(alerts[0]).toMatchObject({
+            ruleId: fires,
+            type: 2, // 严重
+            params: `${d.deviceName} 升级 固件${versions} ${pkg.version} 失败（步骤 -3）：校验失败：固件签名不一致`,
+        });
+        const journal = await s.db.select().from(ruleLogs).where(eq(ruleLogs.deviceId, d.deviceId));
+        expect(journal.map((j) => [j.ruleId, j.triggerType, j.success])).toEqual([[fires, 'otaFailed', true]]);
+        expect(journal[0].input).toMatchObject({
+            kind: 'otaFailed',
+            values: { packageName: `固件${versions}`, version: pkg.version, module: 'default', step: -3 },
+        });
+        expect(journal.some((j) => j.ruleId === quiet)).toBe(false);
     });
 });
