@@ -18,7 +18,7 @@ import { propertyHistory } from '../../server/domain/telemetry';
 import { createMessageWriter } from '../../server/mqtt/writer';
 import { createNotifier } from '../../server/rules/notify';
 import { createTestServer, type TestServer } from '../../server/testing';
-import { call } from './support';
+import { call, form } from './support';
 
 // device_messages, device_presence, rule_logs and notifications are partitioned by UTC day (0026_partitions.sql,
 // server/db/partitions.ts): partitions are made ahead and for a back-dated message, retention drops a day whole, and
@@ -246,8 +246,16 @@ describe('readers without a time range', () => {
         );
         const statements = await sessionStatements(async () => {
             for (const [method, path, body] of [
-                ['POST', '/api/function/ListProperty', { productKey, deviceName, size: 10 }],
-                ['POST', '/api/function/ListProperty', { productKey, deviceName, size: 100 }],
+                [
+                    'POST',
+                    '/api/function/ListProperty',
+                    form({ productKey: String(productKey), deviceName: String(deviceName), size: 10 }),
+                ],
+                [
+                    'POST',
+                    '/api/function/ListProperty',
+                    form({ productKey: String(productKey), deviceName: String(deviceName), size: 100 }),
+                ],
                 ['GET', `/api/log/messages?productKey=${String(productKey)}&direction=up`],
                 ['GET', `/api/log/messages?productKey=${String(productKey)}&deviceName=${String(deviceName)}`],
                 ['GET', `/api/log/alerts`],
