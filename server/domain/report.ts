@@ -128,7 +128,15 @@ export async function dailyOnlineRates(
                                      interval '1 day') AS d
             ),
             bounds AS (SELECT min(ds) AS first_ds, max(de) AS last_de FROM days),
-            changed AS (SELECT DISTINCT device_id FROM device_presence),
+            -- Only the changes since the range's first day (pruned to those days' partitions): the changes alternate
+            -- (the trigger writes one each time a device goes to or from ONLINE), so before its first change since
+            -- then a device was in the opposite state, and one with none has kept its status since, as for the
+            -- changes the retention dropped.
+            pres AS (
+                SELECT device_id, ts, online FROM device_presence
+                WHERE ts >= date_trunc('day', ${start.toISOString()}::timestamptz AT TIME ZONE ${timeZone}) AT TIME ZONE ${timeZone}
+            ),
+            changed AS (SELECT DISTINCT device_id FROM pres),
             dev AS (
                 SELECT d.id, d.create_time AS ct, (d.status = 'ONLINE' AND c.device_id IS NULL) AS always_online
                 FROM devices d CROSS JOIN bounds LEFT JOIN changed c ON c.device_id = d.id
@@ -142,10 +150,10 @@ export async function dailyOnlineRates(
             iv AS (
                 SELECT device_id, ts AS s,
                        coalesce(lead(ts) OVER (PARTITION BY device_id ORDER BY ts), 'infinity'::timestamptz) AS e, online
-                FROM device_presence
+                FROM pres
                 UNION ALL
                 SELECT device_id, '-infinity'::timestamptz, min(ts), NOT (array_agg(online ORDER BY ts))[1]
-                FROM device_presence GROUP BY device_id
+                FROM pres GROUP BY device_id
             ),
             online_iv AS (
                 SELECT iv.s, iv.e, dev.ct FROM iv JOIN dev ON dev.id = iv.device_id, bounds

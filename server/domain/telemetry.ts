@@ -233,20 +233,46 @@ const messageColumns = {
     data: deviceMessages.data,
 };
 
-/** ListProperty: the device's latest `limit` messages matching the filter (without one: every message). */
+/** Where ListProperty looks back from now: a day, a week, then the whole retention (and the day it keeps beyond). */
+const LATEST_WINDOWS_DAYS = [1, 7];
+
+/**
+ * ListProperty: the device's latest `limit` messages matching the filter (without one: every message).
+ *
+ * device_messages is partitioned by day, and a query with no time bound descends the device's index in every day's
+ * partition (30 or more for one page). With `bound` the query walks back in windows from now instead (the last day,
+ * the last week, then the retention: LOG_RETENTION_DAYS and the day a partition drop keeps beyond it), each
+ * pruned to its days, and stops at the first that holds `limit` messages: its newest are the newest of all (every
+ * message outside it is older). Rows older than the retention are the sweep's to drop and are not looked for.
+ */
 export async function latestMessages(
     db: Reader,
     deviceId: number,
     filter: MethodFilter,
     limit: number,
     timeZone: string,
+    bound?: { now: Date; retentionDays: number },
 ): Promise<DeviceMessage[]> {
-    const rows = await db
-        .select(messageColumns)
-        .from(deviceMessages)
-        .where(and(eq(deviceMessages.deviceId, deviceId), methodSql(filter, 'everything')))
-        .orderBy(desc(deviceMessages.ts), desc(deviceMessages.id))
-        .limit(limit);
+    const query = (since?: Date) =>
+        db
+            .select(messageColumns)
+            .from(deviceMessages)
+            .where(
+                and(
+                    eq(deviceMessages.deviceId, deviceId),
+                    since ? gte(deviceMessages.ts, since) : undefined,
+                    methodSql(filter, 'everything'),
+                ),
+            )
+            .orderBy(desc(deviceMessages.ts), desc(deviceMessages.id))
+            .limit(limit);
+    if (!bound) return (await query()).map((r) => toMessage(r, timeZone));
+    const windows = [...LATEST_WINDOWS_DAYS.filter((d) => d <= bound.retentionDays), bound.retentionDays + 1];
+    let rows: Awaited<ReturnType<typeof query>> = [];
+    for (const days of windows) {
+        rows = await query(new Date(bound.now.getTime() - days * 86_400_000));
+        if (rows.length >= limit) break;
+    }
     return rows.map((r) => toMessage(r, timeZone));
 }
 

@@ -31,7 +31,8 @@ export function listPropertyRoutes(services: Services) {
         if (!product) throw notFound('产品不存在');
         const deviceId = await deviceIdByName(db, product.id, deviceName);
         if (deviceId === undefined) throw notFound('设备不存在');
-        return ok(c, { list: await latestMessages(db, deviceId, filter, size, config.timeZone) });
+        const bound = { now: services.now(), retentionDays: config.logRetentionDays };
+        return ok(c, { list: await latestMessages(db, deviceId, filter, size, config.timeZone, bound) });
     });
 
     return app;

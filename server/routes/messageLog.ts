@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import type { AppEnv, Services } from '../deps';
+import { DAY_MS } from '../db/partitions';
 import { deviceIdByName, productByKey } from '../domain/devices';
 import { queryMessageLog, type Direction } from '../domain/messageLog';
 import { ok } from '../http/envelope';
@@ -21,7 +22,11 @@ function epochMs(raw: string | undefined, label: string): Date | undefined {
 }
 
 /** /api/log: the message log query (device family envelope: code 0 / 1). */
-export function messageLogRoutes({ db, config }: Services) {
+export function messageLogRoutes({ db, config, now }: Services) {
+    // Without a start time, the log reads back over the retention (LOG_RETENTION_DAYS and the day a partition drop
+    // keeps beyond it): older rows are the sweep's to drop, and the bound prunes the day partitions outside it.
+    const retained = () => new Date(now().getTime() - (config.logRetentionDays + 1) * DAY_MS);
+
     const app = new Hono<AppEnv>();
 
     app.get('/messages', async (c) => {
@@ -56,7 +61,7 @@ export function messageLogRoutes({ db, config }: Services) {
                 direction,
                 deviceId,
                 deviceName,
-                start,
+                start: start ?? retained(),
                 end,
                 messageId,
                 limit: size,
@@ -76,7 +81,12 @@ export function messageLogRoutes({ db, config }: Services) {
         for (const [key, value] of Object.entries(q)) refuseNul(key, value);
         const { size, offset } = paging(q.pageNumber, q.pageSize);
         const productKey = q.productKey?.trim() || undefined;
-        return ok(c, await listNotifications(db, { productKey }, size, offset, (d) => formatTime(d, config.timeZone)));
+        return ok(
+            c,
+            await listNotifications(db, { productKey, since: retained() }, size, offset, (d) =>
+                formatTime(d, config.timeZone),
+            ),
+        );
     });
 
     return app;

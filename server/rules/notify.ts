@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, gte, sql } from 'drizzle-orm';
 import nodemailer from 'nodemailer';
 import type { Db } from '../db/client';
 import { notifications, notifyChannels } from '../db/schema';
@@ -132,7 +132,8 @@ export function createNotifier(db: Db, options: NotifyOptions = {}) {
     const pending = new Set<Promise<void>>();
     let closed = false;
 
-    async function deliver(id: number, req: NotifyRequest) {
+    /** A notification's key (id, ts): its status updates name its day, so they touch its partition only. */
+    async function deliver(id: number, ts: Date, req: NotifyRequest) {
         for (let attempt = 1; attempt <= maxAttempts && !closed; attempt++) {
             const time = new Date().toISOString();
             let entry: Record<string, unknown>;
@@ -149,7 +150,7 @@ export function createNotifier(db: Db, options: NotifyOptions = {}) {
             await db
                 .update(notifications)
                 .set({ status, attempts: sql`${notifications.attempts} || ${JSON.stringify([entry])}::jsonb` })
-                .where(eq(notifications.id, id))
+                .where(and(eq(notifications.id, id), eq(notifications.ts, ts)))
                 .catch(() => undefined);
             if (done) return;
             if (attempt < maxAttempts) await new Promise((r) => setTimeout(r, backoff * 2 ** (attempt - 1)).unref?.());
@@ -172,10 +173,12 @@ export function createNotifier(db: Db, options: NotifyOptions = {}) {
                     messageType: req.messageType,
                     recipient: recipientOf(req.channel),
                     content: req.content,
+                    // Its time in milliseconds (now() keeps microseconds a Date loses): the key its updates name.
+                    ts: new Date(),
                 })
-                .returning({ id: notifications.id });
+                .returning({ id: notifications.id, ts: notifications.ts });
             const id = Number(row.id);
-            const p = deliver(id, req).finally(() => pending.delete(p));
+            const p = deliver(id, row.ts, req).finally(() => pending.delete(p));
             pending.add(p);
             return id;
         },
@@ -202,15 +205,21 @@ export function createNotifier(db: Db, options: NotifyOptions = {}) {
 
 export type Notifier = ReturnType<typeof createNotifier>;
 
-/** The log query's 告警消息 tab: notifications newest first (optionally of one product). */
+/**
+ * The log query's 告警消息 tab: notifications newest first (optionally of one product), since `since` (the route
+ * passes the retention: it prunes the day partitions of older notifications, which the sweep drops).
+ */
 export async function listNotifications(
     db: Db,
-    filter: { productKey?: string },
+    filter: { productKey?: string; since?: Date },
     limit: number,
     offset: number,
     format: (d: Date) => string | null,
 ) {
-    const where = filter.productKey ? eq(notifications.productKey, filter.productKey) : undefined;
+    const where = and(
+        filter.productKey ? eq(notifications.productKey, filter.productKey) : undefined,
+        filter.since ? gte(notifications.ts, filter.since) : undefined,
+    );
     const [rows, [{ n }]] = await Promise.all([
         db
             .select()

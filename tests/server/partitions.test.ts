@@ -16,7 +16,9 @@ import { productDays } from '../../server/domain/report';
 import { sweepOldMessages } from '../../server/domain/retention';
 import { propertyHistory } from '../../server/domain/telemetry';
 import { createMessageWriter } from '../../server/mqtt/writer';
+import { createNotifier } from '../../server/rules/notify';
 import { createTestServer, type TestServer } from '../../server/testing';
+import { call, form } from './support';
 
 // device_messages, device_presence, rule_logs and notifications are partitioned by UTC day (0026_partitions.sql,
 // server/db/partitions.ts): partitions are made ahead and for a back-dated message, retention drops a day whole, and
@@ -49,10 +51,37 @@ function recording(db: Db): { db: Db; statements: SQL[] } {
 const textOf = (q: SQL) =>
     (s.db as unknown as { dialect: { sqlToQuery(q: SQL): { sql: string } } }).dialect.sqlToQuery(q).sql;
 
-/** The partitions of device_messages a statement's plan visits. */
-async function planned(q: SQL): Promise<string[]> {
+/** The partitions of device_messages (or another partitioned table) a statement's plan visits. */
+async function planned(q: SQL, table = 'device_messages'): Promise<string[]> {
     const plan = (await rows(sql`EXPLAIN ${q}`)).map((r) => String(r['QUERY PLAN'])).join('\n');
-    return [...new Set(plan.match(/\bdevice_messages_(?:p\d{8}|default)\b/g) ?? [])].sort();
+    return [...new Set(plan.match(new RegExp(`\\b${table}_(?:p\\d{8}|default)\\b`, 'g')) ?? [])].sort();
+}
+
+/**
+ * Every statement the database's session prepares meanwhile (query builders and execute() alike: the readers behind
+ * the routes), as SQL with its parameters bound again, for EXPLAIN.
+ */
+async function sessionStatements(run: () => Promise<unknown>): Promise<SQL[]> {
+    type Query = { sql: string; params: unknown[] };
+    const session = (s.db as unknown as { _: { session: { prepareQuery: (q: Query, ...rest: unknown[]) => unknown } } })
+        ._.session;
+    const prepare = session.prepareQuery;
+    const seen: Query[] = [];
+    session.prepareQuery = function (this: unknown, q: Query, ...rest: unknown[]) {
+        seen.push(q);
+        return prepare.call(this, q, ...rest);
+    };
+    try {
+        await run();
+    } finally {
+        session.prepareQuery = prepare;
+    }
+    return seen.map((q) =>
+        sql.join(
+            q.sql.split(/\$(\d+)/).map((part, i) => (i % 2 ? sql`${q.params[Number(part) - 1]}` : sql.raw(part))),
+            sql.raw(''),
+        ),
+    );
 }
 
 beforeAll(async () => {
@@ -194,6 +223,85 @@ describe('partition pruning', () => {
             await rows(`SET plan_cache_mode = auto`);
             await rows(`DEALLOCATE store_pruned`);
         }
+    });
+});
+
+describe('readers without a time range', () => {
+    it('plan only the retention window: ListProperty, /log, alert notifications, the presence report', async () => {
+        const now = Date.now();
+        // A message, a presence change and a notification on a day past the retention (30 days) and on recent days.
+        const old = now - 35 * DAY_MS;
+        for (const t of [old, now - 3 * DAY_MS, now]) {
+            const at = new Date(t).toISOString();
+            for (const table of ['device_messages', 'device_presence', 'notifications'] as const)
+                await ensureDayPartition(s.db, table, utcDay(t));
+            await rows(`INSERT INTO device_messages (device_id, product_id, ts, method, data)
+                VALUES (${device.id}, ${device.productId}, '${at}', 'thing.event.property.post', '{"Recent":1}')`);
+            await rows(`INSERT INTO device_presence (device_id, ts, online) VALUES (${device.id}, '${at}', false)`);
+            await rows(`INSERT INTO notifications (app_name, notify_type, message_type, recipient, content, ts)
+                VALUES ('a', 'webhook', '告警通知', 'x', 'c', '${at}')`);
+        }
+        const [{ product_key: productKey, device_name: deviceName }] = await rows(
+            `SELECT p.product_key, d.device_name FROM devices d JOIN products p ON p.id = d.product_id WHERE d.id = ${device.id}`,
+        );
+        const statements = await sessionStatements(async () => {
+            for (const [method, path, body] of [
+                [
+                    'POST',
+                    '/api/function/ListProperty',
+                    form({ productKey: String(productKey), deviceName: String(deviceName), size: 10 }),
+                ],
+                [
+                    'POST',
+                    '/api/function/ListProperty',
+                    form({ productKey: String(productKey), deviceName: String(deviceName), size: 100 }),
+                ],
+                ['GET', `/api/log/messages?productKey=${String(productKey)}&direction=up`],
+                ['GET', `/api/log/messages?productKey=${String(productKey)}&deviceName=${String(deviceName)}`],
+                ['GET', `/api/log/alerts`],
+                ['GET', `/api/report/daily?startTime=${now - 6 * DAY_MS}&endTime=${now}`],
+            ] as const) {
+                const r = await call(s, method, path, body);
+                expect(r.status, path).toBe(200);
+            }
+        });
+        const oldDay = utcDay(old).replaceAll('-', '');
+        let reading = 0;
+        for (const q of statements) {
+            for (const table of ['device_messages', 'device_presence', 'notifications']) {
+                const visited = await planned(q, table);
+                if (!visited.length) continue;
+                reading++;
+                // The day past the retention is pruned; so is every day before the window's first.
+                expect(visited, textOf(q)).not.toContain(`${table}_p${oldDay}`);
+                expect(visited.length, textOf(q)).toBeLessThanOrEqual(35);
+            }
+        }
+        // ListProperty (a page of 10 from the last day; of 100: the last day, week, then the retention), /log's
+        // page and count twice, the notifications' page and count, the report's presence.
+        expect(reading).toBeGreaterThanOrEqual(10);
+    });
+
+    it('updates a notification by its key (id, ts): its own partition only', async () => {
+        const notifier = createNotifier(s.db, { attempts: 1, timeoutMs: 500 });
+        const statements = await sessionStatements(async () => {
+            await notifier.send({
+                channel: { id: null, name: 'x', type: 'webhook', config: { url: 'http://127.0.0.1:1/hook' } },
+                ruleId: null,
+                appName: '分区',
+                messageType: '告警通知',
+                content: 'c',
+                vars: {},
+            });
+            await notifier.drain();
+        });
+        notifier.close();
+        const updates = statements.filter((q) => /^update "notifications"/i.test(textOf(q)));
+        expect(updates.length).toBe(1);
+        expect(await planned(updates[0], 'notifications')).toEqual([
+            `notifications_p${utcDay(Date.now()).replaceAll('-', '')}`,
+        ]);
+        expect(await rows(`SELECT status FROM notifications WHERE app_name = '分区'`)).toEqual([{ status: 'failed' }]);
     });
 });
 
