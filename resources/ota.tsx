@@ -22,29 +22,14 @@ import {
  */
 
 const REFRESH = ['ota'];
-const PACKAGE_FIELDS = ['name', 'productId', 'module', 'version', 'sourceVersions', 'signMethod', 'description'];
 const packagePath = (r: Record<string, unknown>) => `/ota/package/${String(r.id)}`;
 const batchPath = (r: Record<string, unknown>) => `/ota/batch/${String(r.id)}`;
 const packageIdOf = (scope: Scope) => scope.record?.packageId ?? scope.record?.id;
 
-const upload: Action = {
-    kind: 'upload',
-    label: '上传固件',
-    title: '上传固件',
-    right: 'ota.create',
-    variant: 'contained',
-    call: { call: 'upload' },
-    fields: PACKAGE_FIELDS,
-    schema: otaPackageSchema,
-    defaults: () => ({ module: 'default', signMethod: 'MD5' }),
-    accept: [...OTA_EXTENSIONS],
-    maxSize: OTA_DEFAULT_MAX_MB * 1024 * 1024,
-    refusals: { type: OTA_MESSAGES.type, size: OTA_MESSAGES.tooLarge(OTA_DEFAULT_MAX_MB), empty: OTA_MESSAGES.empty },
-    note: `固件文件支持 ${OTA_EXTENSIONS.map((e) => `.${e}`).join('、')}，不超过${OTA_DEFAULT_MAX_MB}MB；上传时平台计算其 MD5 与 SHA256，设备下载后据此校验。`,
-    success: '上传成功',
-    failure: '上传失败',
-    refresh: REFRESH,
-};
+const FILE_NOTE = `固件文件支持 ${OTA_EXTENSIONS.map((e) => `.${e}`).join('、')}，不超过${OTA_DEFAULT_MAX_MB}MB；上传时平台计算其 MD5 与 SHA256，设备下载后据此校验。`;
+
+/** 上传固件 is the generated create dialog: the package's fields and its file, with the upload bar while it travels. */
+const createSchema = otaPackageSchema.shape({ file: yup.mixed().required(OTA_MESSAGES.fileRequired) });
 
 /** The device picker of a package's product (the batch form and 验证). */
 const devicePicker = (label: string) =>
@@ -181,18 +166,19 @@ const batchUpgrade: Action = {
     refresh: REFRESH,
 };
 
-const remove = (then?: string): Action => ({
+/** 删除 on a package's page (the list's 删除 is the generated one, with the same confirmation), then back to /ota. */
+const remove: Action = {
     kind: 'call',
     label: '删除',
     color: 'error',
     right: 'ota.delete',
-    call: { call: 'deletePackage', params: ({ record }) => ({ id: record.id }) },
+    call: { call: 'delete', params: ({ record }) => ({ id: record.id }) },
     confirm: ({ record }) => `确定删除固件“${String(record.name)} ${String(record.version)}”吗？其升级记录将一并删除。`,
     confirmTitle: '提示',
     success: '删除成功',
     refresh: REFRESH,
-    then: then ? () => then : undefined,
-});
+    then: () => '/ota',
+};
 
 const cancelBatch: Action = {
     kind: 'call',
@@ -316,7 +302,7 @@ export default defineResource({
             choicesFrom: { call: 'products', optionValue: 'productId', optionText: 'productName' },
         },
         productName: { label: '所属产品', readOnly: true },
-        module: { label: '模块', maxLength: 64, helperText: '留空为 default' },
+        module: { label: '模块', maxLength: 64, helperText: '留空为 default', defaultValue: 'default' },
         version: { label: '版本号', required: true, maxLength: 64, helperText: '字母、数字、下划线、中划线和点号' },
         sourceVersions: {
             label: '待升级版本',
@@ -324,7 +310,29 @@ export default defineResource({
             render: (r) =>
                 Array.isArray(r.sourceVersions) && r.sourceVersions.length ? r.sourceVersions.join('、') : '不限',
         },
-        signMethod: { label: '签名算法', type: 'select', choices: [...OTA_SIGN_METHODS], required: true },
+        signMethod: {
+            label: '签名算法',
+            type: 'select',
+            choices: [...OTA_SIGN_METHODS],
+            required: true,
+            defaultValue: 'MD5',
+        },
+        file: {
+            label: '固件文件',
+            input: 'file',
+            required: true,
+            views: ['create'],
+            helperText: FILE_NOTE,
+            file: {
+                accept: [...OTA_EXTENSIONS],
+                maxSize: OTA_DEFAULT_MAX_MB * 1024 * 1024,
+                refusals: {
+                    type: OTA_MESSAGES.type,
+                    size: OTA_MESSAGES.tooLarge(OTA_DEFAULT_MAX_MB),
+                    empty: OTA_MESSAGES.empty,
+                },
+            },
+        },
         description: { label: '固件描述', type: 'longText', maxLength: 100 },
         fileName: { label: '文件', readOnly: true },
         size: { label: '大小（字节）', type: 'number', readOnly: true },
@@ -332,41 +340,68 @@ export default defineResource({
         sha256: { label: 'SHA256', readOnly: true },
         verified: { label: '验证', readOnly: true, render: (r) => (r.verified ? '已验证' : '未验证') },
         createTime: { label: '上传时间', type: 'datetime', format: 'YYYY-MM-DD HH:mm:ss', readOnly: true },
-        scope: { label: '升级范围', type: 'select', input: 'radio', choices: [...OTA_SCOPES], required: true },
-        dynamic: { label: '动态升级（之后上线或符合条件的设备也升级）', type: 'boolean' },
-        ratePerMinute: { label: '每分钟推送数量', type: 'number', helperText: '留空不限' },
-        timeoutMinutes: { label: '设备升级超时（分钟）', type: 'number' },
-        retries: { label: '失败重试次数', type: 'number' },
+        // The batch form's fields: no column of the package list, no input of its create dialog.
+        scope: {
+            label: '升级范围',
+            type: 'select',
+            input: 'radio',
+            choices: [...OTA_SCOPES],
+            required: true,
+            views: [],
+        },
+        dynamic: { label: '动态升级（之后上线或符合条件的设备也升级）', type: 'boolean', views: [] },
+        ratePerMinute: { label: '每分钟推送数量', type: 'number', helperText: '留空不限', views: [] },
+        timeoutMinutes: { label: '设备升级超时（分钟）', type: 'number', views: [] },
+        retries: { label: '失败重试次数', type: 'number', views: [] },
     },
-    views: { list: false, show: false, edit: false, create: false },
-    pages: [
-        {
-            path: '/ota',
-            title: '固件升级',
-            sections: [
+    // The generated list (its 上传固件 create dialog and 删除) with a second tab of every batch; a package's page
+    // and a batch's page are declared pages.
+    views: { show: false, edit: false },
+    rightFamily: 'ota',
+    messages: { created: '上传成功', createFailed: '上传失败', deleted: '删除成功' },
+    schema: createSchema,
+    list: {
+        columns: ['name', 'productName', 'module', 'version', 'signMethod', 'size', 'verified', 'createTime'],
+        perPage: 10,
+        perPageOptions: [10, 20, 30, 40],
+        filters: [{ source: 'name', label: '固件名称' }],
+        createInDialog: true,
+        createLabel: '上传固件',
+        show: false,
+        rowActions: [verify, batchUpgrade],
+        deleteConfirmOf: (r) => `确定删除固件“${String(r.name)} ${String(r.version)}”吗？其升级记录将一并删除。`,
+        empty: '暂无固件',
+        tabs: {
+            listLabel: '固件列表',
+            tabs: [
                 {
-                    kind: 'list',
-                    list: {
-                        columns: [
-                            'name',
-                            'productName',
-                            'module',
-                            'version',
-                            'signMethod',
-                            'size',
-                            'verified',
-                            'createTime',
-                        ],
-                        perPage: 10,
-                        perPageOptions: [10, 20, 30, 40],
-                        filters: [{ source: 'name', label: '固件名称' }],
-                        toolbar: [upload],
-                        rowActions: [verify, batchUpgrade, remove()],
-                        empty: { text: '暂无固件', action: upload },
-                    },
+                    key: 'batches',
+                    label: '升级批次',
+                    sections: [
+                        {
+                            kind: 'list',
+                            list: {
+                                ...batchesList,
+                                columns: [
+                                    batchesList.columns![0],
+                                    [
+                                        'packageId',
+                                        {
+                                            label: '固件ID',
+                                            type: 'link',
+                                            linkTo: (r) => `/ota/package/${String(r.packageId)}`,
+                                        },
+                                    ],
+                                    ...batchesList.columns!.slice(1),
+                                ],
+                            },
+                        },
+                    ],
                 },
             ],
         },
+    },
+    pages: [
         {
             path: '/ota/package/:packageId/*',
             title: '固件详情',
@@ -380,7 +415,7 @@ export default defineResource({
             header: {
                 title: ({ record }) => `${String(record.name ?? '')} ${String(record.version ?? '')}`,
                 fields: ['productName', 'module', 'verified'],
-                actions: [verify, batchUpgrade, remove('/ota')],
+                actions: [verify, batchUpgrade, remove],
             },
             tabs: [
                 {
@@ -442,9 +477,10 @@ export default defineResource({
             total: 'data.total',
         },
         getOne: { get: '/api/ota/package/detail', params: (r) => ({ id: r.id }), read: 'data' },
+        // The file is the body, the package's fields the query; the form shows how far it has travelled.
+        create: { post: '/api/ota/package/upload', body: 'file', read: 'data' },
+        delete: { post: '/api/ota/package/delete', body: 'json', params: (r) => ({ id: r.id }) },
         custom: {
-            upload: { post: '/api/ota/package/upload', body: 'file', read: 'data', failure: '上传失败' },
-            deletePackage: { post: '/api/ota/package/delete', body: 'json' },
             createBatch: { post: '/api/ota/batch', body: 'json', read: 'data' },
             batches: {
                 get: '/api/ota/batch',

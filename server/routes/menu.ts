@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../deps';
 import { CompressedAnswer, jsonAnswer } from '../http/compress';
-import { MENU, SYSTEM_SECTION, type MenuNode } from '../../schemas/menu';
+import { MENU, SYSTEM_SECTION, menuIds, type MenuNode } from '../../schemas/menu';
 
 export { MENU, SYSTEM_SECTION, menuIds, type MenuNode } from '../../schemas/menu';
 
@@ -24,6 +24,23 @@ export function menuFor(user: { admin: boolean; menus: string[] | null }): MenuN
     return { ...MENU, children: (MENU.children ?? []).map(keep).filter((n): n is MenuNode => !!n) };
 }
 
+/**
+ * Which entries a role may see, keyed by the right (menu id) each definition's `menu` declares: the console builds
+ * its menu from the definitions alone and asks only this. `all`: every entry, `except` those; `only`: just these.
+ * A definition the server's MENU does not list (an integrator's new entity) is seen by administrators and by roles
+ * granted every entry, and by a role whose list names its right.
+ */
+export type MenuAccess = { all: true; except?: string[] } | { all?: false; only: string[] };
+
+export function menuAccessFor(user: { admin: boolean; menus: string[] | null }): MenuAccess {
+    if (user.admin) return { all: true };
+    if (!user.menus) {
+        const system = MENU.children?.find((n) => n.id === SYSTEM_SECTION);
+        return { all: true, except: [SYSTEM_SECTION, ...menuIds(system)] };
+    }
+    return { only: [...user.menus] };
+}
+
 export function menuRoutes() {
     const app = new Hono<AppEnv>();
     // The same for every user of one role: the answer and its gzipped bytes are made once per grant, not per request.
@@ -33,7 +50,13 @@ export function menuRoutes() {
         const key = user.admin ? '*' : JSON.stringify(user.menus);
         let answer = answers.get(key);
         if (!answer) {
-            answer = new CompressedAnswer(JSON.stringify({ code: 200, msg: 'success', data: { menu: menuFor(user) } }));
+            answer = new CompressedAnswer(
+                JSON.stringify({
+                    code: 200,
+                    msg: 'success',
+                    data: { menu: menuFor(user), access: menuAccessFor(user) },
+                }),
+            );
             if (answers.size > 100) answers.clear();
             answers.set(key, answer);
         }

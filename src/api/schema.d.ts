@@ -7013,6 +7013,12 @@ export interface operations {
                         msg: string;
                         data: {
                             menu: components['schemas']['MenuNode'];
+                            /** @description Which entries this role may see, keyed by the right (menu id) a definition's `menu` declares: `all` (every entry but those in `except`), else `only` these. The console builds its menu from the definitions and filters it by this. */
+                            access?: {
+                                all?: boolean;
+                                except?: string[];
+                                only?: string[];
+                            };
                         };
                     };
                 };

@@ -1,7 +1,18 @@
 import type { ComponentType, ReactNode } from 'react';
 import type { AnyObjectSchema } from 'yup';
 import type { AnyPaths, ApiMapping, ContractPaths } from '../../dataProvider/types';
-import type { Action, CallRef, DateOptions, FilterSpec, ListSpec, MenuSpec, PageSpec, Row, Scope } from './vocabulary';
+import type {
+    Action,
+    CallRef,
+    DateOptions,
+    FilterSpec,
+    ListSpec,
+    MenuSpec,
+    PageSpec,
+    Row,
+    Scope,
+    TabSpec,
+} from './vocabulary';
 
 export type * from './vocabulary';
 export type { AnyPaths, ContractPath, ContractPaths } from '../../dataProvider/types';
@@ -323,6 +334,19 @@ export interface ListOptions {
     bulkActions?: Action[];
     /** The delete confirmation as a function of the row. */
     deleteConfirmOf?: (record: Row) => string;
+    /**
+     * The list page with tabs: the generated list is the first tab (key 'list'), `tabs` follow it, each a column of
+     * sections as on a page. The tab lives in the query param `param` (default 'tab'); the list's own tab leaves
+     * it out. Create, show, edit and delete stay the generated ones.
+     */
+    tabs?: {
+        /** The generated list's tab (default: the resource label). */
+        listLabel?: string;
+        param?: string;
+        /** The tab set's accessible name (default: the resource label). */
+        label?: string;
+        tabs: TabSpec[];
+    };
 }
 
 export interface Messages {

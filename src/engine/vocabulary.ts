@@ -606,4 +606,9 @@ export interface MenuSpec {
     icon?: ComponentType;
     /** Further route prefixes that light this entry up (e.g. '/productDetail'). */
     related?: string[];
+    /**
+     * The right (menu id) a role needs to see the entry; GET /api/menu's `access` says which a role has. Default:
+     * the id schemas/menu.ts gives the entry's route, else the resource's name.
+     */
+    right?: string;
 }

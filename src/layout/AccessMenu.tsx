@@ -27,8 +27,8 @@ import { Link, useLocation } from 'react-router-dom';
 import { useDataProvider, useSidebarState } from 'react-admin';
 import type { PlatformDataProvider } from '../engine/choices';
 import { useRegistry } from '../engine/registry';
-import { allowedRoutes, buildMenu, entryActive, type MenuEntry, type SectionSpec } from './menuModel';
-import { SHELL_API, type MenuNode } from './shellApi';
+import { buildMenu, menuFilter, entryActive, type MenuEntry, type SectionSpec } from './menuModel';
+import { SHELL_API, type MenuAnswer } from './shellApi';
 
 /** The menu's sections; their entries, labels, icons and order come from the definitions' `menu`. */
 const SECTIONS: SectionSpec[] = [
@@ -154,8 +154,8 @@ function MenuGroup({
 }
 
 /**
- * The access platform's left menu: entries from the definitions' `menu`, shown when GET /api/menu (what this
- * user may see) lists their route.
+ * The access platform's left menu: entries from the definitions' `menu` alone; GET /api/menu's `access` says which
+ * of their rights this user's role has (an older answer without it: the routes its tree lists).
  */
 export function AccessMenu() {
     const dataProvider = useDataProvider<PlatformDataProvider>();
@@ -164,11 +164,11 @@ export function AccessMenu() {
     const [open] = useSidebarState();
     const menu = useQuery({
         queryKey: ['shell', 'menu'],
-        queryFn: async () => (await dataProvider.invoke<MenuNode>(SHELL_API.name, 'menu')).data,
+        queryFn: async () => (await dataProvider.invoke<MenuAnswer>(SHELL_API.name, 'menu')).data,
         staleTime: 5 * 60_000,
         retry: false,
     });
-    const entries = useMemo(() => buildMenu(definitions, allowedRoutes(menu.data), SECTIONS), [definitions, menu.data]);
+    const entries = useMemo(() => buildMenu(definitions, menuFilter(menu.data), SECTIONS), [definitions, menu.data]);
     if (menu.isPending) {
         return (
             <Box sx={{ p: 2 }} aria-busy="true">

@@ -1,6 +1,7 @@
 import type { ComponentType } from 'react';
 import { resourcePath } from '../engine/context';
 import type { MenuSpec, ResourceDefinition } from '../engine/types';
+import { MENU } from '../../schemas/menu';
 import { menuTarget, type MenuNode } from './shellApi';
 
 /** One entry of the side menu: a leaf from a definition's `menu`, or a section holding leaves. */
@@ -23,6 +24,53 @@ export interface SectionSpec {
 
 const specsOf = (d: ResourceDefinition): MenuSpec[] => (!d.menu ? [] : Array.isArray(d.menu) ? d.menu : [d.menu]);
 
+/** GET /api/menu's `access`: which rights (menu ids) this role has: `all` but `except`, or `only` these. */
+export interface MenuAccess {
+    all?: boolean;
+    except?: string[];
+    only?: string[];
+}
+
+/** What decides whether an entry shows: its right, its route, and its section's id. */
+export interface EntryKey {
+    right: string;
+    to: string;
+    section?: string;
+}
+
+/** The id schemas/menu.ts gives a route or a section's name (the rights the role form grants by). */
+function catalogueIds(catalogue: MenuNode | undefined) {
+    const byRoute = new Map<string, string>();
+    const byName = new Map<string, string>();
+    const walk = (n: MenuNode) => {
+        if (n.children?.length) {
+            byName.set(n.name, n.id);
+            n.children.forEach(walk);
+        } else byRoute.set(menuTarget(n).split('?')[0], n.id);
+    };
+    catalogue?.children?.forEach(walk);
+    return { byRoute, byName };
+}
+
+/**
+ * Who sees an entry, from GET /api/menu: with `access`, the entry's right (and its section's id) against the
+ * role's rights, so a definition's entry shows whether or not the server's menu lists it; without it (an older
+ * server), the routes its menu tree lists.
+ */
+export function menuFilter(answer: { menu?: MenuNode; access?: MenuAccess } | undefined): (key: EntryKey) => boolean {
+    const access = answer?.access;
+    if (!access) {
+        const routes = allowedRoutes(answer?.menu);
+        return (key) => routes.has(key.to);
+    }
+    const except = new Set(access.except ?? []);
+    const only = new Set(access.only ?? []);
+    return (key) => {
+        if (except.has(key.right) || (key.section && except.has(key.section))) return false;
+        return access.all ? true : only.has(key.right);
+    };
+}
+
 /** Every route of the platform's menu answer (its leaves), which says what this user may see. */
 export function allowedRoutes(node: MenuNode | undefined): Set<string> {
     const out = new Set<string>();
@@ -40,9 +88,14 @@ export function allowedRoutes(node: MenuNode | undefined): Set<string> {
  */
 export function buildMenu(
     definitions: ResourceDefinition[],
-    allowed: Set<string>,
+    allowed: Set<string> | ((key: EntryKey) => boolean),
     sections: SectionSpec[],
+    /** The platform's menu catalogue (schemas/menu.ts): the default right of an entry is its route's id there. */
+    catalogue: MenuNode = MENU,
 ): MenuEntry[] {
+    const ids = catalogueIds(catalogue);
+    const sees =
+        typeof allowed === 'function' ? allowed : (key: EntryKey) => allowed.has(key.to) || allowed.has(key.right);
     const top: MenuEntry[] = [];
     const bySection = new Map<string, MenuEntry>();
     for (const s of sections) {
@@ -58,7 +111,10 @@ export function buildMenu(
     for (const d of definitions) {
         for (const spec of specsOf(d)) {
             const to = spec.to ?? `/${resourcePath(d)}`;
-            if (!allowed.has(to.split('?')[0])) continue;
+            const route = to.split('?')[0];
+            const right = spec.right ?? ids.byRoute.get(route) ?? d.name;
+            const section = spec.section ? (ids.byName.get(spec.section) ?? spec.section) : undefined;
+            if (!sees({ right, to: route, section })) continue;
             const entry: MenuEntry = {
                 key: to,
                 label: spec.label ?? d.label,
@@ -67,8 +123,8 @@ export function buildMenu(
                 order: spec.order ?? 100,
                 related: spec.related ?? [],
             };
-            const section = spec.section ? bySection.get(spec.section) : undefined;
-            if (spec.section && !section) {
+            const holder = spec.section ? bySection.get(spec.section) : undefined;
+            if (spec.section && !holder) {
                 const made: MenuEntry = {
                     key: `section:${spec.section}`,
                     label: spec.section,
@@ -77,7 +133,7 @@ export function buildMenu(
                     children: [entry],
                 };
                 bySection.set(spec.section, made);
-            } else if (section) section.children!.push(entry);
+            } else if (holder) holder.children!.push(entry);
             else top.push(entry);
         }
     }

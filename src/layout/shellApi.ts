@@ -9,10 +9,16 @@ export const SHELL_API: ApiResource = {
     api: {
         success: 'code200',
         custom: {
-            menu: { get: '/api/menu', read: 'data.menu' },
+            menu: { get: '/api/menu', read: 'data' },
         },
     },
 };
+
+/** GET /api/menu → data: the role's menu tree and `access`, the rights (menu ids) it may see. */
+export interface MenuAnswer {
+    menu?: MenuNode;
+    access?: { all?: boolean; except?: string[]; only?: string[] };
+}
 
 /** GET /api/menu → data.menu: groups have children; a leaf goes to its url, or to its id when the url is '#'. */
 export interface MenuNode {

@@ -91,10 +91,12 @@ describe('/ota', () => {
         const dialog = await screen.findByRole('dialog', { name: '上传固件' });
         await userEvent.type(within(dialog).getByRole('textbox', { name: /固件名称/ }), 'wifi');
         await userEvent.type(within(dialog).getByRole('textbox', { name: /版本号/ }), '1.0 beta');
-        fireEvent.change(within(dialog).getByLabelText('选择文件'), {
+        // 上传固件 is the generated create dialog: the file is one of its inputs.
+        fireEvent.change(within(dialog).getByLabelText(/固件文件/), {
             target: { files: [new File([new Uint8Array([9, 9])], 'wifi.bin')] },
         });
-        fireEvent.click(within(dialog).getByRole('button', { name: '上传' }));
+        expect(within(dialog).getByText(/wifi\.bin/)).toBeInTheDocument();
+        fireEvent.click(within(dialog).getByRole('button', { name: '确定' }));
         expect(
             await within(dialog).findByText('版本号只能包含字母、数字、下划线、中划线和点号，不超过64个字符'),
         ).toBeInTheDocument();
@@ -117,6 +119,17 @@ describe('/ota', () => {
         fireEvent.click(within(dialog).getByRole('button', { name: '确定' }));
         expect(await screen.findByText('批次已创建，覆盖 1 台设备', {}, SLOW)).toBeInTheDocument();
         await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+
+        // The list page's second tab (list.tabs) lists every batch; the package list stays the generated one.
+        fireEvent.click(screen.getByRole('tab', { name: '升级批次' }));
+        const batchRow = (await screen.findByText('静态升级', {}, SLOW)).closest('tr') as HTMLElement;
+        // The batch's id and its package's id both link (to the batch's page, to the package's page).
+        expect(within(batchRow).getAllByRole('link').map((a) => a.getAttribute('href'))).toContain(
+            `/ota/package/${packageId}`,
+        );
+        expect(screen.queryByRole('button', { name: '上传固件' })).toBeNull();
+        fireEvent.click(screen.getByRole('tab', { name: '固件列表' }));
+        expect(await screen.findByRole('button', { name: '上传固件' })).toBeInTheDocument();
 
         const batches = await platform.fetch(`/api/ota/batch?packageId=${packageId}`);
         const batchId = ((await batches.json()) as { data: { records: Array<{ id: number }> } }).data.records[0].id;

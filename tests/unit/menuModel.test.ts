@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import resources from '../../resources';
 import { MENU } from '../../server/routes/menu';
-import { allowedRoutes, buildMenu, entryActive, type MenuEntry } from '../../src/layout/menuModel';
+import { allowedRoutes, buildMenu, entryActive, menuFilter, type MenuEntry } from '../../src/layout/menuModel';
 
 /** The side menu comes from the definitions' `menu`; the platform's GET /api/menu says which entries show. */
 const SECTIONS = [
@@ -145,5 +145,43 @@ describe('menu from the definitions', () => {
     it('hides what the platform does not list, and a section left empty', () => {
         const only = buildMenu(resources, new Set(['/introduce', '/productLog']), SECTIONS);
         expect(only.map((e) => e.label)).toEqual(['概览', '产品更新日志']);
+    });
+});
+
+describe('the menu entry from the definition alone (GET /api/menu says only what a role may see)', () => {
+    const workOrders = {
+        name: 'workOrders',
+        label: '维保工单',
+        path: 'workOrder',
+        fields: {},
+        menu: { label: '维保工单', section: '设备接入', order: 9, right: 'workOrder' },
+    };
+    const all = [...resources, workOrders];
+    const labelsIn = (entries: MenuEntry[], section: string) =>
+        entries.find((e) => e.label === section)?.children?.map((e) => e.label) ?? [];
+
+    it('shows an entry the server’s menu does not list, to a role with every right', () => {
+        const built = buildMenu(all, menuFilter({ menu: MENU, access: { all: true } }), SECTIONS);
+        expect(labelsIn(built, '设备接入')).toContain('维保工单');
+        expect(labelsIn(built, '设备接入').at(-1)).toBe('维保工单');
+        // The same answer without `access` (an older server): only the routes its tree lists.
+        expect(labelsIn(buildMenu(all, menuFilter({ menu: MENU }), SECTIONS), '设备接入')).not.toContain('维保工单');
+    });
+
+    it('keys entries by their right: a role granted some sees those only; 系统管理 stays out for “every entry”', () => {
+        const some = buildMenu(all, menuFilter({ access: { only: ['ota', 'workOrder'] } }), SECTIONS);
+        expect(some.map((e) => e.label)).toEqual(['设备接入']);
+        expect(labelsIn(some, '设备接入')).toEqual(['固件升级', '维保工单']);
+        const none = buildMenu(all, menuFilter({ access: { only: ['product'] } }), SECTIONS);
+        expect(labelsIn(none, '设备接入')).toEqual(['产品管理']);
+        const most = buildMenu(
+            all,
+            menuFilter({
+                access: { all: true, except: ['system', 'personnelManage', 'roleList', 'safetybutler'] },
+            }),
+            SECTIONS,
+        );
+        expect(most.map((e) => e.label)).not.toContain('系统管理');
+        expect(labelsIn(most, '设备接入')).toContain('维保工单');
     });
 });
