@@ -173,7 +173,12 @@ const group: BenchGroup = {
                           ? { 'content-type': 'application/json' }
                           : {}),
                 },
-                body: body instanceof Uint8Array ? body : body ? JSON.stringify(body) : undefined,
+                body:
+                    body instanceof Uint8Array
+                        ? (body as Uint8Array<ArrayBuffer>)
+                        : body
+                          ? JSON.stringify(body)
+                          : undefined,
             });
             const json = (await res.json()) as { code: number; msg: string; data: T };
             if (json.code !== 200) throw new Error(`${method} ${p}: ${json.code} ${json.msg}`);

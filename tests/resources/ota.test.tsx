@@ -124,9 +124,11 @@ describe('/ota', () => {
         fireEvent.click(screen.getByRole('tab', { name: '升级批次' }));
         const batchRow = (await screen.findByText('静态升级', {}, SLOW)).closest('tr') as HTMLElement;
         // The batch's id and its package's id both link (to the batch's page, to the package's page).
-        expect(within(batchRow).getAllByRole('link').map((a) => a.getAttribute('href'))).toContain(
-            `/ota/package/${packageId}`,
-        );
+        expect(
+            within(batchRow)
+                .getAllByRole('link')
+                .map((a) => a.getAttribute('href')),
+        ).toContain(`/ota/package/${packageId}`);
         expect(screen.queryByRole('button', { name: '上传固件' })).toBeNull();
         fireEvent.click(screen.getByRole('tab', { name: '固件列表' }));
         expect(await screen.findByRole('button', { name: '上传固件' })).toBeInTheDocument();
