@@ -41,6 +41,8 @@ const devicePicker = (label: string) =>
             picker: {
                 source: { call: 'devices', params: (scope: Scope) => ({ productKey: scope.record?.productKey }) },
                 rowId: 'deviceId',
+                // Each row's checkbox is named by its device (选择 SL-BJ-0001), not its id.
+                rowLabel: 'deviceName',
                 perPage: 5,
                 columns: [
                     ['deviceName', { label: 'DeviceName' }],
@@ -235,7 +237,12 @@ const batchesList: ListSpec = {
 };
 
 const devicesList: ListSpec = {
-    source: { call: 'batchDevices', params: ({ record, route }) => ({ batchId: record?.id ?? route.batchId }) },
+    // Asked again every 2 s while shown: the bars move as devices report, no 刷新 needed.
+    source: {
+        call: 'batchDevices',
+        params: ({ record, route }) => ({ batchId: record?.id ?? route.batchId }),
+        every: 2,
+    },
     label: '升级设备',
     urlPrefix: 'd',
     rowId: 'id',
@@ -452,6 +459,7 @@ export default defineResource({
             record: {
                 call: 'batch',
                 params: ({ route }) => ({ id: route.batchId }),
+                every: 2,
                 notFound: '该批次不存在',
                 notFoundTitle: '批次不存在',
             },

@@ -113,7 +113,7 @@ describe.skipIf(!haveChromium)('OTA in Chromium', () => {
         await form.locator('input[type="file"]').setInputFiles(path.join(dir, 'lamp-2.0.0.bin'));
         await byText(form, 'lamp-2.0.0.bin（6').waitFor();
         await screenshot(page, 'ota-upload-form');
-        await form.getByRole('button', { name: '上传' }).click();
+        await form.getByRole('button', { name: '确定' }).click();
 
         const bar = form.getByRole('progressbar', { name: '上传进度' });
         await bar.waitFor();
@@ -154,6 +154,8 @@ describe.skipIf(!haveChromium)('OTA in Chromium', () => {
         const picker = form.getByRole('table', { name: '升级设备' });
         await picker.waitFor();
         await form.getByRole('textbox', { name: '搜索设备' }).fill('sim_');
+        await form.getByRole('textbox', { name: '搜索设备' }).press('Enter');
+        await expect.poll(() => picker.locator('tbody tr').count()).toBe(3);
         for (const d of simulated) {
             const box = picker.getByRole('checkbox', { name: `选择 ${d.deviceName}` });
             await box.waitFor({ timeout: 10_000 });
@@ -174,18 +176,14 @@ describe.skipIf(!haveChromium)('OTA in Chromium', () => {
     it('the batch page shows the bars moving until 3 成功', async () => {
         const rows = page.locator('table tbody tr');
         await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(3);
-        const refresh = page.getByRole('button', { name: '刷新' }).first();
-        /** Each device's state and bar value, after a refresh of the list. */
-        const states = async () => {
-            await refresh.click();
-            await expect(refresh).toBeEnabled();
-            return Promise.all(
+        /** Each device's state and bar value as the page shows them (it asks again every 2 s by itself). */
+        const states = async () =>
+            Promise.all(
                 (await rows.all()).map(async (r) => ({
                     text: (await r.textContent()) ?? '',
                     value: Number((await r.getByRole('progressbar').getAttribute('aria-valuenow')) ?? -1),
                 })),
             );
-        };
         // Part way: a device 升级中 with its bar between 0 and 100.
         let partWay: Array<{ text: string; value: number }> = [];
         await expect
