@@ -3,10 +3,14 @@
  * through Redis (mqemitter-redis) and their sessions and retained messages (aedes-persistence-redis), so a device on
  * one process receives what another process's API sends, and takeovers and disconnects reach every process.
  */
-export async function redisBackends(url: string): Promise<{ mq: unknown; persistence: unknown }> {
-    const [{ default: mqemitterRedis }, { default: persistence }] = await Promise.all([
+export async function redisBackends(
+    url: string,
+    log: (line: string) => void = (line) => console.error(line),
+): Promise<{ mq: unknown; persistence: unknown }> {
+    const [{ default: mqemitterRedis }, { default: persistence }, { Redis }] = await Promise.all([
         import('mqemitter-redis'),
         import('aedes-persistence-redis'),
+        import('ioredis'),
     ]);
     const parsed = new URL(url);
     const db = Number(parsed.pathname.replace('/', '') || 0);
@@ -17,8 +21,13 @@ export async function redisBackends(url: string): Promise<{ mq: unknown; persist
         ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
         db,
     };
-    return {
-        mq: mqemitterRedis({ connectionString: url }),
-        persistence: persistence(redisOptions),
-    };
+    // The subscriber connection skips ioredis's ready check: its INFO reached a connection already in subscriber mode
+    // (seen once at a cluster start: Redis refuses INFO there), and the error ended the process.
+    const mq = mqemitterRedis({ subConn: new Redis(url, { enableReadyCheck: false }), pubConn: new Redis(url) });
+    // A Redis error (a restart, a refused command) is logged; ioredis reconnects and subscribes again by itself.
+    // Unhandled, the emitter's 'error' event ended the process.
+    (mq as unknown as { state: NodeJS.EventEmitter }).state.on('error', (err: Error) =>
+        log(`MQTT 集群的 Redis 连接出错 / Redis error in the MQTT cluster: ${err.message}`),
+    );
+    return { mq, persistence: persistence(redisOptions) };
 }

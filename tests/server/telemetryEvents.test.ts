@@ -26,7 +26,8 @@ let productKey: string;
 let lamp: { deviceId: number; deviceName: string };
 
 beforeAll(async () => {
-    s = await createTestServer({ now: () => NOW });
+    // 60 days kept: the message from 40 days back is within the log (with the default 30 it would be swept).
+    s = await createTestServer({ now: () => NOW, config: { logRetentionDays: 60 } });
     productKey = (await lampProduct(s)).productKey;
     lamp = await freshLamp(s);
     const id = lamp.deviceId;
@@ -165,7 +166,7 @@ describe('POST /api/function/ListProperty', () => {
             okData<{ list: MessageRow[] }>(await listProperty({ method: PROPERTY_POST, size: 3 })).list,
         ).toHaveLength(3);
         const all = okData<{ list: MessageRow[] }>(await listProperty({ size: 100 })).list;
-        // 12 reports and 7 other messages, the one from the future first: ListProperty has no time window.
+        // 12 reports and 7 other messages, the one from the future first: ListProperty reads the whole kept log.
         expect(all).toHaveLength(19);
         expect(all[0].data).toEqual({ FaultCode: 5 });
     });
