@@ -75,12 +75,26 @@ describe.skipIf(!haveChromium)('a live first start', () => {
         });
         // 在线 means connected: the dashboard's online count is the broker's connections (all of them the demo's),
         // and the demo camera once its stream plays (a camera is online while it plays, not through the broker).
-        const counts = await api<{ onlineTotal: number }>('/api/device/total');
-        const cameras = await api<{ records: Array<{ deviceName: string; status: string }> }>(
-            '/api/video-device/list?pageNumber=1&pageSize=10',
-        );
-        const playing = cameras.records.filter((r) => r.status === 'ONLINE').length;
-        expect(counts.onlineTotal).toBe(real.connected + playing);
+        // Read together until they settle: the camera turns 在线 when its stream starts, which can fall between two
+        // of these calls on a loaded machine (CI read one more online device than connections + playing cameras).
+        const onlineAndConnected = async () => {
+            const cameras = await api<{ records: Array<{ deviceName: string; status: string }> }>(
+                '/api/video-device/list?pageNumber=1&pageSize=10',
+            );
+            const counts = await api<{ onlineTotal: number }>('/api/device/total');
+            const now = await api<typeof real>('/api/monitor/real');
+            const playing = cameras.records.filter((r) => r.status === 'ONLINE').length;
+            return { online: counts.onlineTotal, connectedAndPlaying: now.connected + playing };
+        };
+        await expect
+            .poll(
+                async () => {
+                    const { online, connectedAndPlaying } = await onlineAndConnected();
+                    return online - connectedAndPlaying;
+                },
+                { timeout: 20_000, interval: 500 },
+            )
+            .toBe(0);
         const simulations = await api<{ records: Array<{ running: boolean; deviceNames: string[] }> }>(
             '/api/simulation/list?pageNumber=1&pageSize=20',
         );
