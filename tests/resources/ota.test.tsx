@@ -20,12 +20,13 @@ async function post(path: string, body: BodyInit, type: string) {
     return ((await res.json()) as { data: Record<string, unknown> }).data;
 }
 
-beforeAll(async () => {
-    platform = await createTestServer({ seed: false });
+/** A product (made as the console's form sends it) with one device. */
+async function productWithDevice(productName: string, deviceName: string) {
+    const form = 'application/x-www-form-urlencoded';
     const product = await post(
         '/api/product/save',
         new URLSearchParams({
-            productName: '固件产品',
+            productName,
             nodeType: '0',
             gatewayType: '0',
             categoryId: '3',
@@ -34,33 +35,17 @@ beforeAll(async () => {
             projectCode: '',
             remark: '',
         }),
-        'application/x-www-form-urlencoded',
+        form,
     );
-    await post(
-        '/api/device/save',
-        new URLSearchParams({ productKey: String(product.productKey), deviceName: 'ota_dev_1' }),
-        'application/x-www-form-urlencoded',
-    );
+    await post('/api/device/save', new URLSearchParams({ productKey: String(product.productKey), deviceName }), form);
+    return product;
+}
+
+beforeAll(async () => {
+    platform = await createTestServer({ seed: false });
+    const product = await productWithDevice('固件产品', 'ota_dev_1');
     // A device of another product: the package's device pickers must not offer it.
-    const other = await post(
-        '/api/product/save',
-        new URLSearchParams({
-            productName: '别的产品',
-            nodeType: '0',
-            gatewayType: '0',
-            categoryId: '3',
-            networkType: '5',
-            dataType: '0',
-            projectCode: '',
-            remark: '',
-        }),
-        'application/x-www-form-urlencoded',
-    );
-    await post(
-        '/api/device/save',
-        new URLSearchParams({ productKey: String(other.productKey), deviceName: 'other_dev_1' }),
-        'application/x-www-form-urlencoded',
-    );
+    await productWithDevice('别的产品', 'other_dev_1');
     const query = new URLSearchParams({
         name: '主控固件',
         productId: String(product.productId),
