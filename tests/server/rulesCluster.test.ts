@@ -142,12 +142,27 @@ describe.skipIf(!available)('rules on two server processes', () => {
         await new Promise((resolve) => setTimeout(resolve, 2000));
         expect(await alertTexts(id)).toEqual([]);
         // The process that counts stops; another starts on the same database. The device says nothing more.
+        const stopped = second;
         await second.stop();
         second = await cluster.start();
         await until(async () => (await alertTexts(id)).length > 0, 40_000);
         // Not before the 15 s since the first post (restored, not restarted from zero and not fired at once).
         expect(Date.now() - t0).toBeGreaterThanOrEqual(14_000);
-        expect(await alertTexts(id)).toEqual([`${d.deviceName} 持续高功率`]);
+        // One alert: the rows, both processes' journals and all three processes' output say which fired when, if not.
+        const alerts = (await first.api('GET', `/api/alert-log/list?ruleId=${id}&pageSize=100`)).data.records as Array<{
+            params: string;
+        }>;
+        const why = async () =>
+            JSON.stringify({ alerts, journal: [await journal(first, id), await journal(second, id)] }, null, 1) +
+            [
+                `\n--- first:\n${first.output()}`,
+                `\n--- stopped:\n${stopped.output()}`,
+                `\n--- restarted:\n${second.output()}`,
+            ].join('');
+        expect(
+            alerts.map((a) => a.params),
+            alerts.length === 1 ? '' : await why(),
+        ).toEqual([`${d.deviceName} 持续高功率`]);
         await until(async () => (await journal(first, id)).length > 0, 10_000);
         const [entry] = await journal(first, id);
         expect(entry).toMatchObject({ triggerType: 'property', deviceName: d.deviceName, success: true });

@@ -41,6 +41,8 @@ export interface ServerProcess {
     ): Promise<{ code: number; msg?: string; data: Record<string, unknown> }>;
     /** Stops the process (SIGTERM) and waits for it. */
     stop(): Promise<void>;
+    /** What the process has printed (stdout and stderr), for a failing test's message. */
+    output(): string;
 }
 
 export interface StartOptions {
@@ -110,10 +112,10 @@ export function createCluster(prefix: string) {
         let amqpPort = 0;
         let output = '';
         child.stderr!.on('data', (d) => (output += String(d)));
+        const lines = createInterface({ input: child.stdout! }).on('line', (line) => (output += line + '\n'));
         await new Promise<void>((resolve, reject) => {
             const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 90_000);
-            createInterface({ input: child.stdout! }).on('line', (line) => {
-                output += line + '\n';
+            lines.on('line', (line) => {
                 url ||= /控制台: (http:\/\/\S+?)\/?$/.exec(line)?.[1] ?? '';
                 mqttPort ||= Number(/MQTT: mqtt:\/\/[^:]+:(\d+)/.exec(line)?.[1] ?? 0);
                 amqpPort ||= Number(/AMQP: amqp:\/\/[^:]+:(\d+)/.exec(line)?.[1] ?? 0);
@@ -154,6 +156,7 @@ export function createCluster(prefix: string) {
                 if (child.exitCode === null) child.kill('SIGTERM');
                 await exited;
             },
+            output: () => output,
         };
         procs.push(proc);
         return proc;
