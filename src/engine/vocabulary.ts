@@ -425,7 +425,11 @@ export interface ChartSpec {
     name?: string;
     value?: string;
     x?: string;
-    series?: Array<{ field: string; label: string; color?: string }>;
+    /**
+     * `dashed` (line): drawn dashed, so a series that often equals another (replies beside the messages they answer)
+     * stays visible where the two meet.
+     */
+    series?: Array<{ field: string; label: string; color?: string; dashed?: boolean }>;
     /**
      * Pie: fixed slices in this order, each read from the row whose `name` is `key` (0 when none), or from the
      * answer's field `key` when the answer is one object ({ onlineTotal, offlineTotal }).

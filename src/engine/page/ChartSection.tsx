@@ -101,6 +101,7 @@ export default function ChartSection({ title, chart, scope }: { title?: string; 
     }
     const x = chart.x ?? 'x';
     const series = (chart.series ?? []).map((s) => ({
+        id: s.field,
         data: rows.map((row) => (row[s.field] === null || row[s.field] === undefined ? null : Number(row[s.field]))),
         label: s.label,
         color: s.color,
@@ -155,6 +156,14 @@ export default function ChartSection({ title, chart, scope }: { title?: string; 
                         margin={{ left: 8, right: 24, top: 24, bottom: 8 }}
                         xAxis={[{ scaleType: 'point', data: rows.map((row) => String(row[x])), height: 32 }]}
                         series={series}
+                        sx={Object.fromEntries(
+                            (chart.series ?? [])
+                                .filter((s) => s.dashed)
+                                .map((s) => [
+                                    `& .MuiLineElement-root[data-series="${s.field}"]`,
+                                    { strokeDasharray: '6 4' },
+                                ]),
+                        )}
                     />
                 )}
             </CardContent>
