@@ -5,7 +5,7 @@ import { eq } from 'drizzle-orm';
 import { OPERATOR_ROLE_ID, READONLY_ROLE_ID } from '../../schemas/rights';
 import { roles } from '../../server/db/schema';
 import { createTestServer, type TestServer } from '../../server/testing';
-import { defineResource } from '../../src/engine/types';
+import { defineResource, type AnyPaths } from '../../src/engine/types';
 import { bodyRows, mswServer, platformHandler, renderApp } from './helpers';
 
 /**
@@ -108,14 +108,15 @@ describe('the administrator', () => {
     });
 
     it("grants a role the menu right only an integrator's new definition declares, from the /roleList form", async () => {
-        // A definition file the product does not have; its entry's right is its name (schemas/menu.ts does not list it).
-        const forwarding = defineResource({
+        // A definition file the product does not have (over an imagined platform: AnyPaths); its entry's right is its
+        // name (schemas/menu.ts does not list it).
+        const forwarding = defineResource<AnyPaths>({
             name: 'forwardDest',
             label: '数据转发',
             path: 'forwardDest',
             menu: { label: '转发目的地', section: '设备接入', order: 99 },
             fields: { name: { label: '名称' } },
-            api: { getList: { get: '/api/forward/list', read: 'data' } },
+            api: { success: 'code200', getList: { get: '/api/forward/list', read: 'data' } },
         });
         const sent: string[] = [];
         mswServer.use(
