@@ -61,7 +61,8 @@ export default defineResource({
             label: '可见菜单',
             input: 'widget',
             widget: 'checkGroups',
-            widgetProps: { groups: MENU_GROUPS },
+            // Beside schemas/menu.ts's entries, every right a definition's `menu` declares (an integrator's new entry).
+            widgetProps: { groups: MENU_GROUPS, declared: { topLabel: '常用', skipSection: SYSTEM_SECTION } },
             views: ['create', 'edit'],
             visibleWhen: (v) => Number(v.allMenus) === 0,
         },

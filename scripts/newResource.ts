@@ -8,7 +8,7 @@
  * request bodies, the success rule from x-success-rule, the rights family and the menu entry from x-right. Existing
  * files are never overwritten. The result typechecks, lints and passes its own test as written: edit it from there.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as prettier from 'prettier';
 import { parse } from 'yaml';
@@ -237,6 +237,69 @@ function escapeRegExp(s: string) {
     return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 
+const HAN = /[\u4e00-\u9fff]/;
+
+/**
+ * The console's own words for a property name: the Chinese `label` its definitions (resources/*.ts(x)) most often give a
+ * field of that name (`createTime: { label: '创建时间'`), so a contract without `title`s still scaffolds Chinese
+ * labels, the same the rest of the console shows (a label two fields agree on; ties go to the first met, files in
+ * name order). Names every entity has (id, name, status, createTime, ...) take GENERIC_LABELS' words.
+ */
+export function consoleLabels(resourcesDir = path.join(repoRoot, 'resources')): Map<string, string> {
+    const counts = new Map<string, Map<string, number>>();
+    const files: string[] = [];
+    const walk = (dir: string) => {
+        for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+            const full = path.join(dir, entry.name);
+            if (entry.isDirectory()) walk(full);
+            else if (/\.tsx?$/.test(entry.name)) files.push(full);
+        }
+    };
+    if (existsSync(resourcesDir)) walk(resourcesDir);
+    const field = /(?:^|[\s{,])([A-Za-z_]\w*)\s*:\s*\{\s*label\s*:\s*'([^'\n]{1,20})'/g;
+    for (const file of files) {
+        for (const m of readFileSync(file, 'utf8').matchAll(field)) {
+            const [, key, label] = m;
+            if (!HAN.test(label)) continue;
+            const byLabel = counts.get(key) ?? new Map<string, number>();
+            byLabel.set(label, (byLabel.get(label) ?? 0) + 1);
+            counts.set(key, byLabel);
+        }
+    }
+    // Generic names first: a definition's own 规则名称 or 驱动ID says more than the name does.
+    const out = new Map<string, string>(Object.entries(GENERIC_LABELS));
+    for (const [key, byLabel] of counts) {
+        if (out.has(key)) continue;
+        let best = '';
+        let n = 0;
+        for (const [label, c] of byLabel) if (c > n) [best, n] = [label, c];
+        // Two that agree are the console's word; one alone is, unless another definition says otherwise (host: SMTP
+        // 服务器 and 设备IP/域名 are each one screen's own).
+        if (n >= 2 || byLabel.size === 1) out.set(key, best);
+    }
+    return out;
+}
+
+/** The words of names every entity has, whatever the console's definitions call their own. */
+const GENERIC_LABELS: Record<string, string> = {
+    id: 'ID',
+    name: '名称',
+    type: '类型',
+    kind: '类型',
+    status: '状态',
+    state: '状态',
+    enabled: '启用',
+    remark: '备注',
+    description: '描述',
+    createTime: '创建时间',
+    updateTime: '更新时间',
+    createdAt: '创建时间',
+    updatedAt: '更新时间',
+    projectCode: '项目编码',
+    productKey: 'ProductKey',
+    deviceName: '设备名称',
+};
+
 export async function scaffold(options: ScaffoldOptions): Promise<ScaffoldResult> {
     const specFile = path.resolve(options.spec ?? path.join(repoRoot, 'openapi.yaml'));
     const out = path.resolve(options.out ?? repoRoot);
@@ -308,7 +371,9 @@ export async function scaffold(options: ScaffoldOptions): Promise<ScaffoldResult
     const idField =
         ['id', `${routePath}Id`].find((k) => k in rowProps) ?? Object.keys(rowProps).find((k) => /Id$/.test(k)) ?? 'id';
     const fields: FieldPlan[] = [];
-    const titleOf = (key: string) => rowProps[key]?.title ?? formProps[key]?.title ?? key;
+    // The contract's title, else the console's own word for the name (consoleLabels), else the name itself.
+    const consoleWords = consoleLabels();
+    const titleOf = (key: string) => rowProps[key]?.title ?? formProps[key]?.title ?? consoleWords.get(key) ?? key;
     for (const key of new Set([...Object.keys(rowProps), ...Object.keys(formProps)])) {
         const schema = { ...(rowProps[key] ?? {}), ...(formProps[key] ?? {}) };
         const inForm = key in formProps && key !== idField;
@@ -583,8 +648,17 @@ ${
             : ''
     }${
         remove
-            ? `    http.${remove.method}('*${remove.path}', ({ request }) => {
+            ? remove.method === 'delete' || remove.method === 'get'
+                ? `    http.${remove.method}('*${remove.path}', ({ request }) => {
         const id = query(request).get(${q(idParam(remove))});
+        written.push({ path: ${q(remove.path)}, body: { id: String(id) } });
+        rows = rows.filter((r) => String(r.${idField}) !== id);
+        return answer(null);
+    }),
+`
+                : // A POST delete carries the id in its form body, as the data provider sends it.
+                  `    http.${remove.method}('*${remove.path}', async ({ request }) => {
+        const id = (await form(request))[${q(idParam(remove))}];
         written.push({ path: ${q(remove.path)}, body: { id: String(id) } });
         rows = rows.filter((r) => String(r.${idField}) !== id);
         return answer(null);
@@ -703,8 +777,8 @@ async function main(argv: string[]) {
         const shown = result.files.map((f) => path.relative(process.cwd(), f));
         console.log(`wrote ${result.name}:\n${shown.map((f) => `  ${f}`).join('\n')}`);
         console.log(`next:
-  1. read the definition: labels are the contract's names (its schema titles where it has them); give the
-     fields, choices and messages their Chinese words (SPEC.md's where it has them), drop columns you do not want
+  1. read the definition: labels are the contract's titles, else the labels the console's definitions give the same
+     names, else the names themselves; give the rest, the choices and messages their Chinese words (SPEC.md's where it has them), drop columns you do not want
   2. npx vitest run --project resources ${shown[2]}
   3. npx tsc --noEmit && npx eslint ${shown.join(' ')}
   4. docs/adding-a-resource.md: the vocabulary, for what the scaffold does not write (detail pages, actions)`);

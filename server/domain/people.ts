@@ -138,6 +138,16 @@ export function parseRights(raw: unknown): string[] {
     return rights;
 }
 
+/**
+ * What a menu right looks like when schemas/menu.ts does not list it: the right a console definition's `menu`
+ * declares (`menu.right`, default the resource's name), so an integrator's new entry can be granted without a
+ * server edit (docs/adding-a-resource.md). Anything else is refused.
+ */
+export const MENU_RIGHT_PATTERN = /^[a-zA-Z][\w.:-]{0,63}$/;
+
+/** At most this many menu rights in one role. */
+export const MAX_MENU_RIGHTS = 200;
+
 /** Menu ids from a form (JSON array or comma list); null when `allMenus` is set. */
 export function parseMenus(raw: unknown, known: Set<string>): string[] {
     let list: unknown = raw ?? [];
@@ -154,8 +164,12 @@ export function parseMenus(raw: unknown, known: Set<string>): string[] {
     }
     if (!Array.isArray(list) || list.some((r) => typeof r !== 'string')) throw badRequest('菜单格式错误');
     const menus = [...new Set((list as string[]).map((r) => r.trim()).filter(Boolean))];
-    const unknown = menus.find((m) => !known.has(m));
-    if (unknown) throw badRequest(`未知的菜单：${unknown.slice(0, 50)}`);
+    const unknown = menus.find((m) => !known.has(m) && !MENU_RIGHT_PATTERN.test(m));
+    if (unknown)
+        throw badRequest(
+            `未知的菜单：${unknown.slice(0, 50)}（菜单权限须以字母开头，只含字母、数字、_ . : -，最长64个字符）`,
+        );
+    if (menus.length > MAX_MENU_RIGHTS) throw badRequest(`菜单不能超过${MAX_MENU_RIGHTS}项`);
     return menus;
 }
 

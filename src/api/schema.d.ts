@@ -5211,7 +5211,7 @@ export interface components {
             remark?: string;
             /** @enum {integer} */
             allMenus?: 0 | 1;
-            /** @description JSON array (or comma list) of menu ids (GET /api/menu ids) */
+            /** @description JSON array (or comma list) of menu ids: GET /api/menu ids, or the right a console definition's menu declares (^[a-zA-Z][\w.:-]{0,63}$, at most 200) */
             menus?: string;
             /** @description JSON array (or comma list) of rights, e.g. ["device.create","device.edit"] */
             rights?: string;

@@ -193,3 +193,38 @@ export function entryActive(entry: MenuEntry, pathname: string, menu?: MenuEntry
     if (entry.children) return entry.children.some((c) => entryActive(c, pathname));
     return leafCoverage(entry, pathname) >= 0;
 }
+
+/** A right (menu id) a definition's `menu` declares, with its entry's label and section: what the role form offers. */
+export interface DeclaredRight {
+    right: string;
+    label: string;
+    /** The section's label ('设备接入'); none for a top-level entry. */
+    section?: string;
+    /** The section's id in schemas/menu.ts when it has one ('system' for 系统管理). */
+    sectionId?: string;
+}
+
+/**
+ * Every right the definitions' `menu` entries declare (the same defaults buildMenu uses: `menu.right`, else the id
+ * schemas/menu.ts gives the entry's route, else the resource's name), once each, in definition order.
+ */
+export function declaredRights(definitions: ResourceDefinition[], catalogue: MenuNode = MENU): DeclaredRight[] {
+    const ids = catalogueIds(catalogue);
+    const seen = new Set<string>();
+    const out: DeclaredRight[] = [];
+    for (const d of definitions) {
+        for (const spec of specsOf(d)) {
+            const route = (spec.to ?? `/${resourcePath(d)}`).split('?')[0];
+            const right = spec.right ?? ids.byRoute.get(route) ?? d.name;
+            if (seen.has(right)) continue;
+            seen.add(right);
+            out.push({
+                right,
+                label: spec.label ?? d.label,
+                section: spec.section,
+                sectionId: spec.section ? ids.byName.get(spec.section) : undefined,
+            });
+        }
+    }
+    return out;
+}

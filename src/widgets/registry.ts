@@ -46,7 +46,7 @@ export const widgets: Record<string, LazyExoticComponent<ComponentType<any>>> = 
     mapPicker: lazy(() => import('../components/map/MapPickerDialog')),
     /** A numeric property's history as a line over the last hour or 24 hours ({ deviceId, identifier, range, label }). */
     propertyHistoryChart: lazy(() => import('./deviceDetail/PropertyHistoryChart')),
-    /** Input: checkboxes in labelled rows ({ groups }), the value the ticked ids: a role's rights and menus. */
+    /** Input: checkboxes in labelled rows ({ groups, declared? }), the value the ticked ids: a role's rights and menus. */
     checkGroups: lazy(() => import('./people/CheckGroups')),
     /** A pushed camera's live picture ({ resource, deviceId }): the relay's state and, while it plays, HLS via hls.js. */
     liveVideo: lazy(() => import('./video/LivePlayer')),

@@ -82,6 +82,8 @@ export function searchParam(name: string): string | null {
 
 export interface RenderAppOptions {
     authProvider?: AuthProvider;
+    /** Definitions beside the registry's own (an integrator's new file). */
+    extraResources?: ResourceDefinition[];
 }
 
 /**
@@ -91,7 +93,11 @@ export interface RenderAppOptions {
 export function renderApp(url: string, options: RenderAppOptions = {}): RenderResult {
     return render(
         <MemoryRouter initialEntries={[url]}>
-            <App resources={Promise.resolve(resources)} store={memoryStore()} authProvider={options.authProvider} />
+            <App
+                resources={Promise.resolve([...resources, ...(options.extraResources ?? [])])}
+                store={memoryStore()}
+                authProvider={options.authProvider}
+            />
             <LocationProbe />
         </MemoryRouter>,
     );

@@ -5,6 +5,7 @@ import { eq } from 'drizzle-orm';
 import { OPERATOR_ROLE_ID, READONLY_ROLE_ID } from '../../schemas/rights';
 import { roles } from '../../server/db/schema';
 import { createTestServer, type TestServer } from '../../server/testing';
+import { defineResource, type AnyPaths } from '../../src/engine/types';
 import { bodyRows, mswServer, platformHandler, renderApp } from './helpers';
 
 /**
@@ -104,6 +105,46 @@ describe('the administrator', () => {
         expect(rows[1].textContent).toContain('新增设备');
         expect(rows[1].textContent).not.toContain('删除设备');
         expect(rows[2].textContent).toContain('只能查看');
+    });
+
+    it("grants a role the menu right only an integrator's new definition declares, from the /roleList form", async () => {
+        // A definition file the product does not have (over an imagined platform: AnyPaths); its entry's right is its
+        // name (schemas/menu.ts does not list it).
+        const forwarding = defineResource<AnyPaths>({
+            name: 'forwardDest',
+            label: '数据转发',
+            path: 'forwardDest',
+            menu: { label: '转发目的地', section: '设备接入', order: 99 },
+            fields: { name: { label: '名称' } },
+            api: { success: 'code200', getList: { get: '/api/forward/list', read: 'data' } },
+        });
+        const sent: string[] = [];
+        mswServer.use(
+            http.post('*/api/role/save', async ({ request }) => {
+                sent.push(await request.clone().text());
+                return undefined;
+            }),
+            platformHandler(platform),
+        );
+        renderApp('/roleList', { extraResources: [forwarding] });
+        fireEvent.click(await screen.findByRole('button', { name: '新增角色' }, { timeout: 10_000 }));
+        const dialog = await screen.findByRole('dialog');
+        fireEvent.change(within(dialog).getByLabelText(/角色名称/), { target: { value: '转发管理员' } });
+        fireEvent.click(within(dialog).getByRole('radio', { name: '指定菜单' }));
+        // Offered in its section's row, named by its menu label, beside the entries schemas/menu.ts lists.
+        const box = await within(dialog).findByRole('checkbox', { name: '设备接入：转发目的地' });
+        expect(within(dialog).getByRole('checkbox', { name: '设备接入：设备管理' })).toBeInTheDocument();
+        fireEvent.click(box);
+        fireEvent.click(within(dialog).getByRole('checkbox', { name: '设备接入：设备管理' }));
+        fireEvent.click(within(dialog).getByRole('button', { name: /确定|保存/ }));
+        await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull(), { timeout: 10_000 });
+        expect(sent).toHaveLength(1);
+        expect(JSON.parse(new URLSearchParams(sent[0]).get('menus') ?? '')).toEqual(['forwardDest', 'deviceInstance']);
+        const [stored] = await platform.db
+            .select({ menus: roles.menus })
+            .from(roles)
+            .where(eq(roles.name, '转发管理员'));
+        expect(stored.menus).toEqual(['forwardDest', 'deviceInstance']);
     });
 
     it('saves the built-in 运维 role unchanged from its /roleList form with its wildcard rights kept', async () => {

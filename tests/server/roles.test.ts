@@ -7,6 +7,9 @@ import { loadRightTable } from '../../server/rights/table';
 import { createTestServer, type TestServer } from '../../server/testing';
 import { call, form, protectedOperations, rowCounts } from './support';
 import { as, json, makeUser } from './rolesSupport';
+import type { ResourceDefinition } from '../../src/engine/types';
+import type { MenuNode } from '../../schemas/menu';
+import { buildMenu, declaredRights, menuFilter } from '../../src/layout/menuModel';
 
 let s: TestServer;
 let readonly: { id: number; token: string };
@@ -120,6 +123,78 @@ describe('rights declared in openapi.yaml (x-right), enforced by the server', ()
         expect((await call(s, 'DELETE', `/api/role/delete?id=${READONLY_ROLE_ID}`)).body).toMatchObject({
             msg: '内置角色不能删除',
         });
+    });
+
+    it('grants a right only a console definition declares: the role holding it sees the entry, another not; junk is refused', async () => {
+        // An integrator's definition the server's schemas/menu.ts knows nothing of: its menu right is its name.
+        const forwarding = {
+            name: 'forwardDest',
+            label: '数据转发',
+            path: 'forwardDest',
+            menu: { label: '转发目的地', section: '设备接入' },
+            fields: {},
+        } as unknown as ResourceDefinition;
+        expect(declaredRights([forwarding])).toEqual([
+            { right: 'forwardDest', label: '转发目的地', section: '设备接入', sectionId: 'deviceAccess' },
+        ]);
+        const save = (name: string, menus: string[]) =>
+            call<{ data: { id: number; menus: string[] | null }; msg: string }>(
+                s,
+                'POST',
+                '/api/role/save',
+                form({ name, allMenus: 0, menus: JSON.stringify(menus), rights: '[]' }),
+            );
+        const granted = await save('转发管理员', ['deviceInstance', 'forwardDest']);
+        expect(granted.status).toBe(200);
+        expect(granted.body.data.menus).toEqual(['deviceInstance', 'forwardDest']);
+        const other = await save('设备查看员', ['deviceInstance']);
+        expect(other.status).toBe(200);
+        const holder = await makeUser(s, { username: 'forwarder', roleId: granted.body.data.id });
+        const lacker = await makeUser(s, { username: 'deviceviewer', roleId: other.body.data.id });
+
+        type MenuAnswer = { data: { menu: MenuNode; access: { all?: boolean; except?: string[]; only?: string[] } } };
+        const entries = async (token: string) => {
+            const answer = await json<MenuAnswer>(as(s, token)('/api/menu'));
+            const sections = [{ label: '设备接入', order: 30 }];
+            return buildMenu([forwarding], menuFilter(answer.data), sections).flatMap((e) =>
+                (e.children ?? [e]).map((c) => c.label),
+            );
+        };
+        expect((await json<MenuAnswer>(as(s, holder.token)('/api/menu'))).data.access).toEqual({
+            only: ['deviceInstance', 'forwardDest'],
+        });
+        expect(await entries(holder.token)).toEqual(['转发目的地']);
+        expect(await entries(lacker.token)).toEqual([]);
+        // Administrators see every entry; a role granted every entry (allMenus) too.
+        expect(await entries(s.token)).toEqual(['转发目的地']);
+
+        // Not a right's shape: refused with a Chinese 400, nothing stored.
+        for (const junk of ['<script>', '1abc', 'a b', 'x'.repeat(65), '../etc']) {
+            const refused = await save(`坏角色${junk.length}`, [junk]);
+            expect(refused.status, junk).toBe(400);
+            expect(refused.body.msg, junk).toMatch(/^未知的菜单：/);
+        }
+        const many = await save(
+            '太多菜单',
+            Array.from({ length: 201 }, (_, i) => `entry${i}`),
+        );
+        expect(many.status).toBe(400);
+        expect(many.body.msg).toBe('菜单不能超过200项');
+        // An update keeps the right too.
+        const updated = await call<{ data: { menus: string[] } }>(
+            s,
+            'POST',
+            '/api/role/update',
+            form({
+                id: other.body.data.id,
+                name: '设备查看员',
+                allMenus: 0,
+                menus: JSON.stringify(['forwardDest']),
+                rights: '[]',
+            }),
+        );
+        expect(updated.status).toBe(200);
+        expect(updated.body.data.menus).toEqual(['forwardDest']);
     });
 
     it("keeps the built-in 运维 role's wildcards when its form is saved as shown, and drops only an unticked one", async () => {

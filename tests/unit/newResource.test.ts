@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scaffold, type ScaffoldResult } from '../../scripts/newResource';
+import { consoleLabels, scaffold, type ScaffoldResult } from '../../scripts/newResource';
 
 /**
  * `npm run new:resource` on a contract fragment the product does not have (data forwarding destinations,
@@ -75,6 +75,32 @@ describe('npm run new:resource', () => {
             /exists: not overwritten/,
         );
         expect(read('resources/forwardDests.tsx')).toBe(definition);
+    });
+
+    it("labels a contract's untitled names with the console's own words, and answers a POST delete from its form", async () => {
+        // The product's consumer groups (/api/consumerGroup): no `title` in the contract, a POST delete with an id form.
+        const own = path.join(out, 'own');
+        const groups = await scaffold({
+            target: '/api/consumerGroup',
+            name: 'groupDrafts',
+            label: '消费者组',
+            out: own,
+        });
+        const definition = readFileSync(groups.files[1], 'utf8');
+        // The names every entity has, and those the console's definitions already agree on (所属项目, 已丢弃).
+        for (const label of [
+            "id: { label: 'ID'",
+            "name: { label: '名称'",
+            "projectCode: { label: '项目编码'",
+            "projectName: { label: '所属项目'",
+            "dropped: { label: '已丢弃'",
+            "createTime: { label: '创建时间'",
+        ])
+            expect(definition).toContain(label);
+        expect(consoleLabels().get('host')).toBeUndefined(); // two definitions disagree: left to the integrator
+        const test = readFileSync(groups.files[2], 'utf8');
+        expect(test).toContain("http.post('*/api/consumerGroup/delete', async ({ request }) => {");
+        expect(test).toContain("const id = (await form(request))['id'];");
     });
 
     it('refuses a tag the contract does not have', async () => {

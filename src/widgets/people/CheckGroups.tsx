@@ -1,9 +1,43 @@
 import { Box, Checkbox, FormControlLabel, FormGroup, Typography } from '@mui/material';
+import { useMemo } from 'react';
+import { useRegistry } from '../../engine/registry';
+import { declaredRights } from '../../layout/menuModel';
 import type { InputWidgetProps } from '../registry';
 
 export interface CheckGroup {
     label: string;
     options: Array<{ id: string; name: string }>;
+}
+
+/**
+ * With `declared`, the menu rights the console's definitions declare (`menu.right`, layout/menuModel.ts) join the
+ * given groups: an integrator's new entry appears under its section's label (a new row when no group has that label,
+ * `topLabel` for a top-level entry), named by its menu label; entries of `skipSection` (系统管理) are left out.
+ */
+export interface DeclaredRightsOption {
+    topLabel: string;
+    skipSection?: string;
+}
+
+export function withDeclaredRights(
+    groups: CheckGroup[],
+    declared: ReturnType<typeof declaredRights>,
+    { topLabel, skipSection }: DeclaredRightsOption,
+): CheckGroup[] {
+    const out = groups.map((g) => ({ ...g, options: [...g.options] }));
+    const offered = new Set(out.flatMap((g) => g.options.map((o) => o.id)));
+    for (const d of declared) {
+        if (offered.has(d.right) || (skipSection && d.sectionId === skipSection)) continue;
+        offered.add(d.right);
+        const label = d.section ?? topLabel;
+        let group = out.find((g) => g.label === label);
+        if (!group) {
+            group = { label, options: [] };
+            out.push(group);
+        }
+        group.options.push({ id: d.right, name: d.label });
+    }
+    return out;
 }
 
 /**
@@ -15,8 +49,14 @@ export default function CheckGroups({
     onChange,
     label,
     disabled,
-    groups,
-}: InputWidgetProps & { groups: CheckGroup[] }) {
+    groups: given,
+    declared,
+}: InputWidgetProps & { groups: CheckGroup[]; declared?: DeclaredRightsOption }) {
+    const definitions = useRegistry();
+    const groups = useMemo(
+        () => (declared ? withDeclaredRights(given, declaredRights(definitions), declared) : given),
+        [given, declared, definitions],
+    );
     const chosen = new Set(Array.isArray(value) ? (value as string[]) : []);
     const set = (ids: string[], on: boolean) => {
         const next = new Set(chosen);
