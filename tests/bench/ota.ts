@@ -154,10 +154,17 @@ const group: BenchGroup = {
     async run() {
         const child = spawn(process.execPath, [await compiled('tests/bench/ota/platformProcess.ts')], {
             cwd: ROOT,
-            env: { ...process.env, DATABASE_URL: '', DEVICES: String(DEVICES) },
+            // PGlite in a data directory of its own unless OTA_BENCH_DATABASE_URL names an empty PostgreSQL database.
+            env: {
+                ...process.env,
+                DATABASE_URL: process.env.OTA_BENCH_DATABASE_URL ?? '',
+                DEVICES: String(DEVICES),
+            },
             stdio: ['pipe', 'pipe', 'inherit'],
         });
-        step(`platform starting (${DEVICES} devices to seed)`);
+        step(
+            `platform starting (${DEVICES} devices to seed, ${process.env.OTA_BENCH_DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`,
+        );
         const next = lineReader(child);
         const ready = JSON.parse(await next()) as {
             port: number;
@@ -316,6 +323,7 @@ const group: BenchGroup = {
             const { url } = await ask<{ url: string }>(`package ${big.id}`);
             const bareUrl = `http://127.0.0.1:${(ready as unknown as { barePort: number }).barePort}/`;
             const size = PACKAGE_MB * 1048576;
+            const rssBeforeDownloads = await rss();
             const bare: number[] = [];
             const platform: number[] = [];
             for (let i = 0; i < 2; i++) {
@@ -323,6 +331,7 @@ const group: BenchGroup = {
                 platform.push(await downloads(url, DOWNLOADS, size));
                 step(`downloads round ${i + 1}: bare ${bare[i]} MB/s, platform ${platform[i]} MB/s`);
             }
+            const rssAfterDownloads = await rss();
             const mean = (xs: number[]) => Math.round((xs.reduce((a, b) => a + b, 0) / xs.length) * 10) / 10;
 
             clearInterval(sampler);
@@ -348,6 +357,8 @@ const group: BenchGroup = {
                 },
                 { name: 'rss_before', value: rssBefore, unit: 'MB' },
                 { name: 'rss_peak_during', value: peak, unit: 'MB' },
+                { name: 'rss_before_downloads', value: rssBeforeDownloads, unit: 'MB' },
+                { name: 'rss_after_400_downloads', value: rssAfterDownloads, unit: 'MB' },
                 { name: 'rss_after', value: rssAfter, unit: 'MB' },
             ];
             // Each figure beside its anchor (issue 27), on stderr: the figures themselves print as every group's do.
@@ -358,7 +369,10 @@ const group: BenchGroup = {
             step(
                 `  platform download ${mean(platform)} MB/s = ${share}% of bare node:http ${mean(bare)} MB/s — goal >= 80%`,
             );
-            step(`  RSS ${rssBefore} MB before, ${peak} MB peak, ${rssAfter} MB after — goal: flat`);
+            step(
+                `  RSS ${rssBefore} MB before, ${peak} MB peak, ${rssAfter} MB after the devices left; ` +
+                    `${rssBeforeDownloads} → ${rssAfterDownloads} MB over 400 downloads of 20 MB — goal: flat`,
+            );
             return figures;
         } finally {
             clearInterval(sampler);
