@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import {
     OTA_MESSAGES,
     OTA_STATES,
@@ -10,10 +10,11 @@ import {
 } from '../../schemas/ota';
 import { bigintArray } from '../db/arrays';
 import type { Db } from '../db/client';
-import { devices, otaBatches, otaModules, otaPackages, otaTasks } from '../db/schema';
+import { devices, otaBatches, otaModules, otaPackages, otaTasks, products } from '../db/schema';
 import { badRequest, conflict, notFound } from '../http/errors';
 import { validate } from '../http/input';
 import { formatTime } from '../http/time';
+import { currentScope } from '../rights/scope';
 import { packageById } from './packages';
 
 /** Tasks that still wait for something: the device is pushed, upgrading or about to be. */
@@ -37,10 +38,18 @@ async function chooseDevices(db: Db, pkg: typeof otaPackages.$inferSelect, b: Ba
               : b.scope === 'project'
                 ? sql`d.project_id = ${b.scopeIds[0] ?? 0}`
                 : sql`TRUE`;
+    // A scoped user's batch reaches the devices of their projects only (a product of their project may hold devices
+    // of others; a group or the whole product may span projects). Unscoped (an administrator): every device.
+    const user = currentScope();
+    const visible = !user
+        ? sql`TRUE`
+        : user.projectIds.length
+          ? sql`d.project_id = ANY(${bigintArray(user.projectIds)})`
+          : sql`FALSE`;
     const rows = (await db.execute(sql`
         SELECT d.id FROM devices d
         LEFT JOIN ota_modules m ON m.device_id = d.id AND m.module = ${pkg.module}
-        WHERE d.product_id = ${pkg.productId} AND ${scope} AND ${versionFilter(b, pkg)}
+        WHERE d.product_id = ${pkg.productId} AND ${scope} AND ${visible} AND ${versionFilter(b, pkg)}
           AND m.version IS DISTINCT FROM ${pkg.version}
           AND NOT EXISTS (SELECT 1 FROM ota_tasks t JOIN ota_batches ob ON ob.id = t.batch_id
                 JOIN ota_packages op ON op.id = ob.package_id
@@ -196,8 +205,25 @@ export function batchView(b: Batch, counts: Record<string, number>, tz: string) 
     };
 }
 
-export async function listBatches(db: Db, packageId: number | undefined, limit: number, offset: number, tz: string) {
-    const where = packageId ? eq(otaBatches.packageId, packageId) : undefined;
+/**
+ * Batches, newest first, of one package or all; `visibleProducts` (productScopeSql(), a condition on `products`): only
+ * batches of packages of those products (a scoped user's).
+ */
+export async function listBatches(
+    db: Db,
+    packageId: number | undefined,
+    limit: number,
+    offset: number,
+    tz: string,
+    visibleProducts?: SQL,
+) {
+    const where = and(
+        packageId ? eq(otaBatches.packageId, packageId) : undefined,
+        visibleProducts
+            ? sql`EXISTS (SELECT 1 FROM ${otaPackages} JOIN ${products} ON ${products.id} = ${otaPackages.productId}
+                  WHERE ${otaPackages.id} = ${otaBatches.packageId} AND ${visibleProducts})`
+            : undefined,
+    );
     const rows = await db
         .select()
         .from(otaBatches)

@@ -157,7 +157,15 @@ export function otaRoutes(services: Services) {
         if (packageId) await outOfScope(db, 'package', positiveInt(packageId, '固件ID不正确'));
         return ok(
             c,
-            await listBatches(db, packageId ? positiveInt(packageId, '固件ID不正确') : undefined, size, offset, tz),
+            await listBatches(
+                db,
+                packageId ? positiveInt(packageId, '固件ID不正确') : undefined,
+                size,
+                offset,
+                tz,
+                // A scoped user lists the batches of their projects' products only.
+                productScopeSql(),
+            ),
         );
     });
 

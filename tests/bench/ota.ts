@@ -34,6 +34,10 @@ const SAMPLES = 200;
 
 type Dev = [string, string, string];
 
+const T0 = performance.now();
+/** Progress on stderr (the figures go to stdout): a long run says where it is. */
+const step = (what: string) => process.stderr.write(`ota: ${((performance.now() - T0) / 1000).toFixed(1)} s ${what}\n`);
+
 function lineReader(child: ChildProcess) {
     const queue: string[] = [];
     const waiters: Array<{ resolve: (l: string) => void; reject: (e: Error) => void }> = [];
@@ -129,10 +133,18 @@ function downloads(url: string, n: number, size: number) {
     });
 }
 
-async function until(check: () => Promise<boolean>, timeoutMs: number, what: string) {
+/** Polls `check` until true; every 5 s says what it waits for (`state()`: where it stands). */
+async function until(check: () => Promise<boolean>, timeoutMs: number, what: string, state?: () => string) {
     const t = performance.now();
+    let said = t;
     while (!(await check())) {
-        if (performance.now() - t > timeoutMs) throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
+        const now = performance.now();
+        if (now - t > timeoutMs)
+            throw new Error(`${what}: not within ${timeoutMs / 1000} s${state ? ` (${state()})` : ''}`);
+        if (now - said > 5000) {
+            said = now;
+            step(`still awaiting ${what}${state ? `: ${state()}` : ''}`);
+        }
         await new Promise((r) => setTimeout(r, 50));
     }
 }
@@ -142,9 +154,17 @@ const group: BenchGroup = {
     async run() {
         const child = spawn(process.execPath, [await compiled('tests/bench/ota/platformProcess.ts')], {
             cwd: ROOT,
-            env: { ...process.env, DATABASE_URL: '', DEVICES: String(DEVICES) },
+            // PGlite in a data directory of its own unless OTA_BENCH_DATABASE_URL names an empty PostgreSQL database.
+            env: {
+                ...process.env,
+                DATABASE_URL: process.env.OTA_BENCH_DATABASE_URL ?? '',
+                DEVICES: String(DEVICES),
+            },
             stdio: ['pipe', 'pipe', 'inherit'],
         });
+        step(
+            `platform starting (${DEVICES} devices to seed, ${process.env.OTA_BENCH_DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`,
+        );
         const next = lineReader(child);
         const ready = JSON.parse(await next()) as {
             port: number;
@@ -154,9 +174,17 @@ const group: BenchGroup = {
             devices: Dev[];
             productId: number;
         };
-        const ask = async <T>(line: string) => {
-            child.stdin!.write(line + '\n');
-            return JSON.parse(await next()) as T;
+        step(`platform ready: HTTP ${ready.port}, MQTT ${ready.mqttPort}`);
+        // One question at a time: the platform answers `package` (async) after a later `stats`, and the RSS sampler
+        // asks every 500 ms, so concurrent questions would take each other's answers.
+        let asking: Promise<unknown> = Promise.resolve();
+        const ask = <T>(line: string): Promise<T> => {
+            const answer = asking.then(async () => {
+                child.stdin!.write(line + '\n');
+                return JSON.parse(await next()) as T;
+            });
+            asking = answer.catch(() => undefined);
+            return answer;
         };
         const rss = async () => Math.round((await ask<{ rss: number }>('stats')).rss / 1048576);
         let peak = 0;
@@ -188,6 +216,7 @@ const group: BenchGroup = {
         try {
             // Stats answers print after the ready line: the first one is the platform before any device.
             const rssBefore = await rss();
+            step(`RSS before devices: ${rssBefore} MB; connecting ${ready.devices.length} devices`);
             const productId = ready.productId;
 
             // Devices: connected 200 at a time, each subscribed, informing 1.0.0.
@@ -213,6 +242,7 @@ const group: BenchGroup = {
                 }),
             );
             const connectMs = performance.now() - tConnect;
+            step(`${sockets.length} devices connected in ${(connectMs / 1000).toFixed(1)} s`);
 
             // A small package for the batch; the 20 MB one for downloads.
             const upload = (name: string, version: string, bytes: Uint8Array) =>
@@ -222,6 +252,7 @@ const group: BenchGroup = {
                     bytes,
                 );
             const small = await upload('压测固件', '2.0.0', randomBytes(64 * 1024));
+            step(`package ${small.id} uploaded; creating the batch`);
 
             // Pushes: the batch over the product until every device has its push.
             const tBatch = performance.now();
@@ -229,20 +260,36 @@ const group: BenchGroup = {
                 packageId: small.id,
                 scope: 'product',
             });
-            await until(async () => pushes >= sockets.length, 600_000, 'pushes');
+            step(`batch ${batch.id} over ${batch.devices} devices; awaiting the pushes`);
+            await until(
+                async () => pushes >= sockets.length,
+                600_000,
+                'pushes',
+                () => `${pushes} received`,
+            );
             const pushesPerSecond = Math.round(sockets.length / ((lastPush - tBatch) / 1000));
 
+            let lastCounts: Record<string, number> = {};
             const counts = async () =>
-                (await api<{ counts: Record<string, number> }>('GET', `/api/ota/batch/detail?id=${batch.id}`)).counts;
+                (lastCounts = (
+                    await api<{ counts: Record<string, number> }>('GET', `/api/ota/batch/detail?id=${batch.id}`)
+                ).counts);
+            const said = () => JSON.stringify(lastCounts);
             // Progress: every device reports step 50; until all 升级中.
+            step(`${pushes} pushes received; every device reports step 50`);
             const tProgress = performance.now();
-            for (const d of sockets) d.socket.write(d.progress(2, '{"id":"2","params":{"step":"50","desc":"下载中"}}'));
-            await until(async () => (await counts()).upgrading >= sockets.length, 600_000, 'progress');
+            // ASCII on the wire: qos1Publisher writes the payload as latin1, so "下载中" itself would arrive as control
+            // bytes, JSON.parse would refuse it and the platform would log the report as malformed and store nothing
+            // (why the bench used to wait forever here). JSON's \u escapes carry the same Chinese text.
+            const report = '{"id":"2","params":{"step":"50","desc":"\\u4e0b\\u8f7d\\u4e2d"}}';
+            for (const d of sockets) d.socket.write(d.progress(2, report));
+            await until(async () => (await counts()).upgrading >= sockets.length, 600_000, 'progress', said);
             const progressPerSecond = Math.round(sockets.length / ((performance.now() - tProgress) / 1000));
             // The inform of the target: until all 成功.
+            step('all 升级中; every device informs 2.0.0');
             const tInform = performance.now();
             for (const d of sockets) d.socket.write(d.inform(3, '{"id":"3","params":{"version":"2.0.0"}}'));
-            await until(async () => (await counts()).succeeded >= sockets.length, 600_000, 'informs');
+            await until(async () => (await counts()).succeeded >= sockets.length, 600_000, 'informs', said);
             const informsPerSecond = Math.round(sockets.length / ((performance.now() - tInform) / 1000));
 
             // The batch page at this many rows, as the console asks it.
@@ -256,6 +303,7 @@ const group: BenchGroup = {
                 }
                 return times.sort((a, b) => a - b);
             };
+            step('all 成功; timing the batch page');
             const page = await time(() =>
                 Promise.all([
                     api('GET', `/api/ota/batch/detail?id=${batch.id}`),
@@ -270,16 +318,20 @@ const group: BenchGroup = {
             );
 
             // Downloads: 20 MB, 100 at once, bare node:http first then the platform, twice each.
+            step('uploading the 20 MB package');
             const big = await upload('压测大固件', '3.0.0', randomBytes(PACKAGE_MB * 1048576));
             const { url } = await ask<{ url: string }>(`package ${big.id}`);
             const bareUrl = `http://127.0.0.1:${(ready as unknown as { barePort: number }).barePort}/`;
             const size = PACKAGE_MB * 1048576;
+            const rssBeforeDownloads = await rss();
             const bare: number[] = [];
             const platform: number[] = [];
             for (let i = 0; i < 2; i++) {
                 bare.push(await downloads(bareUrl, DOWNLOADS, size));
                 platform.push(await downloads(url, DOWNLOADS, size));
+                step(`downloads round ${i + 1}: bare ${bare[i]} MB/s, platform ${platform[i]} MB/s`);
             }
+            const rssAfterDownloads = await rss();
             const mean = (xs: number[]) => Math.round((xs.reduce((a, b) => a + b, 0) / xs.length) * 10) / 10;
 
             clearInterval(sampler);
@@ -305,8 +357,22 @@ const group: BenchGroup = {
                 },
                 { name: 'rss_before', value: rssBefore, unit: 'MB' },
                 { name: 'rss_peak_during', value: peak, unit: 'MB' },
+                { name: 'rss_before_downloads', value: rssBeforeDownloads, unit: 'MB' },
+                { name: 'rss_after_400_downloads', value: rssAfterDownloads, unit: 'MB' },
                 { name: 'rss_after', value: rssAfter, unit: 'MB' },
             ];
+            // Each figure beside its anchor (issue 27), on stderr: the figures themselves print as every group's do.
+            const share = Math.round((mean(platform) / mean(bare)) * 100);
+            const load = (await import('node:os')).loadavg().map((l) => l.toFixed(2));
+            step(`anchors at ${sockets.length} connected devices (load average ${load.join(' ')}):`);
+            step(`  batch page p95 ${pct(page, 95)} ms — goal <= 50 ms at 10,000 rows (${batch.devices} here)`);
+            step(
+                `  platform download ${mean(platform)} MB/s = ${share}% of bare node:http ${mean(bare)} MB/s — goal >= 80%`,
+            );
+            step(
+                `  RSS ${rssBefore} MB before, ${peak} MB peak, ${rssAfter} MB after the devices left; ` +
+                    `${rssBeforeDownloads} → ${rssAfterDownloads} MB over 400 downloads of 20 MB — goal: flat`,
+            );
             return figures;
         } finally {
             clearInterval(sampler);

@@ -28,7 +28,11 @@ import { answerCommands, seedBenchLamps } from '../harness';
 
 const count = Number(process.env.DEVICES ?? 10_000);
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-ota-'));
-const handle = await openDatabase({ pgliteDir: path.join(dataDir, 'pgdata') });
+// DATABASE_URL (the bench's OTA_BENCH_DATABASE_URL): an empty PostgreSQL database; else PGlite in the data directory.
+const handle = await openDatabase({
+    databaseUrl: process.env.DATABASE_URL || undefined,
+    pgliteDir: path.join(dataDir, 'pgdata'),
+});
 await ensureAdmin(handle.db, 'bench_password');
 const { devices, lamp } = await seedBenchLamps(handle.db, count);
 const listen = (server: { listen: (port: number, host: string, cb: () => void) => unknown; address: () => unknown }) =>
