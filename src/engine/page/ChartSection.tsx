@@ -105,6 +105,8 @@ export default function ChartSection({ title, chart, scope }: { title?: string; 
         data: rows.map((row) => (row[s.field] === null || row[s.field] === undefined ? null : Number(row[s.field]))),
         label: s.label,
         color: s.color,
+        // A mark on each of a minute's 60 points hides the line under circles: marks only on short series.
+        showMark: rows.length <= 24,
     }));
     const empty = !isPending && rows.length === 0;
     const summary = rows.length ? chart.summary?.(rows) : undefined;
