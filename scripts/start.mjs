@@ -49,6 +49,8 @@ if (reason) {
 
 // The compiled server, or the sources through tsx when it could not be built.
 const compiled = await ensureServerBuild(root);
+// `--build-only`: both built, nothing started (npm test builds them once before its e2e shards start their servers).
+if (process.argv.includes('--build-only')) process.exit(reason && !existsSync(built) ? 1 : 0);
 const child = spawn(
     process.execPath,
     compiled ? [compiled] : ['--import', 'tsx', path.join(root, 'server', 'index.ts')],

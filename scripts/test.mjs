@@ -1,6 +1,10 @@
-// `npm test`: the checks (prettier, eslint, tsc --noEmit) beside every vitest project, on two cores at once rather
-// than one after the other; arguments go to vitest (`npm test -- --project unit`). The checks' output is printed
-// after the tests' (it is short; the tests' streams as they run). Exits non-zero when either failed.
+// `npm test`: the checks (prettier, eslint, tsc --noEmit) beside the vitest projects, on two cores at once rather
+// than one after the other. Arguments go to vitest (`npm test -- --project unit`, or a file): such a run is one vitest
+// process. A run of everything runs unit, resources and server together (the e2e project's console and server build
+// beside them), then the e2e files in two shards side by side, each with its own server and Chromium (one at a time
+// they were 8.7 of CI's 23 minutes). A `--outputFile.json=F` report is written per process: F, then F's name with
+// .e2e1 and .e2e2 (.ci/run sums them). The checks' output is printed after the tests' (it is short; the tests' streams
+// as they run). Exits non-zero when any part failed.
 import { spawn } from 'node:child_process';
 
 const run = (command, args, options) =>
@@ -12,13 +16,33 @@ const run = (command, args, options) =>
         child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), out }));
     });
 
+const args = process.argv.slice(2);
+// Anything but `--option=value` options (a project, a file, a name filter) asks for one vitest run as given.
+const everything = args.every((a) => a.startsWith('--') && a.includes('=') && !a.startsWith('--project='));
+const report = (suffix) =>
+    args.map((a) => (suffix && a.startsWith('--outputFile.json=') ? a.replace(/(\.json)?$/, `${suffix}.json`) : a));
+
+async function tests() {
+    if (!everything) return (await run('vitest', ['run', ...args], { stdio: 'inherit' })).code;
+    const build = run(process.execPath, ['scripts/start.mjs', '--build-only'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const projects = ['unit', 'resources', 'server'].flatMap((p) => ['--project', p]);
+    const rest = await run('vitest', ['run', ...projects, ...report('')], { stdio: 'inherit' });
+    const built = await build;
+    if (built.code !== 0) console.log(`构建控制台失败 / the console build failed:\n${built.out}`);
+    const shards = await Promise.all(
+        [1, 2].map((i) =>
+            run('vitest', ['run', '--project', 'e2e', `--shard=${i}/2`, ...report(`.e2e${i}`)], { stdio: 'inherit' }),
+        ),
+    );
+    return Math.max(rest.code, ...shards.map((s) => s.code));
+}
+
 const started = Date.now();
 const checks = run('bash', ['-c', 'npm run -s lint && npm run -s typecheck'], { stdio: ['ignore', 'pipe', 'pipe'] });
-const tests = run('vitest', ['run', ...process.argv.slice(2)], { stdio: 'inherit' });
-const [c, t] = await Promise.all([checks, tests]);
+const [c, t] = await Promise.all([checks, tests()]);
 const seconds = Math.round((Date.now() - started) / 1000);
 console.log(`\n== 代码检查 / checks (prettier, eslint, tsc): ${c.code === 0 ? '通过 / passed' : '失败 / FAILED'}`);
 if (c.out.trim()) console.log(c.out.trimEnd());
 if (c.code !== 0) console.log('npm test: the checks failed (above); fix them or run `npm run format` for prettier.');
-console.log(`== npm test: ${seconds} s, vitest exit ${t.code}, checks exit ${c.code}`);
-process.exit(c.code || t.code);
+console.log(`== npm test: ${seconds} s, vitest exit ${t}, checks exit ${c.code}`);
+process.exit(c.code || t);
