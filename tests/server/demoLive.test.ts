@@ -214,7 +214,8 @@ describe('the live demo', () => {
             .select({ method: deviceMessages.method, data: deviceMessages.data })
             .from(deviceMessages)
             .where(eq(deviceMessages.deviceId, tasks.records[0].deviceId))
-            .orderBy(deviceMessages.ts);
+            // The final inform and the result it completes share their second: the log's own order breaks the tie.
+            .orderBy(deviceMessages.ts, deviceMessages.id);
         const ota = log.filter((m) => m.method.startsWith('ota.'));
         expect(ota.map((m) => m.method)).toEqual([
             'ota.inform',
