@@ -112,7 +112,7 @@ export function buildMenu(
         for (const spec of specsOf(d)) {
             const to = spec.to ?? `/${resourcePath(d)}`;
             const route = to.split('?')[0];
-            const right = spec.right ?? ids.byRoute.get(route) ?? d.name;
+            const right = rightOf(d, spec, ids);
             const section = spec.section ? (ids.byName.get(spec.section) ?? spec.section) : undefined;
             if (!sees({ right, to: route, section })) continue;
             const entry: MenuEntry = {
@@ -214,8 +214,7 @@ export function declaredRights(definitions: ResourceDefinition[], catalogue: Men
     const out: DeclaredRight[] = [];
     for (const d of definitions) {
         for (const spec of specsOf(d)) {
-            const route = (spec.to ?? `/${resourcePath(d)}`).split('?')[0];
-            const right = spec.right ?? ids.byRoute.get(route) ?? d.name;
+            const right = rightOf(d, spec, ids);
             if (seen.has(right)) continue;
             seen.add(right);
             out.push({
@@ -227,4 +226,13 @@ export function declaredRights(definitions: ResourceDefinition[], catalogue: Men
         }
     }
     return out;
+}
+
+/** The right an entry is granted by: `menu.right`, else the id schemas/menu.ts gives its route, else the resource's name. */
+function rightOf(
+    d: ResourceDefinition,
+    spec: ReturnType<typeof specsOf>[number],
+    ids: ReturnType<typeof catalogueIds>,
+) {
+    return spec.right ?? ids.byRoute.get((spec.to ?? `/${resourcePath(d)}`).split('?')[0]) ?? d.name;
 }
