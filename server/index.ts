@@ -3,10 +3,13 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { createAdaptorServer } from '@hono/node-server';
 import { loadConfig, type ServerConfig } from './config';
-import { openDatabase, pgliteDirOf, type DatabaseHandle } from './db/client';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { openDatabase, pgliteDirOf, pgliteInWorker, type DatabaseHandle } from './db/client';
+import { compilePgliteWasm } from './db/pgliteRemote';
 import { DataDirLockedError } from './db/lock';
 import { PRODUCT_NAME } from './sso/page';
-import { ADMIN_USERNAME, ensureAdmin } from './sso/users';
+import { ADMIN_USERNAME, ensureAdmin, prepareAdminPassword } from './sso/users';
 import { loadTlsOrExit, redirectToHttps, startTlsListeners } from './tls/listeners';
 
 type HttpServer = Server;
@@ -59,6 +62,11 @@ function listen(server: HttpServer, port: number, host: string): Promise<number>
 async function main(): Promise<void> {
     const config = loadConfig();
     const startedAt = performance.now();
+    // A first start on PGlite (no database in DATA_DIR yet): the embedded database's WebAssembly compiles and the
+    // admin's password hashes (scrypt, on the thread pool) while the TLS material loads and the directory is filled.
+    const firstStart = !config.databaseUrl && !existsSync(path.join(pgliteDirOf(config.dataDir), 'PG_VERSION'));
+    if (!config.databaseUrl && pgliteInWorker()) compilePgliteWasm();
+    const adminPassword = firstStart ? prepareAdminPassword(config.adminPassword) : undefined;
     // A missing, unreadable, expired or mismatched certificate stops the start here, naming the file.
     const tlsMaterial = await loadTlsOrExit(config);
     // The routers (a fifth of a second of module loading) load while the database starts; the seed and the map
@@ -120,14 +128,17 @@ async function main(): Promise<void> {
     ] = await later;
     // Connections ended with the previous run: its devices left ONLINE are OFFLINE as of this start (one process only;
     // in a cluster the others still hold theirs). Before the first start's demo seed, which writes statuses of its own.
-    const leftOnline = config.redisUrl
-        ? Promise.resolve()
-        : markLeftOnline(handle.db, new Date())
-              .then(
-                  (n) => n && console.log(`设备状态: 上次运行时在线的 ${n} 台设备已标记为离线（连接随服务停止而断开）`),
-              )
-              .catch((err) => console.error('更新设备状态失败 / failed to mark devices offline:', err));
-    const admin = await ensureAdmin(handle.db, config.adminPassword);
+    const leftOnline =
+        config.redisUrl || handle.created
+            ? Promise.resolve()
+            : markLeftOnline(handle.db, new Date())
+                  .then(
+                      (n) =>
+                          n &&
+                          console.log(`设备状态: 上次运行时在线的 ${n} 台设备已标记为离线（连接随服务停止而断开）`),
+                  )
+                  .catch((err) => console.error('更新设备状态失败 / failed to mark devices offline:', err));
+    const admin = await ensureAdmin(handle.db, config.adminPassword, adminPassword);
     const access = createAccessHub();
     const simulator = createSimulator({ db: handle.db, access });
     // Server-side subscription: property posts of subscribed products queue per consumer group (in the database) and go

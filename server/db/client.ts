@@ -8,7 +8,7 @@ import pg from 'pg';
 import { setDataVersion, trackWrites } from './dataVersion';
 import { lockDataDir } from './lock';
 import { migrateDatabase } from './migrate';
-import { openRemotePglite } from './pgliteRemote';
+import { compilePgliteWasm, openRemotePglite } from './pgliteRemote';
 import { copyTemplateInto, existingTemplate } from './template';
 import { schema } from './schema';
 
@@ -21,6 +21,8 @@ export interface DatabaseHandle {
     kind: 'pglite' | 'postgres';
     /** PGlite runs in a worker thread (the default; PGLITE_WORKER=0 keeps it in this thread). */
     inWorker?: boolean;
+    /** PGlite only: the data directory held no database before this open (a first start). */
+    created?: boolean;
     close(): Promise<void>;
 }
 
@@ -78,14 +80,16 @@ export function pgliteDirOf(dataDir: string): string {
 }
 
 async function openPglite(dir: string | undefined, loadDataDir: Blob | undefined): Promise<DatabaseHandle> {
+    const inWorker = pgliteInWorker();
+    // The worker's WebAssembly compiles (on V8's background threads) while the directory is locked and filled.
+    if (inWorker) compilePgliteWasm();
     const release = dir ? await lockDataDir(dir) : undefined;
     let client: PGlite;
-    let inWorker = false;
+    const created = !dir || !existsSync(path.join(dir, 'PG_VERSION'));
     try {
         // A data directory without a database yet starts from the migrated template when this install has one.
-        const fresh = dir && !existsSync(path.join(dir, 'PG_VERSION')) && !copyTemplateInto(dir);
+        const fresh = dir && created && !(await copyTemplateInto(dir));
         const tarball = dir ? (fresh ? existingTemplate() : undefined) : loadDataDir;
-        inWorker = pgliteInWorker();
         // The database in a worker thread (pgliteRemote.ts), with the same interface for drizzle; PGLITE_WORKER=0: here.
         client = inWorker
             ? ((await openRemotePglite(dir, tarball ? await tarball.arrayBuffer() : undefined)) as unknown as PGlite)
@@ -105,6 +109,7 @@ async function openPglite(dir: string | undefined, loadDataDir: Blob | undefined
         db,
         kind: 'pglite',
         inWorker,
+        created,
         async close() {
             if (closed) return;
             closed = true;

@@ -68,6 +68,11 @@ function wasmModules(): Promise<WasmModules> {
     return compiled;
 }
 
+/** Starts compiling PGlite's WebAssembly ahead of the first open (a failure is the open's to report). */
+export function compilePgliteWasm(): void {
+    wasmModules().catch(() => undefined);
+}
+
 /**
  * The types a caller's parsers keep as text, as one key ("1082,1114,..."; the worker keeps one set of parsers per key).
  * Only such parsers can cross to the worker (drizzle's all do). Checked on every statement, as drizzle makes new parser

@@ -1,6 +1,16 @@
 import { Blob as NodeBlob } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+    constants,
+    existsSync,
+    mkdirSync,
+    readdirSync,
+    readFileSync,
+    renameSync,
+    rmSync,
+    writeFileSync,
+} from 'node:fs';
+import { cp } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
@@ -49,14 +59,16 @@ export const templateDirOf = (file = templateFile()): string => file.replace(/\.
 /**
  * Fills an empty data directory from the directory template when this install has one (else false: the caller
  * loads the tarball or runs initdb). PG_VERSION, which marks a directory as holding a database, is copied last, so a
- * start killed mid-copy finds the directory still empty in that sense and copies again.
+ * start killed mid-copy finds the directory still empty in that sense and copies again. Asynchronous, so the first
+ * start's module loading and WebAssembly compiling go on meanwhile; a clone where the file system can make one.
  */
-export function copyTemplateInto(dir: string): boolean {
+export async function copyTemplateInto(dir: string): Promise<boolean> {
     const source = templateDirOf();
     if (!existsSync(path.join(source, 'PG_VERSION'))) return false;
     const marker = path.join(source, 'PG_VERSION');
-    cpSync(source, dir, { recursive: true, filter: (from) => from !== marker });
-    cpSync(marker, path.join(dir, 'PG_VERSION'));
+    const mode = constants.COPYFILE_FICLONE;
+    await cp(source, dir, { recursive: true, mode, filter: (from) => from !== marker });
+    await cp(marker, path.join(dir, 'PG_VERSION'), { mode });
     return true;
 }
 

@@ -12,12 +12,31 @@ export interface AdminResult {
     created: boolean;
 }
 
+/** The admin's first password and its hash, started ahead of the database (a first start hashes while it opens). */
+export interface AdminPassword {
+    password: string;
+    /** Generated here (no ADMIN_PASSWORD): printed once. */
+    generated: boolean;
+    hashed: Promise<{ hash: string; salt: string }>;
+}
+
+export function prepareAdminPassword(adminPassword: string | undefined): AdminPassword {
+    const password = adminPassword ?? randomPassword(16);
+    const hashed = hashPassword(password);
+    hashed.catch(() => undefined); // awaited, and so reported, by ensureAdmin
+    return { password, generated: !adminPassword, hashed };
+}
+
 /**
  * The first start creates `admin` with ADMIN_PASSWORD or a random password. Later starts leave the user
  * alone, except that a set ADMIN_PASSWORD which no longer matches replaces the stored one: that is how an
- * operator who lost the printed password gets back in.
+ * operator who lost the printed password gets back in. `prepared`: the first password, hashed ahead.
  */
-export async function ensureAdmin(db: Db, adminPassword: string | undefined): Promise<AdminResult> {
+export async function ensureAdmin(
+    db: Db,
+    adminPassword: string | undefined,
+    prepared?: AdminPassword,
+): Promise<AdminResult> {
     const [existing] = await db.select().from(users).where(eq(users.username, ADMIN_USERNAME)).limit(1);
     if (existing) {
         if (adminPassword && !(await verifyPassword(adminPassword, existing.passwordHash, existing.passwordSalt))) {
@@ -26,8 +45,8 @@ export async function ensureAdmin(db: Db, adminPassword: string | undefined): Pr
         }
         return { created: false };
     }
-    const password = adminPassword ?? randomPassword(16);
-    const { hash, salt } = await hashPassword(password);
+    const { password, generated, hashed } = prepared ?? prepareAdminPassword(adminPassword);
+    const { hash, salt } = await hashed;
     const inserted = await db
         .insert(users)
         .values({
@@ -43,5 +62,5 @@ export async function ensureAdmin(db: Db, adminPassword: string | undefined): Pr
         .returning({ id: users.id });
     // Another process (same PostgreSQL) may have created it first: then it printed its own password.
     if (inserted.length === 0) return { created: false };
-    return { created: true, generatedPassword: adminPassword ? undefined : password };
+    return { created: true, generatedPassword: generated ? password : undefined };
 }
