@@ -4,6 +4,7 @@ import { CustomRoutes, Loading, Resource, type ResourceProps } from 'react-admin
 import type { ApiResource } from '../../dataProvider/types';
 import { AllPage } from '../pages/AllPage';
 import { DefinitionProvider, registerDefinitions, resourcePath } from './context';
+import { loadPageView } from './page/loaders';
 import type { ResourceDefinition, ViewName } from './types';
 
 export interface BuiltResource {
@@ -22,7 +23,7 @@ const GENERATED: Record<ViewName, ComponentType> = {
 };
 
 // Declared pages (detail screens, the dashboard, overviews) render through PageView, in a chunk of its own.
-const PageView = lazy(() => import('./page').then((m) => ({ default: m.PageView })));
+const PageView = lazy(() => loadPageView().then((m) => ({ default: m.PageView })));
 
 const loading = <Loading loadingPrimary="加载中" loadingSecondary="页面加载中，请稍候" />;
 

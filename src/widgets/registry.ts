@@ -20,38 +20,45 @@ export interface InputWidgetProps {
     [prop: string]: unknown;
 }
 
+type WidgetModule = { default: ComponentType<any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+
 /**
  * Named components for what no vocabulary can say: one control or one display each, never a page, table,
- * dialog or tab layout of their own. Each loads in a chunk of its own.
+ * dialog or tab layout of their own. Each loads in a chunk of its own; the loader starts that download, the page
+ * that opens with the widget in view calls it before it renders (src/engine/preload.ts).
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const widgets: Record<string, LazyExoticComponent<ComponentType<any>>> = {
+export const widgetLoaders: Record<string, () => Promise<WidgetModule>> = {
     /** Input: a thing-model data type with its specs, or with `params` a list of params (struct members recurse). */
-    dataTypeSpec: lazy(() => import('./thingModel/DataTypeSpec')),
+    dataTypeSpec: () => import('./thingModel/DataTypeSpec'),
     /** A product's thing model as TSL JSON with copy ({ productId }): the 查看物模型 dialog's body. */
-    thingModelTsl: lazy(() => import('./thingModel/TslView')),
+    thingModelTsl: () => import('./thingModel/TslView'),
     /** 我的项目: the project cards of the dashboard, each to its overview, and 新建项目. */
-    projectCards: lazy(() => import('./dashboard/ProjectCards').then((m) => ({ default: m.ProjectCards }))),
+    projectCards: () => import('./dashboard/ProjectCards').then((m) => ({ default: m.ProjectCards })),
     /** 设备分布: every located device on the map (clusters from the server above 10,000), click to open one. */
     // maplibre's chunk (about 1 MB) downloads beside the widget's own instead of after it has rendered.
-    deviceMap: lazy(() => {
+    deviceMap: () => {
         void import('../components/map/DeviceMap');
         return import('./dashboard/LocationMap').then((m) => ({ default: m.LocationMap }));
-    }),
+    },
     /** The answer of a device CSV import ({ answer }): written names, refused rows with line and reason. */
-    deviceImportResult: lazy(() => import('./devices/ImportResult').then((m) => ({ default: m.ImportResultView }))),
+    deviceImportResult: () => import('./devices/ImportResult').then((m) => ({ default: m.ImportResultView })),
     /** A JSON document shown indented ({ text, caption }): a logged message's payload. */
-    jsonView: lazy(() => import('./JsonView').then((m) => ({ default: m.JsonView }))),
+    jsonView: () => import('./JsonView').then((m) => ({ default: m.JsonView })),
     /** The map picker dialog (MapPickerDialogProps): type 'position' inputs open it. */
-    mapPicker: lazy(() => import('../components/map/MapPickerDialog')),
+    mapPicker: () => import('../components/map/MapPickerDialog'),
     /** A numeric property's history as a line over the last hour or 24 hours ({ deviceId, identifier, range, label }). */
-    propertyHistoryChart: lazy(() => import('./deviceDetail/PropertyHistoryChart')),
+    propertyHistoryChart: () => import('./deviceDetail/PropertyHistoryChart'),
     /** Input: checkboxes in labelled rows ({ groups, declared? }), the value the ticked ids: a role's rights and menus. */
-    checkGroups: lazy(() => import('./people/CheckGroups')),
+    checkGroups: () => import('./people/CheckGroups'),
     /** A pushed camera's live picture ({ resource, deviceId }): the relay's state and, while it plays, HLS via hls.js. */
-    liveVideo: lazy(() => import('./video/LivePlayer')),
+    liveVideo: () => import('./video/LivePlayer'),
 };
 
+export const widgets: Record<string, LazyExoticComponent<WidgetModule['default']>> = Object.fromEntries(
+    Object.entries(widgetLoaders).map(([name, load]) => [name, lazy(load)]),
+);
+
 export function registerWidget(name: string, load: () => Promise<{ default: ComponentType<never> }>) {
+    widgetLoaders[name] = load as () => Promise<WidgetModule>;
     widgets[name] = lazy(load as () => Promise<{ default: ComponentType<unknown> }>);
 }

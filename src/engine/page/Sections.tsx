@@ -24,12 +24,11 @@ import { Counters, DataList, resolveColumns } from '../list';
 import { useScope } from '../scope';
 import type { FieldDefinition } from '../types';
 import type { Action, Row, Scope, Section } from '../vocabulary';
+import { loadChartSection, loadMarkdownSection, loadStreamSection } from './loaders';
 
-// Charts carry @mui/x-charts: a chunk of their own, loaded by the first page that draws one.
-const ChartSection = lazy(() => import('./ChartSection'));
-const StreamSection = lazy(() => import('./StreamSection'));
-// markdown-it and the documents load only where a document is shown.
-const MarkdownSection = lazy(() => import('./MarkdownSection'));
+const ChartSection = lazy(loadChartSection);
+const StreamSection = lazy(loadStreamSection);
+const MarkdownSection = lazy(loadMarkdownSection);
 
 const CELL = { px: 2, py: 1.25, m: 0, borderBottom: 1, borderRight: 1, borderColor: 'divider', minWidth: 0 };
 
