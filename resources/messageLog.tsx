@@ -4,7 +4,7 @@ import type { FilterSpec, ListSpec } from '../src/engine/vocabulary';
 
 /**
  * The message log /log (SPEC.md "Log query (/log)"; docs/platform-api.md "Message log"): pick a product (searchable,
- * loaded on entering, the first one chosen), then its uplink, downlink or alert messages in tabs (?tab=), each a paged
+ * loaded on entering, the one whose devices reported last chosen), then its uplink, downlink or alert messages in tabs (?tab=), each a paged
  * list filtered by device name, time range and message id, all kept in the URL. 查看 shows a message's payload.
  * Status changes (online/offline) are uplink's 消息类型 上下线, so they do not drown the data messages.
  */
@@ -34,7 +34,14 @@ const filters: FilterSpec[] = [
         searchable: true,
         required: true,
         param: 'productKey',
-        choicesFrom: { call: 'listAll', resource: 'products', optionValue: 'productKey', optionText: 'productName' },
+        // The products whose devices reported last come first: the page opens on one with messages.
+        choicesFrom: {
+            call: 'listAll',
+            resource: 'products',
+            params: () => ({ orderBy: 'active' }),
+            optionValue: 'productKey',
+            optionText: 'productName',
+        },
     },
     { source: 'deviceName', label: '设备名称', param: 'deviceName' },
     { source: 'messageId', label: '消息ID', param: 'messageId' },

@@ -1,4 +1,4 @@
-import { desc, eq } from 'drizzle-orm';
+import { desc, eq, sql } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { productCreateSchema, productUpdateSchema } from '../../schemas/product';
 import { CONNECTION_METHODS, GATEWAY_PROTOCOLS } from '../catalog';
@@ -122,6 +122,12 @@ export function productRoutes({ db, config }: Services) {
     });
 
     app.get('/list-product', async (c) => {
+        // ?orderBy=active: the products whose devices reported last come first (the message log opens on one that has
+        // messages), the silent ones after them, newest first.
+        const orderBy = c.req.query('orderBy');
+        if (orderBy !== undefined && orderBy !== 'active') throw badRequest('orderBy 只能是 active');
+        const lastReport = sql`(SELECT max(l.ts) FROM device_latest l JOIN devices d ON d.id = l.device_id
+            WHERE d.product_id = ${products.id})`;
         const list = await db
             .select({
                 productId: products.id,
@@ -131,7 +137,11 @@ export function productRoutes({ db, config }: Services) {
             })
             .from(products)
             .where(productScopeSql())
-            .orderBy(desc(products.createTime), desc(products.id));
+            .orderBy(
+                ...(orderBy === 'active' ? [sql`${lastReport} DESC NULLS LAST`] : []),
+                desc(products.createTime),
+                desc(products.id),
+            );
         return ok(c, { list });
     });
 

@@ -1133,7 +1133,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Every product, newest first, for pickers. */
+        /** @description Every product, newest first, for pickers; with orderBy=active, those whose devices reported last first. */
         get: operations['listProductOptions'];
         put?: never;
         post?: never;
@@ -8611,7 +8611,10 @@ export interface operations {
     };
     listProductOptions: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description active — the products whose devices reported most recently first (the message log's picker); other values are refused (400 orderBy 只能是 active) */
+                orderBy?: 'active';
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -8633,6 +8636,7 @@ export interface operations {
                     };
                 };
             };
+            400: components['responses']['BadRequest'];
             401: components['responses']['Unauthorized'];
         };
     };

@@ -48,11 +48,15 @@ function message(i: number, over: Partial<Message> = {}): Message {
 let rows: Message[] = [];
 let productList = PRODUCTS;
 const asked: URLSearchParams[] = [];
+const productsAsked: URLSearchParams[] = [];
 
 const code0 = (data: unknown) => HttpResponse.json({ code: 0, msg: 'success', data });
 
 const handlers = () => [
-    http.get('*/api/product/list-product', () => ok({ list: productList })),
+    http.get('*/api/product/list-product', ({ request }) => {
+        productsAsked.push(new URL(request.url).searchParams);
+        return ok({ list: productList });
+    }),
     http.get('*/api/log/messages', ({ request }) => {
         const p = new URL(request.url).searchParams;
         asked.push(p);
@@ -78,6 +82,7 @@ const render = (url = '/log') => renderDefinitions([messageLog, products], url);
 
 beforeEach(() => {
     asked.length = 0;
+    productsAsked.length = 0;
     productList = PRODUCTS;
     rows = [
         ...Array.from({ length: 23 }, (_, i) => message(i + 1)),
@@ -100,13 +105,15 @@ beforeEach(() => {
 });
 
 describe('日志查询 /log', () => {
-    it('loads the products on entering, starts on the first, and lists its uplink messages newest first', async () => {
+    it('loads the products on entering (those that reported last first), starts on the first, and lists its uplink messages newest first', async () => {
         render();
         expect((await screen.findAllByText('lamp01', {}, { timeout: 8000 })).length).toBeGreaterThan(0);
         expect(screen.getByRole('tab', { name: '上行消息', selected: true })).toBeInTheDocument();
         expect(screen.getByRole('tab', { name: '下行消息' })).toBeInTheDocument();
         expect(screen.getByRole('tab', { name: '告警消息' })).toBeInTheDocument();
         expect(screen.getByRole('combobox', { name: '产品' })).toHaveValue('智能路灯');
+        // The picker asks for the products whose devices reported last first: the first one is where messages are.
+        expect(productsAsked.map((p) => p.get('orderBy'))).toContain('active');
         expect(Object.fromEntries(last())).toEqual({
             productKey: 'pkLamp',
             direction: 'up',

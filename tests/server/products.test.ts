@@ -1,7 +1,8 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { products, thingFunctions } from '../../server/db/schema';
+import { deviceLatest, devices, products, thingFunctions } from '../../server/db/schema';
 import { createTestServer, type TestServer } from '../../server/testing';
+import { createDevice } from './devicesSupport';
 import { call, form, json, productForm, propertyFunction, rowCounts } from './support';
 
 interface Product {
@@ -140,6 +141,40 @@ describe('products', () => {
             msg: '产品不存在',
         });
         expect((await call(s, 'GET', '/api/product/detail')).body).toEqual({ code: 400, msg: '缺少产品ID' });
+    });
+
+    it('list-product?orderBy=active puts the products whose devices reported last first (the message log opens there)', async () => {
+        const quiet = await create({ productName: '活跃测试_静' });
+        const reported = await create({ productName: '活跃测试_早' });
+        const busy = await create({ productName: '活跃测试_忙' });
+        const newest = await create({ productName: '活跃测试_新' });
+        const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000);
+        for (const [p, minutesAgo] of [
+            [reported, 30],
+            [busy, 1],
+        ] as const) {
+            const device = await createDevice(s, p.productKey);
+            await s.db.insert(deviceLatest).values({ deviceId: device.deviceId, props: {}, ts: at(minutesAgo) });
+        }
+        const names = async (query: string) =>
+            (
+                (await call(s, 'GET', `/api/product/list-product${query}`)).body.data as {
+                    list: Array<{ productName: string }>;
+                }
+            ).list
+                .map((p) => p.productName)
+                .filter((n) => n.startsWith('活跃测试_'));
+        // The reporting ones by their last report, then the silent ones newest first.
+        expect(await names('?orderBy=active')).toEqual(['活跃测试_忙', '活跃测试_早', '活跃测试_新', '活跃测试_静']);
+        // Without it: newest first, as before.
+        expect(await names('')).toEqual(['活跃测试_新', '活跃测试_忙', '活跃测试_早', '活跃测试_静']);
+        expect((await call(s, 'GET', '/api/product/list-product?orderBy=name')).body).toEqual({
+            code: 400,
+            msg: 'orderBy 只能是 active',
+        });
+        expect(quiet.productId).toBeLessThan(newest.productId);
+        // The devices go again: a later test deletes every product.
+        await s.db.delete(devices).where(inArray(devices.productId, [reported.productId, busy.productId]));
     });
 
     it('deletes a product with its thing model, and answers 404 产品不存在 for an unknown id', async () => {
