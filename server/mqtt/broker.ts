@@ -22,6 +22,12 @@ import { createDownlink } from './downlink';
 /** MQTT CONNACK return codes (3.1.1). */
 const CODE = { IDENTIFIER_REJECTED: 2, BAD_USERNAME_OR_PASSWORD: 4, NOT_AUTHORIZED: 5 } as const;
 
+/** A device's connection to close wherever it is, but the one named `keep` (`${aedes.id}/${client.id}`). */
+interface CloseMessage {
+    deviceId: number;
+    keep: string | null;
+}
+
 function refuse(code: number, message: string): AuthenticateError {
     return Object.assign(new Error(message), { returnCode: code }) as AuthenticateError;
 }
@@ -56,7 +62,6 @@ export async function createBroker({
     let nodeId: string | undefined;
     const presence = createPresence(
         db,
-        writer,
         (err) => log(`设备状态写入失败: ${String(err)}`),
         () => nodeId,
     );
@@ -117,17 +122,30 @@ export async function createBroker({
     // A device's connection closes wherever it is when it connects elsewhere (keep names the new connection) or is
     // disabled, deleted or renamed (keep null). Every process listens; with REDIS_URL the message crosses processes.
     const CLOSE_TOPIC = '$SYS/iot-platform/device/close';
-    const closeEverywhere = (deviceId: number, keep: string | null) =>
-        publish(CLOSE_TOPIC, JSON.stringify({ deviceId, keep })).catch(() => undefined);
+    // The closes asked for within one turn of the event loop go as one message (a reconnect storm is a message per
+    // turn, not one per connect that every process of a cluster reads), in the order they were asked for.
+    let closing: Array<{ deviceId: number; keep: string | null }> = [];
+    const closeEverywhere = (deviceId: number, keep: string | null) => {
+        if (!closing.length)
+            setImmediate(() => {
+                const batch = closing;
+                closing = [];
+                publish(CLOSE_TOPIC, JSON.stringify(batch)).catch(() => undefined);
+            });
+        closing.push({ deviceId, keep });
+    };
     await listen(CLOSE_TOPIC, (payload) => {
-        const { deviceId, keep } = JSON.parse(payload.toString()) as { deviceId: number; keep: string | null };
-        const client = live.get(deviceId);
-        if (client && keyOf(client) !== keep) {
-            if (keep !== null) takenOver.add(client);
-            client.close();
+        // A list since the closes are batched; a lone object from a process of an older version.
+        const parsed = JSON.parse(payload.toString()) as CloseMessage | CloseMessage[];
+        for (const { deviceId, keep } of Array.isArray(parsed) ? parsed : [parsed]) {
+            const client = live.get(deviceId);
+            if (client && keyOf(client) !== keep) {
+                if (keep !== null) takenOver.add(client);
+                client.close();
+            }
+            const gateway = subLive.get(deviceId);
+            if (gateway && keep === null) subOffline(gateway, deviceId);
         }
-        const gateway = subLive.get(deviceId);
-        if (gateway && keep === null) subOffline(gateway, deviceId);
     });
 
     /** Connections that arrived over TLS (MQTTS, or WebSocket over HTTPS). */
@@ -304,7 +322,7 @@ export async function createBroker({
             takenOver.add(older);
             older.close();
         }
-        void closeEverywhere(device.deviceId, keyOf(client));
+        closeEverywhere(device.deviceId, keyOf(client));
         status(device, true);
         const address = (client.conn as { remoteAddress?: string }).remoteAddress;
         presence.online(device.deviceId, address);
@@ -453,7 +471,7 @@ export async function createBroker({
                 live.get(id)?.close();
                 const gateway = subLive.get(id);
                 if (gateway) subOffline(gateway, id);
-                void closeEverywhere(id, null);
+                closeEverywhere(id, null);
             }
         },
         async close() {

@@ -466,7 +466,14 @@ async function measureConnections(
     platform: {
         devices: Dev[];
         ports: number[];
-        stats(): Promise<{ connected: number; rss: number; cpu: number }>;
+        stats(): Promise<{
+            connected: number;
+            rss: number;
+            cpu: number;
+            /** One process: CPU µs by thread id (the main thread's id is pid). */
+            threads?: Record<string, number>;
+            pid?: number;
+        }>;
         stop(): unknown;
     },
 ): Promise<Figure[]> {
@@ -496,6 +503,23 @@ async function measureConnections(
             value: Math.round((s.cpu - before.cpu) / count),
             unit: 'µs',
         });
+        // One process: the main thread's part (MQTT, sign-in, the status batches) and the busiest other (PGlite's).
+        if (s.threads && before.threads && s.pid) {
+            const used = (tid: string) => (s.threads![tid] ?? 0) - (before.threads![tid] ?? 0);
+            const others = Object.keys(s.threads).filter((tid) => tid !== String(s.pid));
+            const busiest = others.reduce((a, b) => (used(a) >= used(b) ? a : b), others[0]);
+            figures.push({
+                name: `platform.${label}cpuPerConnectMainThread${count}`,
+                value: Math.round(used(String(s.pid)) / count),
+                unit: 'µs',
+            });
+            if (busiest)
+                figures.push({
+                    name: `platform.${label}cpuPerConnectBusiestOtherThread${count}`,
+                    value: Math.round(used(busiest) / count),
+                    unit: 'µs',
+                });
+        }
         // Held idle for a keep-alive period (every device pings once): what the processes keep once the connect
         // storm's garbage is collected, beside the figure above, taken while that garbage is still in the heap.
         if (SETTLE_MS > 0) {
@@ -565,12 +589,18 @@ async function connections(): Promise<Figure[]> {
     for (const [count, forced] of runs) {
         if (count <= perProcess && !forced) {
             const platform = await startPlatform(count);
+            // MQTT_CONNECT_PROFILE=FILE: the broker's CPU profile of the connect storm (written before it stops).
+            const profile = process.env.MQTT_CONNECT_PROFILE;
+            if (profile) await platform.profileStart();
             figures.push(
                 ...(await measureConnections('', count, {
                     devices: platform.devices,
                     ports: [platform.port],
                     stats: () => platform.stats(),
-                    stop: () => platform.stop(),
+                    stop: async () => {
+                        if (profile) await platform.profileStop(path.resolve(profile));
+                        platform.stop();
+                    },
                 })),
             );
             continue;
