@@ -137,7 +137,11 @@ export async function createBroker({
     await listen(CLOSE_TOPIC, (payload) => {
         // A list since the closes are batched; a lone object from a process of an older version.
         const parsed = JSON.parse(payload.toString()) as CloseMessage | CloseMessage[];
-        for (const { deviceId, keep } of Array.isArray(parsed) ? parsed : [parsed]) {
+        const list = Array.isArray(parsed) ? parsed : [parsed];
+        // Disabled, deleted or renamed (keep null): signed in from the database next time, in every process.
+        const gone = list.filter((c) => c.keep === null).map((c) => c.deviceId);
+        if (gone.length) directory.forget(gone);
+        for (const { deviceId, keep } of list) {
             const client = live.get(deviceId);
             if (client && keyOf(client) !== keep) {
                 if (keep !== null) takenOver.add(client);
@@ -166,29 +170,31 @@ export async function createBroker({
             );
             return done(refuse(CODE.NOT_AUTHORIZED, 'securemode=2 须通过 TLS 连接'), false);
         }
+        const signIn = (found: Awaited<ReturnType<typeof directory.byName>>) => {
+            if (!('deviceId' in found)) {
+                log(`MQTT 拒绝连接（${found.unknownProduct ? '产品不存在' : '设备不存在'}）: ${username}`);
+                return done(
+                    refuse(CODE.IDENTIFIER_REJECTED, found.unknownProduct ? '产品不存在' : '设备不存在'),
+                    false,
+                );
+            }
+            if (!passwordValid(client.id, who.deviceName, who.productKey, found.secret, password?.toString() ?? '')) {
+                log(`MQTT 拒绝连接（签名错误）: ${username}`);
+                return done(refuse(CODE.BAD_USERNAME_OR_PASSWORD, '签名错误'), false);
+            }
+            if (!found.enabled) {
+                log(`MQTT 拒绝连接（设备已禁用）: ${username}`);
+                return done(refuse(CODE.NOT_AUTHORIZED, '设备已禁用'), false);
+            }
+            devices.set(client, found);
+            done(null, true);
+        };
+        // A device signed in before (a reconnect): its entry without the database.
+        const known = directory.signedInBefore(who.productKey, who.deviceName);
+        if (known) return signIn(known);
         directory
             .byName(who.productKey, who.deviceName)
-            .then((found) => {
-                if (!('deviceId' in found)) {
-                    log(`MQTT 拒绝连接（${found.unknownProduct ? '产品不存在' : '设备不存在'}）: ${username}`);
-                    return done(
-                        refuse(CODE.IDENTIFIER_REJECTED, found.unknownProduct ? '产品不存在' : '设备不存在'),
-                        false,
-                    );
-                }
-                if (
-                    !passwordValid(client.id, who.deviceName, who.productKey, found.secret, password?.toString() ?? '')
-                ) {
-                    log(`MQTT 拒绝连接（签名错误）: ${username}`);
-                    return done(refuse(CODE.BAD_USERNAME_OR_PASSWORD, '签名错误'), false);
-                }
-                if (!found.enabled) {
-                    log(`MQTT 拒绝连接（设备已禁用）: ${username}`);
-                    return done(refuse(CODE.NOT_AUTHORIZED, '设备已禁用'), false);
-                }
-                devices.set(client, found);
-                done(null, true);
-            })
+            .then(signIn)
             .catch((err) => {
                 log(`MQTT 认证失败: ${String(err)}`);
                 done(refuse(3, '服务暂不可用'), false);
@@ -467,6 +473,7 @@ export async function createBroker({
         },
         /** Closes the connections of these devices at once (disabled, deleted, renamed). */
         disconnect(deviceIds: number[]) {
+            directory.forget(deviceIds);
             for (const id of deviceIds) {
                 live.get(id)?.close();
                 const gateway = subLive.get(id);

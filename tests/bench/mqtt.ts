@@ -508,6 +508,8 @@ async function measureConnections(
             const used = (tid: string) => (s.threads![tid] ?? 0) - (before.threads![tid] ?? 0);
             const others = Object.keys(s.threads).filter((tid) => tid !== String(s.pid));
             const busiest = others.reduce((a, b) => (used(a) >= used(b) ? a : b), others[0]);
+            const spread = others.map((tid) => Math.round(used(tid) / count)).filter((us) => us > 0);
+            console.log(`mqtt: ${label}${count}: µs per connect in the other threads: ${spread.join(', ')}`);
             figures.push({
                 name: `platform.${label}cpuPerConnectMainThread${count}`,
                 value: Math.round(used(String(s.pid)) / count),
