@@ -534,6 +534,32 @@ async function measureConnections(
             figures.push({ name: `platform.${label}rssSettled${count}`, value: MB(settled.rss), unit: 'MB' });
         }
         held.stop();
+        // The outage: every device gone at once, then back at once (the platform has seen them before).
+        const gone = Date.now();
+        while ((await platform.stats()).connected > 0 && Date.now() - gone < 60_000)
+            await new Promise((r) => setTimeout(r, 200));
+        await new Promise((r) => setTimeout(r, 1000)); // the OFFLINE batches
+        const beforeAgain = await platform.stats();
+        const again = await hold(platform.ports, platform.devices, true);
+        await new Promise((r) => setTimeout(r, 2000));
+        const afterAgain = await platform.stats();
+        const perThread = (a: typeof beforeAgain, b: typeof beforeAgain) =>
+            Object.keys(b.threads ?? {})
+                .map((tid) => Math.round(((b.threads?.[tid] ?? 0) - (a.threads?.[tid] ?? 0)) / count))
+                .filter((us) => us > 0)
+                .join(', ');
+        console.log(
+            `mqtt: ${label}${count}: platform reconnect after an outage, ${afterAgain.connected}/${count} connected at ` +
+                `${again.rate} conn/s (µs per reconnect by thread: ${perThread(beforeAgain, afterAgain)}), ` +
+                `load average ${load()}`,
+        );
+        figures.push({ name: `platform.${label}reconnectRate${count}`, value: again.rate, unit: 'conn/s' });
+        figures.push({
+            name: `platform.${label}cpuPerReconnect${count}`,
+            value: Math.round((afterAgain.cpu - beforeAgain.cpu) / count),
+            unit: 'µs',
+        });
+        again.stop();
     } finally {
         await platform.stop();
     }
