@@ -430,6 +430,7 @@ async function startCluster(count: number, processes: number, databaseUrl: strin
     );
     const all = [first, ...others];
     return {
+        first,
         devices: first.devices,
         ports: all.map((p) => p.port),
         async stats() {
@@ -646,7 +647,18 @@ async function connections(): Promise<Figure[]> {
         // Each process well below the limit (its sockets, plus its database pool and Redis connections).
         const processes = forced || Math.ceil(count / Math.min(perProcess - 2_000, 17_000));
         const platform = await startCluster(count, processes, cluster.databaseUrl, cluster.redisUrl);
-        figures.push(...(await measureConnections('cluster', count, platform)));
+        // MQTT_CONNECT_PROFILE=FILE: the first process's CPU profile of the storms.
+        const profile = process.env.MQTT_CONNECT_PROFILE;
+        if (profile) await platform.first.profileStart();
+        figures.push(
+            ...(await measureConnections('cluster', count, {
+                ...platform,
+                stop: async () => {
+                    if (profile) await platform.first.profileStop(path.resolve(profile));
+                    await platform.stop();
+                },
+            })),
+        );
     }
     return figures;
 }
