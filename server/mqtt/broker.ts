@@ -22,6 +22,12 @@ import { createDownlink } from './downlink';
 /** MQTT CONNACK return codes (3.1.1). */
 const CODE = { IDENTIFIER_REJECTED: 2, BAD_USERNAME_OR_PASSWORD: 4, NOT_AUTHORIZED: 5 } as const;
 
+/** A device's connection to close wherever it is, but the one named `keep` (`${aedes.id}/${client.id}`). */
+interface CloseMessage {
+    deviceId: number;
+    keep: string | null;
+}
+
 function refuse(code: number, message: string): AuthenticateError {
     return Object.assign(new Error(message), { returnCode: code }) as AuthenticateError;
 }
@@ -56,7 +62,6 @@ export async function createBroker({
     let nodeId: string | undefined;
     const presence = createPresence(
         db,
-        writer,
         (err) => log(`设备状态写入失败: ${String(err)}`),
         () => nodeId,
     );
@@ -117,17 +122,34 @@ export async function createBroker({
     // A device's connection closes wherever it is when it connects elsewhere (keep names the new connection) or is
     // disabled, deleted or renamed (keep null). Every process listens; with REDIS_URL the message crosses processes.
     const CLOSE_TOPIC = '$SYS/iot-platform/device/close';
-    const closeEverywhere = (deviceId: number, keep: string | null) =>
-        publish(CLOSE_TOPIC, JSON.stringify({ deviceId, keep })).catch(() => undefined);
+    // The closes asked for within one turn of the event loop go as one message (a reconnect storm is a message per
+    // turn, not one per connect that every process of a cluster reads), in the order they were asked for.
+    let closing: Array<{ deviceId: number; keep: string | null }> = [];
+    const closeEverywhere = (deviceId: number, keep: string | null) => {
+        if (!closing.length)
+            setImmediate(() => {
+                const batch = closing;
+                closing = [];
+                publish(CLOSE_TOPIC, JSON.stringify(batch)).catch(() => undefined);
+            });
+        closing.push({ deviceId, keep });
+    };
     await listen(CLOSE_TOPIC, (payload) => {
-        const { deviceId, keep } = JSON.parse(payload.toString()) as { deviceId: number; keep: string | null };
-        const client = live.get(deviceId);
-        if (client && keyOf(client) !== keep) {
-            if (keep !== null) takenOver.add(client);
-            client.close();
+        // A list since the closes are batched; a lone object from a process of an older version.
+        const parsed = JSON.parse(payload.toString()) as CloseMessage | CloseMessage[];
+        const list = Array.isArray(parsed) ? parsed : [parsed];
+        // Disabled, deleted or renamed (keep null): signed in from the database next time, in every process.
+        const gone = list.filter((c) => c.keep === null).map((c) => c.deviceId);
+        if (gone.length) directory.forget(gone);
+        for (const { deviceId, keep } of list) {
+            const client = live.get(deviceId);
+            if (client && keyOf(client) !== keep) {
+                if (keep !== null) takenOver.add(client);
+                client.close();
+            }
+            const gateway = subLive.get(deviceId);
+            if (gateway && keep === null) subOffline(gateway, deviceId);
         }
-        const gateway = subLive.get(deviceId);
-        if (gateway && keep === null) subOffline(gateway, deviceId);
     });
 
     /** Connections that arrived over TLS (MQTTS, or WebSocket over HTTPS). */
@@ -148,29 +170,31 @@ export async function createBroker({
             );
             return done(refuse(CODE.NOT_AUTHORIZED, 'securemode=2 须通过 TLS 连接'), false);
         }
+        const signIn = (found: Awaited<ReturnType<typeof directory.byName>>) => {
+            if (!('deviceId' in found)) {
+                log(`MQTT 拒绝连接（${found.unknownProduct ? '产品不存在' : '设备不存在'}）: ${username}`);
+                return done(
+                    refuse(CODE.IDENTIFIER_REJECTED, found.unknownProduct ? '产品不存在' : '设备不存在'),
+                    false,
+                );
+            }
+            if (!passwordValid(client.id, who.deviceName, who.productKey, found.secret, password?.toString() ?? '')) {
+                log(`MQTT 拒绝连接（签名错误）: ${username}`);
+                return done(refuse(CODE.BAD_USERNAME_OR_PASSWORD, '签名错误'), false);
+            }
+            if (!found.enabled) {
+                log(`MQTT 拒绝连接（设备已禁用）: ${username}`);
+                return done(refuse(CODE.NOT_AUTHORIZED, '设备已禁用'), false);
+            }
+            devices.set(client, found);
+            done(null, true);
+        };
+        // A device signed in before (a reconnect): its entry without the database.
+        const known = directory.signedInBefore(who.productKey, who.deviceName);
+        if (known) return signIn(known);
         directory
             .byName(who.productKey, who.deviceName)
-            .then((found) => {
-                if (!('deviceId' in found)) {
-                    log(`MQTT 拒绝连接（${found.unknownProduct ? '产品不存在' : '设备不存在'}）: ${username}`);
-                    return done(
-                        refuse(CODE.IDENTIFIER_REJECTED, found.unknownProduct ? '产品不存在' : '设备不存在'),
-                        false,
-                    );
-                }
-                if (
-                    !passwordValid(client.id, who.deviceName, who.productKey, found.secret, password?.toString() ?? '')
-                ) {
-                    log(`MQTT 拒绝连接（签名错误）: ${username}`);
-                    return done(refuse(CODE.BAD_USERNAME_OR_PASSWORD, '签名错误'), false);
-                }
-                if (!found.enabled) {
-                    log(`MQTT 拒绝连接（设备已禁用）: ${username}`);
-                    return done(refuse(CODE.NOT_AUTHORIZED, '设备已禁用'), false);
-                }
-                devices.set(client, found);
-                done(null, true);
-            })
+            .then(signIn)
             .catch((err) => {
                 log(`MQTT 认证失败: ${String(err)}`);
                 done(refuse(3, '服务暂不可用'), false);
@@ -304,7 +328,7 @@ export async function createBroker({
             takenOver.add(older);
             older.close();
         }
-        void closeEverywhere(device.deviceId, keyOf(client));
+        closeEverywhere(device.deviceId, keyOf(client));
         status(device, true);
         const address = (client.conn as { remoteAddress?: string }).remoteAddress;
         presence.online(device.deviceId, address);
@@ -449,11 +473,12 @@ export async function createBroker({
         },
         /** Closes the connections of these devices at once (disabled, deleted, renamed). */
         disconnect(deviceIds: number[]) {
+            directory.forget(deviceIds);
             for (const id of deviceIds) {
                 live.get(id)?.close();
                 const gateway = subLive.get(id);
                 if (gateway) subOffline(gateway, id);
-                void closeEverywhere(id, null);
+                closeEverywhere(id, null);
             }
         },
         async close() {

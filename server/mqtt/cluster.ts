@@ -20,10 +20,16 @@ export async function redisBackends(
         ...(parsed.password ? { password: decodeURIComponent(parsed.password) } : {}),
         ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
         db,
+        // The commands of one event-loop turn in one write (a connect storm's session commands: one write each made
+        // a connect's socket writes most of its CPU).
+        enableAutoPipelining: true,
     };
     // The subscriber connection skips ioredis's ready check: its INFO reached a connection already in subscriber mode
     // (seen once at a cluster start: Redis refuses INFO there), and the error ended the process.
-    const mq = mqemitterRedis({ subConn: new Redis(url, { enableReadyCheck: false }), pubConn: new Redis(url) });
+    const mq = mqemitterRedis({
+        subConn: new Redis(url, { enableReadyCheck: false }),
+        pubConn: new Redis(url, { enableAutoPipelining: true }),
+    });
     // A Redis error (a restart, a refused command) is logged; ioredis reconnects and subscribes again by itself.
     // Unhandled, the emitter's 'error' event ended the process.
     (mq as unknown as { state: NodeJS.EventEmitter }).state.on('error', (err: Error) =>

@@ -41,6 +41,15 @@ export interface ThingModelIndex {
 const MODEL_TTL_MS = 3_000;
 /** Sign-in lookups answered by one statement at most. */
 const MAX_LOOKUP = 1_000;
+/**
+ * Enabled devices found by a sign-in lookup are kept this long, so a reconnect storm after an outage signs its devices
+ * in without the database. Disabling, deleting or renaming a device forgets it at once (the broker's disconnect, in
+ * every process of a cluster); the age bounds what nothing forgets (a product's node or data type), as long as a
+ * connected device keeps the entry it signed in with.
+ */
+const SIGN_IN_TTL_MS = 5 * 60_000;
+/** At most this many kept (the oldest go first): ~0.3 KB each. */
+const SIGN_IN_MAX = 200_000;
 
 type Found = DeviceEntry | { unknownProduct: boolean };
 interface Lookup {
@@ -87,6 +96,24 @@ export function createDirectory(db: Db) {
         gwId: r.gwId === null ? null : Number(r.gwId),
         status: r.status,
     });
+
+    /** Enabled devices by `{productKey}\u0000{deviceName}`, in the order found; the key of each device id. */
+    const signIns = new Map<string, { entry: DeviceEntry; at: number }>();
+    const signInKeys = new Map<number, string>();
+    /** Moved on by every forget: a lookup that began before one does not keep what it found. */
+    let generation = 0;
+    function keep(key: string, entry: DeviceEntry, at: number) {
+        const older = signInKeys.get(entry.deviceId);
+        if (older !== undefined && older !== key) signIns.delete(older);
+        signIns.delete(key);
+        signIns.set(key, { entry, at });
+        signInKeys.set(entry.deviceId, key);
+        if (signIns.size > SIGN_IN_MAX) {
+            const [oldest, { entry: gone }] = signIns.entries().next().value!;
+            signIns.delete(oldest);
+            signInKeys.delete(gone.deviceId);
+        }
+    }
 
     const queued = new Map<string, Lookup>();
     let lookingUp = false;
@@ -135,6 +162,7 @@ export function createDirectory(db: Db) {
         }
         if (!batch.length) return;
         lookingUp = true;
+        const began = generation;
         try {
             const rows = batch.length === 1 ? await one(batch[0]) : await many(batch);
             const found = new Map(rows.map((r) => [`${r.productKey}\u0000${r.deviceName}`, toEntry(r)]));
@@ -148,8 +176,11 @@ export function createDirectory(db: Db) {
                     WHERE product_key IN (SELECT json_array_elements_text(${keys}::json))`);
                 for (const r of rowsOf<{ productKey: string }>(known)) knownProducts.add(r.productKey);
             }
+            const now = performance.now();
             for (const l of batch) {
-                const entry = found.get(`${l.productKey}\u0000${l.deviceName}`);
+                const key = `${l.productKey}\u0000${l.deviceName}`;
+                const entry = found.get(key);
+                if (entry?.enabled && began === generation) keep(key, entry, now);
                 // Each waiter its own copy: the broker keeps the entry per connection.
                 for (const w of l.waiters)
                     w.resolve(entry ? { ...entry } : { unknownProduct: !knownProducts.has(l.productKey) });
@@ -207,6 +238,31 @@ export function createDirectory(db: Db) {
                 lookup.waiters.push({ resolve, reject });
                 scheduleLookup();
             });
+        },
+
+        /**
+         * The enabled device of that name as a sign-in lookup found it within the last minutes (a copy), else undefined
+         * (then ask byName, which keeps what it finds).
+         */
+        signedInBefore(productKey: string, deviceName: string): DeviceEntry | undefined {
+            const key = `${productKey}\u0000${deviceName}`;
+            const hit = signIns.get(key);
+            if (!hit) return undefined;
+            if (performance.now() - hit.at < SIGN_IN_TTL_MS) return { ...hit.entry };
+            signIns.delete(key);
+            signInKeys.delete(hit.entry.deviceId);
+            return undefined;
+        },
+
+        /** Forgets these devices' sign-in entries (disabled, deleted or renamed): their next sign-in asks the database. */
+        forget(deviceIds: Iterable<number>) {
+            generation++;
+            for (const id of deviceIds) {
+                const key = signInKeys.get(id);
+                if (key === undefined) continue;
+                signInKeys.delete(id);
+                signIns.delete(key);
+            }
         },
 
         async byId(deviceId: number): Promise<DeviceEntry | undefined> {

@@ -430,6 +430,7 @@ async function startCluster(count: number, processes: number, databaseUrl: strin
     );
     const all = [first, ...others];
     return {
+        first,
         devices: first.devices,
         ports: all.map((p) => p.port),
         async stats() {
@@ -466,7 +467,14 @@ async function measureConnections(
     platform: {
         devices: Dev[];
         ports: number[];
-        stats(): Promise<{ connected: number; rss: number; cpu: number }>;
+        stats(): Promise<{
+            connected: number;
+            rss: number;
+            cpu: number;
+            /** One process: CPU µs by thread id (the main thread's id is pid). */
+            threads?: Record<string, number>;
+            pid?: number;
+        }>;
         stop(): unknown;
     },
 ): Promise<Figure[]> {
@@ -496,6 +504,25 @@ async function measureConnections(
             value: Math.round((s.cpu - before.cpu) / count),
             unit: 'µs',
         });
+        // One process: the main thread's part (MQTT, sign-in, the status batches) and the busiest other (PGlite's).
+        if (s.threads && before.threads && s.pid) {
+            const used = (tid: string) => (s.threads![tid] ?? 0) - (before.threads![tid] ?? 0);
+            const others = Object.keys(s.threads).filter((tid) => tid !== String(s.pid));
+            const busiest = others.reduce((a, b) => (used(a) >= used(b) ? a : b), others[0]);
+            const spread = others.map((tid) => Math.round(used(tid) / count)).filter((us) => us > 0);
+            console.log(`mqtt: ${label}${count}: µs per connect in the other threads: ${spread.join(', ')}`);
+            figures.push({
+                name: `platform.${label}cpuPerConnectMainThread${count}`,
+                value: Math.round(used(String(s.pid)) / count),
+                unit: 'µs',
+            });
+            if (busiest)
+                figures.push({
+                    name: `platform.${label}cpuPerConnectBusiestOtherThread${count}`,
+                    value: Math.round(used(busiest) / count),
+                    unit: 'µs',
+                });
+        }
         // Held idle for a keep-alive period (every device pings once): what the processes keep once the connect
         // storm's garbage is collected, beside the figure above, taken while that garbage is still in the heap.
         if (SETTLE_MS > 0) {
@@ -508,6 +535,32 @@ async function measureConnections(
             figures.push({ name: `platform.${label}rssSettled${count}`, value: MB(settled.rss), unit: 'MB' });
         }
         held.stop();
+        // The outage: every device gone at once, then back at once (the platform has seen them before).
+        const gone = Date.now();
+        while ((await platform.stats()).connected > 0 && Date.now() - gone < 60_000)
+            await new Promise((r) => setTimeout(r, 200));
+        await new Promise((r) => setTimeout(r, 1000)); // the OFFLINE batches
+        const beforeAgain = await platform.stats();
+        const again = await hold(platform.ports, platform.devices, true);
+        await new Promise((r) => setTimeout(r, 2000));
+        const afterAgain = await platform.stats();
+        const perThread = (a: typeof beforeAgain, b: typeof beforeAgain) =>
+            Object.keys(b.threads ?? {})
+                .map((tid) => Math.round(((b.threads?.[tid] ?? 0) - (a.threads?.[tid] ?? 0)) / count))
+                .filter((us) => us > 0)
+                .join(', ');
+        console.log(
+            `mqtt: ${label}${count}: platform reconnect after an outage, ${afterAgain.connected}/${count} connected at ` +
+                `${again.rate} conn/s (µs per reconnect by thread: ${perThread(beforeAgain, afterAgain)}), ` +
+                `load average ${load()}`,
+        );
+        figures.push({ name: `platform.${label}reconnectRate${count}`, value: again.rate, unit: 'conn/s' });
+        figures.push({
+            name: `platform.${label}cpuPerReconnect${count}`,
+            value: Math.round((afterAgain.cpu - beforeAgain.cpu) / count),
+            unit: 'µs',
+        });
+        again.stop();
     } finally {
         await platform.stop();
     }
@@ -565,12 +618,18 @@ async function connections(): Promise<Figure[]> {
     for (const [count, forced] of runs) {
         if (count <= perProcess && !forced) {
             const platform = await startPlatform(count);
+            // MQTT_CONNECT_PROFILE=FILE: the broker's CPU profile of the connect storm (written before it stops).
+            const profile = process.env.MQTT_CONNECT_PROFILE;
+            if (profile) await platform.profileStart();
             figures.push(
                 ...(await measureConnections('', count, {
                     devices: platform.devices,
                     ports: [platform.port],
                     stats: () => platform.stats(),
-                    stop: () => platform.stop(),
+                    stop: async () => {
+                        if (profile) await platform.profileStop(path.resolve(profile));
+                        platform.stop();
+                    },
                 })),
             );
             continue;
@@ -588,7 +647,18 @@ async function connections(): Promise<Figure[]> {
         // Each process well below the limit (its sockets, plus its database pool and Redis connections).
         const processes = forced || Math.ceil(count / Math.min(perProcess - 2_000, 17_000));
         const platform = await startCluster(count, processes, cluster.databaseUrl, cluster.redisUrl);
-        figures.push(...(await measureConnections('cluster', count, platform)));
+        // MQTT_CONNECT_PROFILE=FILE: the first process's CPU profile of the storms.
+        const profile = process.env.MQTT_CONNECT_PROFILE;
+        if (profile) await platform.first.profileStart();
+        figures.push(
+            ...(await measureConnections('cluster', count, {
+                ...platform,
+                stop: async () => {
+                    if (profile) await platform.first.profileStop(path.resolve(profile));
+                    await platform.stop();
+                },
+            })),
+        );
     }
     return figures;
 }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alibabaCredentials, type SignMethod } from '../../server/mqtt/signIn';
 import { createTestServer, type TestServer } from '../../server/testing';
 import { connect, nextMessage, secretOf, startBroker, subscribe, until, type Broker } from './mqttSupport';
-import { call } from './support';
+import { call, form } from './support';
 import { freshLamp, okData, type HistoryPage, type PropertyRow } from './telemetrySupport';
 
 let s: TestServer;
@@ -79,6 +79,34 @@ describe('device sign-in', () => {
         okData(await call(s, 'PUT', `/api/device/update?deviceId=${device.deviceId}&action=disable`));
         await expect(connect(url, alibabaCredentials(device))).rejects.toMatchObject({ code: 5 });
         expect(log.some((l) => l.includes('签名错误'))).toBe(true);
+    });
+
+    it('signs a device in again without the database, and forgets it at once when disabled, deleted or renamed', async () => {
+        const [a, b, c] = [await lamp(), await lamp(), await lamp()];
+        for (const d of [a, b, c]) (await signIn(d)).end(true);
+        // Signed in before: the broker keeps the entry (a reconnect storm needs no lookup).
+        expect(broker.directory.signedInBefore(a.productKey, a.deviceName)).toMatchObject({ deviceId: a.deviceId });
+        const again = await signIn(a);
+        expect(again.connected).toBe(true);
+        again.end(true);
+        // Disabled, deleted, renamed: refused at once, as the table says, not as the kept entry does.
+        okData(await call(s, 'PUT', `/api/device/update?deviceId=${a.deviceId}&action=disable`));
+        await expect(connect(url, alibabaCredentials(a))).rejects.toMatchObject({ code: 5 });
+        okData(await call(s, 'DELETE', `/api/device?deviceId=${b.deviceId}`));
+        await expect(connect(url, alibabaCredentials(b))).rejects.toMatchObject({ code: 2 });
+        okData(
+            await call(
+                s,
+                'POST',
+                '/api/device/update',
+                form({ deviceId: c.deviceId, newDeviceName: `${c.deviceName}x`, remark: '灯' }),
+            ),
+        );
+        await expect(connect(url, alibabaCredentials(c))).rejects.toMatchObject({ code: 2 });
+        expect((await signIn({ ...c, deviceName: `${c.deviceName}x` })).connected).toBe(true);
+        // Enabled again: signs in (a disabled device is never kept, so nothing stale to forget).
+        okData(await call(s, 'PUT', `/api/device/update?deviceId=${a.deviceId}&action=enable`));
+        expect((await signIn(a)).connected).toBe(true);
     });
 
     it('answers devices signing in at once each for itself (one lookup for all)', async () => {

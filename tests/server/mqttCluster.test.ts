@@ -6,7 +6,8 @@ import { createCluster, PG_URL, postgresReachable, type ServerProcess } from './
 
 /**
  * Two server processes on one PostgreSQL and one Redis act as one platform (docs/deployment.md): a device connected
- * to the first receives a property set sent through the second's API, takeovers and disables cross processes.
+ * to the first receives a property set sent through the second's API, takeovers and disables cross processes
+ * (a disabled device's kept sign-in is forgotten in every process).
  * Needs PostgreSQL and Redis (this machine kind runs both); required in CI (E2E_REQUIRED) and with DATABASE_URL.
  */
 
@@ -104,5 +105,9 @@ describe.skipIf(!available)('two server processes, one platform', () => {
         await api(first, 'PUT', `/api/device/update?deviceId=${device.deviceId}&action=disable`);
         await closed;
         expect(await statusOn(second, device.deviceId)).toBe('DISABLE');
+        // The second process had kept the device's sign-in: it forgot it with the close, so it refuses at once.
+        await expect(
+            connect(`mqtt://127.0.0.1:${second.mqttPort}`, alibabaCredentials(device, { id: 'again' })),
+        ).rejects.toMatchObject({ code: 5 });
     });
 });
