@@ -270,7 +270,8 @@ const group: BenchGroup = {
                 const base = `http://127.0.0.1:${port}`;
                 // API_PROFILE=DIR: the server's CPU profiles (one .cpuprofile per thread: main, the database's worker,
                 // written when it stops) under DIR/<session>/, with mix.json: the mix's start and end on the profiles'
-                // clock (µs), to read the mix alone.
+                // clock (µs), to read the mix alone; and statements.json, the database thread's time per statement
+                // (tests/bench/statements.ts reads it).
                 const profileDir = process.env.API_PROFILE && path.resolve(process.env.API_PROFILE, prefix || 'main_');
                 if (profileDir) mkdirSync(profileDir, { recursive: true });
                 const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
@@ -278,6 +279,7 @@ const group: BenchGroup = {
                 // The server bundled as `npm start` runs it (compiled.ts), not through tsx.
                 server = spawnServer([...profile, await compiled('server/index.ts')], {
                     ...env,
+                    ...(profileDir ? { PGLITE_STATS: path.join(profileDir, 'statements.json') } : {}),
                     DATA_DIR: dataDir,
                     PORT: String(port),
                     ADMIN_PASSWORD: PASSWORD,
