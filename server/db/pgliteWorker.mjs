@@ -3,7 +3,8 @@
 // Plain JavaScript, so the sources (tsx) and the bundle (dist-server) start it alike.
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { PGlite, parse, protocol } from '@electric-sql/pglite';
+import { PGlite, protocol } from '@electric-sql/pglite';
+import { fastResults, slowResults } from './wireRows.mjs';
 
 /**
  * File sizes answered from memory between writes. PostgreSQL asks a relation file's size (lseek to its end) for every
@@ -228,10 +229,15 @@ async function tripOnce(message, again) {
         wire.execute({}),
         wire.sync(),
     ]);
-    let messages;
     const t0 = STATS ? performance.now() : 0;
+    const parsers = parsersWith(message.rawTypes);
+    let result;
     try {
-        ({ messages } = await pglite.execProtocol(bytes));
+        // The answer's bytes as PostgreSQL wrote them (copied: PGlite hands a view of its memory), read below.
+        const chunks = [];
+        await pglite.execProtocolRawStream(bytes, { onRawData: (data) => chunks.push(data.slice()) });
+        const answer = chunks.length === 1 ? chunks[0] : concat(chunks);
+        result = fastResults(answer, parsers, message.rowMode) ?? slowResults(answer, parsers, message.rowMode);
     } catch (err) {
         // The Parse may have failed (then the name is unknown) or the statement: parse it afresh next time.
         if (name && named.get(message.sql) === name) {
@@ -245,9 +251,8 @@ async function tripOnce(message, again) {
         if (err && typeof err === 'object') err.query = message.sql;
         throw err;
     }
-    const out = parse.parseResults(messages, parsersWith(message.rawTypes), { rowMode: message.rowMode })[0];
     if (STATS) noteStat(message, performance.now() - t0);
-    return out;
+    return result;
 }
 
 async function run(message) {
