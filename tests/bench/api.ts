@@ -277,7 +277,9 @@ const group: BenchGroup = {
                 const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
                 const micros = () => Number(process.hrtime.bigint() / 1000n);
                 // The server bundled as `npm start` runs it (compiled.ts), not through tsx.
-                server = spawnServer([...profile, await compiled('server/index.ts')], {
+                // API_BENCH_NODE_ARGS: node options for the server alone (e.g. --trace-gc, with API_BENCH_LOG=FILE).
+                const nodeArgs = (process.env.API_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+                server = spawnServer([...nodeArgs, ...profile, await compiled('server/index.ts')], {
                     ...env,
                     ...(profileDir ? { PGLITE_STATS: path.join(profileDir, 'statements.json') } : {}),
                     DATA_DIR: dataDir,
@@ -397,6 +399,12 @@ const group: BenchGroup = {
                 const mainMs = spent.find((t) => t.tid === String(server!.child.pid))?.ms ?? 0;
                 const others = spent.filter((t) => t.tid !== String(server!.child.pid)).sort((a, b) => b.ms - a.ms);
                 const per = (ms: number) => Math.round((ms / mixed.answered) * 100) / 100;
+                if (process.env.API_BENCH_LOG) writeFileSync(process.env.API_BENCH_LOG, server.output());
+                if (process.env.API_BENCH_THREADS)
+                    for (const t of spent)
+                        console.log(
+                            `thread ${t.tid} ${readFileSync(`/proc/${server.child.pid}/task/${t.tid}/comm`, 'utf8').trim()}: ${per(t.ms)} ms/request`,
+                        );
                 add(`${prefix}mix_main_thread_cpu_per_request`, per(mainMs), 'ms');
                 add(`${prefix}mix_busiest_other_thread_cpu_per_request`, per(others[0]?.ms ?? 0), 'ms');
                 add(
