@@ -1,8 +1,80 @@
 // The embedded database in a worker thread (PGLITE_WORKER=1): PGlite runs here, on its own core, while the main thread
 // answers HTTP and MQTT. server/db/pgliteRemote.ts is the other side: it sends statements and transactions as messages.
 // Plain JavaScript, so the sources (tsx) and the bundle (dist-server) start it alike.
+import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { PGlite, parse, protocol } from '@electric-sql/pglite';
+import { PGlite, protocol } from '@electric-sql/pglite';
+import { fastResults, slowResults } from './wireRows.mjs';
+
+/**
+ * File sizes answered from memory between writes. PostgreSQL asks a relation file's size (lseek to its end) for every
+ * relation a statement plans or scans, and PGlite's file system answers each with an fstat system call: about a tenth
+ * of this thread's time under the API mix. Only this thread writes the data directory (it is locked to the process),
+ * and only through node:fs's synchronous calls, so a kept answer stays true until one of them changes the file: a write
+ * or truncate through a descriptor forgets the files open under that path, any other change (by path) forgets them all.
+ * PGLITE_FSTAT_CACHE=0 asks the system every time.
+ */
+const statsByFd = new Map();
+const pathByFd = new Map();
+const forgetPath = (fd) => {
+    const file = pathByFd.get(fd);
+    if (file === undefined) return statsByFd.clear();
+    for (const [other, otherFile] of pathByFd) if (otherFile === file) statsByFd.delete(other);
+};
+if (process.env.PGLITE_FSTAT_CACHE !== '0') {
+    const { fstatSync, openSync, closeSync, writeSync, ftruncateSync } = fs;
+    fs.fstatSync = (fd, options) => {
+        if (options !== undefined) return fstatSync(fd, options);
+        let stats = statsByFd.get(fd);
+        if (!stats) statsByFd.set(fd, (stats = fstatSync(fd)));
+        return stats;
+    };
+    fs.openSync = (file, ...rest) => {
+        const fd = openSync(file, ...rest);
+        statsByFd.delete(fd);
+        if (typeof file === 'string') pathByFd.set(fd, file);
+        else pathByFd.delete(fd);
+        // Opening may have created or truncated it.
+        forgetPath(fd);
+        return fd;
+    };
+    fs.closeSync = (fd) => {
+        statsByFd.delete(fd);
+        pathByFd.delete(fd);
+        return closeSync(fd);
+    };
+    fs.writeSync = (fd, ...rest) => {
+        forgetPath(fd);
+        return writeSync(fd, ...rest);
+    };
+    fs.ftruncateSync = (fd, ...rest) => {
+        forgetPath(fd);
+        return ftruncateSync(fd, ...rest);
+    };
+    for (const name of [
+        'truncateSync',
+        'renameSync',
+        'unlinkSync',
+        'rmdirSync',
+        'rmSync',
+        'mkdirSync',
+        'symlinkSync',
+        'writeFileSync',
+        'appendFileSync',
+        'copyFileSync',
+        'chmodSync',
+        'fchmodSync',
+        'futimesSync',
+        'utimesSync',
+        'lutimesSync',
+    ]) {
+        const original = fs[name];
+        fs[name] = (...args) => {
+            statsByFd.clear();
+            return original(...args);
+        };
+    }
+}
 
 // The WebAssembly modules come compiled from the main thread (pgliteRemote.ts), shared by every worker of the process.
 const { dir, loadDataDir, pgliteWasmModule, initdbWasmModule } = workerData;
@@ -41,6 +113,23 @@ function rawParsers(key) {
         parsersByKey.set(key, parsers);
     }
     return parsers;
+}
+
+/**
+ * PGLITE_STATS=FILE (a bench aid, tests/bench/api.ts with API_PROFILE): each statement's text with the time this thread
+ * spent running it and parsing its answer, as [when (µs, process.hrtime's clock), µs] pairs, written to FILE every 2 s.
+ */
+const STATS = process.env.PGLITE_STATS;
+const stats = new Map();
+function noteStat(message, ms) {
+    const key = message.op === 'query' ? message.sql : message.op;
+    let entry = stats.get(key);
+    if (!entry) stats.set(key, (entry = []));
+    entry.push([Number(process.hrtime.bigint() / 1000n), Math.round(ms * 1000)]);
+}
+if (STATS) {
+    const dump = () => fs.writeFileSync(STATS, JSON.stringify([...stats].map(([sql, at]) => ({ sql, at }))));
+    setInterval(dump, 2000).unref();
 }
 
 const wire = protocol.serialize;
@@ -140,9 +229,15 @@ async function tripOnce(message, again) {
         wire.execute({}),
         wire.sync(),
     ]);
-    let messages;
+    const t0 = STATS ? performance.now() : 0;
+    const parsers = parsersWith(message.rawTypes);
+    let result;
     try {
-        ({ messages } = await pglite.execProtocol(bytes));
+        // The answer's bytes as PostgreSQL wrote them (copied: PGlite hands a view of its memory), read below.
+        const chunks = [];
+        await pglite.execProtocolRawStream(bytes, { onRawData: (data) => chunks.push(data.slice()) });
+        const answer = chunks.length === 1 ? chunks[0] : concat(chunks);
+        result = fastResults(answer, parsers, message.rowMode) ?? slowResults(answer, parsers, message.rowMode);
     } catch (err) {
         // The Parse may have failed (then the name is unknown) or the statement: parse it afresh next time.
         if (name && named.get(message.sql) === name) {
@@ -156,7 +251,8 @@ async function tripOnce(message, again) {
         if (err && typeof err === 'object') err.query = message.sql;
         throw err;
     }
-    return parse.parseResults(messages, parsersWith(message.rawTypes), { rowMode: message.rowMode })[0];
+    if (STATS) noteStat(message, performance.now() - t0);
+    return result;
 }
 
 async function run(message) {
@@ -171,10 +267,12 @@ async function run(message) {
                 return { rows: result.rows, fields: result.fields, affectedRows: result.affectedRows };
             }
             const target = message.tx ? transactions.get(message.tx).tx : pglite;
+            const t0 = STATS ? performance.now() : 0;
             const result = await target.query(message.sql, message.params, {
                 rowMode: message.rowMode,
                 parsers: rawParsers(message.rawTypes),
             });
+            if (STATS) noteStat(message, performance.now() - t0);
             return { rows: result.rows, fields: result.fields, affectedRows: result.affectedRows };
         }
         case 'exec': {
@@ -226,7 +324,9 @@ async function run(message) {
 
 parentPort.on('message', (message) => {
     run(message).then(
-        (result) => parentPort.postMessage({ id: message.id, ok: true, result }),
+        (result) => {
+            parentPort.postMessage({ id: message.id, ok: true, result });
+        },
         (err) => parentPort.postMessage({ id: message.id, ok: false, error: plain(err) }),
     );
 });

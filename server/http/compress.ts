@@ -12,6 +12,12 @@ export const GZIP_AT_ONCE_MAX = 128 * 1024;
 const NO_TRANSFORM = /(?:^|,)\s*no-transform\s*(?:,|$)/i;
 const after = () => Promise.resolve();
 const gzipOnPool = promisify(gzipCallback);
+/**
+ * Answers gzipped at once (device pages, details, lists: a few KB) at level 1: a device page of 4 KB took 90 µs at the
+ * default level 6 and 76 µs at 1, one of 35 KB 285 µs and 173 µs, for 6-9% more bytes. Larger answers (the map's
+ * points, compressed once and kept) keep the default level.
+ */
+const AT_ONCE = { level: 1 };
 
 /** Whether the client takes gzip (Accept-Encoding with its q-values: `gzip;q=0` refuses it, `*` stands for it). */
 export function acceptsGzip(header: string | undefined): boolean {
@@ -23,7 +29,7 @@ export function acceptsGzip(header: string | undefined): boolean {
 
 /** gzip of a text: at once up to GZIP_AT_ONCE_MAX bytes, larger ones on libuv's thread pool, off the event loop. */
 export function gzipText(text: string): Promise<Buffer> {
-    return text.length <= GZIP_AT_ONCE_MAX ? Promise.resolve(gzipSync(text)) : gzipOnPool(text);
+    return text.length <= GZIP_AT_ONCE_MAX ? Promise.resolve(gzipSync(text, AT_ONCE)) : gzipOnPool(text);
 }
 
 /**
@@ -82,6 +88,6 @@ export function compressAnswers(): MiddlewareHandler {
         else if (vary !== '*' && !/\baccept-encoding\b/i.test(vary)) out.set('Vary', `${vary}, Accept-Encoding`);
         // Set in two steps: Hono would otherwise merge the old answer's headers into a copy of the new one.
         c.res = undefined;
-        c.res = new Response(new Uint8Array(gzipSync(text)), { status: res.status, headers: out });
+        c.res = new Response(new Uint8Array(gzipSync(text, AT_ONCE)), { status: res.status, headers: out });
     };
 }

@@ -19,7 +19,8 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const DEVICES = Number(process.env.API_BENCH_DEVICES ?? 100_000);
 const CLIENTS = Number(process.env.API_BENCH_CLIENTS ?? 200);
 const SECONDS = Number(process.env.API_BENCH_SECONDS ?? 20);
-const WARMUP_SECONDS = 3;
+/** Seconds of load before the figures are kept (API_BENCH_WARMUP): the server's JIT compiles its hot code meanwhile. */
+const WARMUP_SECONDS = Number(process.env.API_BENCH_WARMUP ?? 3);
 const PRODUCTS = 10;
 const PASSWORD = 'Bench_123456';
 
@@ -155,6 +156,8 @@ interface Load {
 async function load(
     next: (client: number) => () => Promise<boolean>,
     kindOf?: (client: number) => string,
+    /** Called once when the warm-up ends (where the kept figures start). */
+    onMeasure?: () => void,
 ): Promise<Load> {
     const started = performance.now();
     const measureFrom = started + WARMUP_SECONDS * 1000;
@@ -164,6 +167,7 @@ async function load(
     const byKind = new Map<string, number[]>();
     let errors = 0;
     let answered = 0;
+    const measureTimer = setTimeout(() => onMeasure?.(), Math.max(0, measureFrom - performance.now()));
     await Promise.all(
         Array.from({ length: CLIENTS }, async (_, client) => {
             while (performance.now() < until) {
@@ -183,6 +187,7 @@ async function load(
             }
         }),
     );
+    clearTimeout(measureTimer);
     latencies.sort((a, b) => a - b);
     answeredAt.sort((a, b) => a - b);
     let stall = 0;
@@ -270,14 +275,18 @@ const group: BenchGroup = {
                 const base = `http://127.0.0.1:${port}`;
                 // API_PROFILE=DIR: the server's CPU profiles (one .cpuprofile per thread: main, the database's worker,
                 // written when it stops) under DIR/<session>/, with mix.json: the mix's start and end on the profiles'
-                // clock (µs), to read the mix alone.
+                // clock (µs), to read the mix alone; and statements.json, the database thread's time per statement
+                // (tests/bench/statements.ts reads it).
                 const profileDir = process.env.API_PROFILE && path.resolve(process.env.API_PROFILE, prefix || 'main_');
                 if (profileDir) mkdirSync(profileDir, { recursive: true });
                 const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
                 const micros = () => Number(process.hrtime.bigint() / 1000n);
                 // The server bundled as `npm start` runs it (compiled.ts), not through tsx.
-                server = spawnServer([...profile, await compiled('server/index.ts')], {
+                // API_BENCH_NODE_ARGS: node options for the server alone (e.g. --trace-gc, with API_BENCH_LOG=FILE).
+                const nodeArgs = (process.env.API_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+                server = spawnServer([...nodeArgs, ...profile, await compiled('server/index.ts')], {
                     ...env,
+                    ...(profileDir ? { PGLITE_STATS: path.join(profileDir, 'statements.json') } : {}),
                     DATA_DIR: dataDir,
                     PORT: String(port),
                     ADMIN_PASSWORD: PASSWORD,
@@ -376,7 +385,14 @@ const group: BenchGroup = {
                 const threadsBefore = threadCpuMs(server.child.pid!);
                 const clientBefore = process.cpuUsage();
                 const mixFrom = micros();
-                const mixed = await load(mix, (client) => kinds[client]);
+                let steadyCpu = 0;
+                const mixed = await load(
+                    mix,
+                    (client) => kinds[client],
+                    () => (steadyCpu = cpuMsOf(server!.child.pid!)),
+                );
+                // The measured part alone (after the warm-up, while the JIT compiles hot code on V8's threads).
+                const steadyPerRequest = (cpuMsOf(server.child.pid!) - steadyCpu) / mixed.requests;
                 const client = process.cpuUsage(clientBefore);
                 const threadsAfter = threadCpuMs(server.child.pid!);
                 if (profileDir)
@@ -389,12 +405,19 @@ const group: BenchGroup = {
                 // Less distorted by other work on the machine than requests per second: the server's own CPU time.
                 const perRequest = (cpuMsOf(server.child.pid!) - cpuBefore) / mixed.answered;
                 add(`${prefix}mix_server_cpu_per_request`, Math.round(perRequest * 100) / 100, 'ms');
+                add(`${prefix}mix_measured_server_cpu_per_request`, Math.round(steadyPerRequest * 100) / 100, 'ms');
                 // Per thread: the main thread (HTTP), the busiest other one (the database's worker when there is one),
                 // and the rest (GC, libuv); and this process's own (the load generator's) CPU.
                 const spent = [...threadsAfter].map(([tid, ms]) => ({ tid, ms: ms - (threadsBefore.get(tid) ?? 0) }));
                 const mainMs = spent.find((t) => t.tid === String(server!.child.pid))?.ms ?? 0;
                 const others = spent.filter((t) => t.tid !== String(server!.child.pid)).sort((a, b) => b.ms - a.ms);
                 const per = (ms: number) => Math.round((ms / mixed.answered) * 100) / 100;
+                if (process.env.API_BENCH_LOG) writeFileSync(process.env.API_BENCH_LOG, server.output());
+                if (process.env.API_BENCH_THREADS)
+                    for (const t of spent)
+                        console.log(
+                            `thread ${t.tid} ${readFileSync(`/proc/${server.child.pid}/task/${t.tid}/comm`, 'utf8').trim()}: ${per(t.ms)} ms/request`,
+                        );
                 add(`${prefix}mix_main_thread_cpu_per_request`, per(mainMs), 'ms');
                 add(`${prefix}mix_busiest_other_thread_cpu_per_request`, per(others[0]?.ms ?? 0), 'ms');
                 add(
