@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { createFmp4Splitter } from './fmp4';
+import { createLiveFeed, type LiveFeed } from './live';
 import { psVideoCodec } from './rtp';
 
 /**
@@ -13,6 +15,10 @@ import { psVideoCodec } from './rtp';
  * A source may also be a pipe (gb28181: MPEG-PS the platform receives over RTP, server/video/gbPlay.ts): ffmpeg then
  * reads the program stream on its stdin (`-f mpeg -i pipe:0`) and writes the same HLS; a pipe that ends is opened
  * again with the same back-off.
+ *
+ * The same ffmpeg (one read of the source, one encode when transcoding: the tee muxer) also writes fragmented MP4 to
+ * its stdout, kept per camera in memory with the fragments since the last keyframe (server/video/live.ts): the
+ * low-latency path a browser with Media Source Extensions opens at once, without waiting for a whole HLS segment.
  */
 
 /** A live program stream the relay reads (a gb28181 call). */
@@ -79,6 +85,7 @@ interface Stream {
     timer: NodeJS.Timeout | null;
     watcher: NodeJS.Timeout | null;
     viewers: Map<string, number>;
+    live: LiveFeed;
     stopped: boolean;
 }
 
@@ -88,6 +95,14 @@ const STEADY_MS = 10_000;
 /** ffmpeg's warnings about a copied stream's timestamps say nothing about why a source failed. */
 const NOISE = /Timestamps are unset|Non-monotonous DTS|deprecated/;
 const FILE_NAME = /^(index\.m3u8|seg_\d{5,9}\.ts)$/;
+/**
+ * The fragmented MP4 beside the HLS: a fragment at each keyframe and at least every 100 ms, so a viewer's first
+ * frame waits for neither a whole GOP nor a whole segment.
+ */
+const FMP4_OPTIONS = 'f=mp4:movflags=frag_keyframe+empty_moov+default_base_moof:frag_duration=100000';
+
+/** A value inside the tee muxer's output list: its separators escaped. */
+const teeEscape = (value: string) => value.replace(/[\\:|[\]]/g, '\\$&');
 
 /** The camera's RTSP URL from its stored address and account (credentials percent-encoded). */
 export function rtspUrl(cam: {
@@ -282,11 +297,19 @@ export function createVideoRelay(opts: RelayOptions) {
         s.status.mode = transcode ? 'transcode' : 'copy';
         rmSync(s.dir, { recursive: true, force: true });
         mkdirSync(s.dir, { recursive: true });
+        // Through the tee muxer the encoder must put the H.264 parameters in the header (the MP4's avcC).
         const video =
             s.status.mode === 'copy'
                 ? ['-c:v', 'copy']
-                : ['-c:v', 'libx264', '-preset', 'veryfast', '-tune', 'zerolatency', '-g', '25', '-pix_fmt', 'yuv420p'];
+                : [
+                      ...['-c:v', 'libx264', '-preset', 'veryfast', '-tune', 'zerolatency', '-g', '25'],
+                      ...['-pix_fmt', 'yuv420p', '-flags', '+global_header'],
+                  ];
         const pipe = input === 'pipe:0';
+        const hls = [
+            'f=hls:hls_time=1:hls_list_size=6:hls_flags=delete_segments+omit_endlist+temp_file',
+            `hls_segment_filename=${teeEscape(path.join(s.dir, 'seg_%05d.ts'))}`,
+        ].join(':');
         const args = [
             '-hide_banner',
             '-nostdin',
@@ -304,20 +327,23 @@ export function createVideoRelay(opts: RelayOptions) {
             '-an',
             ...video,
             '-f',
-            'hls',
-            '-hls_time',
-            '1',
-            '-hls_list_size',
-            '6',
-            '-hls_flags',
-            'delete_segments+omit_endlist+temp_file',
-            '-hls_segment_filename',
-            path.join(s.dir, 'seg_%05d.ts'),
-            path.join(s.dir, 'index.m3u8'),
+            'tee',
+            `[${hls}]${teeEscape(path.join(s.dir, 'index.m3u8'))}|[${FMP4_OPTIONS}]pipe\\:1`,
         ];
-        const child = spawn(ffmpeg, args, { stdio: [pipe ? 'pipe' : 'ignore', 'ignore', 'pipe'] });
+        const child = spawn(ffmpeg, args, { stdio: [pipe ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
         s.child = child;
         s.stderr = [];
+        s.live.reset();
+        const splitter = createFmp4Splitter({
+            onInit: (init, codec) => s.child === child && s.live.init(init, codec),
+            onFragment: (fragment) => {
+                if (s.child !== child) return;
+                s.live.fragment(fragment);
+                if (fragment.key) markPlaying(s);
+            },
+            onError: (message) => log(`video ${s.deviceId}: ${message}`),
+        });
+        child.stdout!.on('data', (d: Buffer) => splitter.push(d));
         child.stderr!.on('data', (d: Buffer) => {
             for (const line of d.toString().split('\n'))
                 if (line.trim() && !NOISE.test(line)) s.stderr.push(line.trim());
@@ -333,19 +359,23 @@ export function createVideoRelay(opts: RelayOptions) {
             const why = s.stderr.slice(-2).join(' ') || `ffmpeg 退出（${code ?? signal}）`;
             fail(s, `视频源中断：${why}`);
         });
-        // Playing once the playlist names a segment.
+        // Playing once the playlist names a segment (or the low-latency path has its first keyframe).
         const playlist = path.join(s.dir, 'index.m3u8');
         s.watcher = setInterval(() => {
-            if (s.status.state !== 'starting' || !existsSync(playlist)) return;
-            s.status.state = 'playing';
-            s.status.error = null;
-            s.status.playingSince = Date.now();
-            if (s.watcher) clearInterval(s.watcher);
-            s.watcher = null;
-            if (!s.pipe) setOnline(s, true);
-            log(`video ${s.deviceId}: playing (${s.status.mode}, ${s.status.codec ?? 'PS'})`);
+            if (existsSync(playlist)) markPlaying(s);
         }, 200);
         return child;
+    }
+
+    function markPlaying(s: Stream) {
+        if (s.status.state !== 'starting') return;
+        s.status.state = 'playing';
+        s.status.error = null;
+        s.status.playingSince = Date.now();
+        if (s.watcher) clearInterval(s.watcher);
+        s.watcher = null;
+        if (!s.pipe) setOnline(s, true);
+        log(`video ${s.deviceId}: playing (${s.status.mode}, ${s.status.codec ?? 'PS'})`);
     }
 
     function kill(s: Stream) {
@@ -358,6 +388,7 @@ export function createVideoRelay(opts: RelayOptions) {
         }
         s.child = null;
         s.probe = null;
+        s.live.reset();
         s.session?.close();
         s.session = null;
     }
@@ -379,8 +410,14 @@ export function createVideoRelay(opts: RelayOptions) {
                 if (old.url === url && !old.stopped) return;
                 old.stopped = true;
                 kill(old);
+                old.live.end();
             }
-            const s: Stream = {
+            let s: Stream | undefined = undefined;
+            const live = createLiveFeed((bytes) => {
+                if (s) s.status.bytesServed += bytes;
+                bytesServedTotal += bytes;
+            });
+            s = {
                 deviceId,
                 url,
                 pipe: typeof source === 'string' ? null : source,
@@ -393,6 +430,7 @@ export function createVideoRelay(opts: RelayOptions) {
                 timer: null,
                 watcher: null,
                 viewers: new Map(),
+                live,
                 stopped: false,
             };
             streams.set(deviceId, s);
@@ -405,6 +443,7 @@ export function createVideoRelay(opts: RelayOptions) {
             if (!s) return;
             s.stopped = true;
             kill(s);
+            s.live.end();
             if (s.status.state === 'playing' && !s.pipe) setOnline(s, false);
             streams.delete(deviceId);
             removeDir(s.dir);
@@ -415,7 +454,7 @@ export function createVideoRelay(opts: RelayOptions) {
             if (!s) return blank();
             const now = Date.now();
             for (const [k, t] of s.viewers) if (now - t > VIEWER_WINDOW_MS) s.viewers.delete(k);
-            return { ...s.status, viewers: s.viewers.size };
+            return { ...s.status, viewers: s.viewers.size + s.live.viewers() };
         },
 
         /**
@@ -448,8 +487,14 @@ export function createVideoRelay(opts: RelayOptions) {
                 if (s.status.state === 'playing') playing++;
                 if (s.status.state === 'retrying') retrying++;
                 for (const t of s.viewers.values()) if (now - t <= VIEWER_WINDOW_MS) viewers++;
+                viewers += s.live.viewers();
             }
             return { relays: streams.size, playing, retrying, viewers, bytesServed: bytesServedTotal };
+        },
+
+        /** The low-latency path of a camera being relayed (starting or playing), or undefined. */
+        live(deviceId: number): LiveFeed | undefined {
+            return streams.get(deviceId)?.live;
         },
 
         /** The camera ids being relayed. */
@@ -466,6 +511,7 @@ export function createVideoRelay(opts: RelayOptions) {
                         waits.push(new Promise((resolve) => child.once('exit', () => resolve())));
                 }
                 kill(s);
+                s.live.end();
             }
             const dirs = [...streams.values()].map((s) => s.dir);
             streams.clear();
