@@ -53,7 +53,9 @@ export interface StreamStatus {
     codec: string | null;
     /** Since when the stream has played (epoch ms). */
     playingSince: number | null;
-    /** Browsers that fetched the playlist in the last 10 s. */
+    /** The HLS playlist exists (the fallback path can open; `playing` may come first, from the low-latency path). */
+    hlsReady: boolean;
+    /** Browsers that fetched the playlist in the last 10 s, and those on the low-latency path. */
     viewers: number;
     /** Bytes of playlist and segments answered to browsers. */
     bytesServed: number;
@@ -143,6 +145,7 @@ export function createVideoRelay(opts: RelayOptions) {
         mode: null,
         codec: null,
         playingSince: null,
+        hlsReady: false,
         viewers: 0,
         bytesServed: 0,
     });
@@ -175,6 +178,7 @@ export function createVideoRelay(opts: RelayOptions) {
         s.status.state = 'retrying';
         s.status.error = hidePassword(error);
         s.status.playingSince = null;
+        s.status.hlsReady = false;
         s.status.retryAt = Date.now() + delay;
         if (wasPlaying && !s.pipe) setOnline(s, false);
         log(`video ${s.deviceId}: ${s.status.error}; retry in ${delay} ms`);
@@ -361,8 +365,13 @@ export function createVideoRelay(opts: RelayOptions) {
         });
         // Playing once the playlist names a segment (or the low-latency path has its first keyframe).
         const playlist = path.join(s.dir, 'index.m3u8');
+        s.status.hlsReady = false;
         s.watcher = setInterval(() => {
-            if (existsSync(playlist)) markPlaying(s);
+            if (!existsSync(playlist)) return;
+            s.status.hlsReady = true;
+            markPlaying(s);
+            if (s.watcher) clearInterval(s.watcher);
+            s.watcher = null;
         }, 200);
         return child;
     }
@@ -372,8 +381,6 @@ export function createVideoRelay(opts: RelayOptions) {
         s.status.state = 'playing';
         s.status.error = null;
         s.status.playingSince = Date.now();
-        if (s.watcher) clearInterval(s.watcher);
-        s.watcher = null;
         if (!s.pipe) setOnline(s, true);
         log(`video ${s.deviceId}: playing (${s.status.mode}, ${s.status.codec ?? 'PS'})`);
     }
