@@ -78,14 +78,13 @@ async function firstFrames(relay: Relay, url: string, dir: string): Promise<Figu
     const pages: Record<string, string> = {
         hls: `<video id=v muted autoplay playsinline></video><script src="/hls.js"></script><script>${frame}
             const h = new Hls({ liveSyncDurationCount: 2, manifestLoadingMaxRetry: 30, manifestLoadingRetryDelay: 100 });
-            h.on(Hls.Events.ERROR, (e, d) => console.log('hlserr', d.details, d.fatal, d.reason, String(d.error))); h.loadSource('/s/' + location.hash.slice(1) + '/index.m3u8'); h.attachMedia(v);</script>`,
+            h.loadSource('/s/' + location.hash.slice(1) + '/index.m3u8'); h.attachMedia(v);</script>`,
         live: `<video id=v muted autoplay playsinline></video><script src="/lowLatency.js"></script><script>${frame}
             LowLatency.playLowLatency(v, '/live/' + location.hash.slice(1), {
                 onUnsupported: (r) => (window.failed = r), onEnded: (r) => (window.failed = r) });</script>`,
     };
     const http = createServer((req, res) => {
-        const u = req.url ?? "";
-        console.log("REQ", u);
+        const u = req.url ?? '';
         const send = (type: string, body: string | Buffer) => {
             res.setHeader('content-type', type);
             res.end(body);
@@ -141,8 +140,7 @@ async function firstFrames(relay: Relay, url: string, dir: string): Promise<Figu
                 if (kind === 'hls') await untilHls(relay, id);
                 await tab.goto(`${base}/page/${kind}#${id}`);
                 await tab.reload();
-                tab.on("console", (m) => console.log(kind, m.text()));
-                await waitFrame(tab).catch(async (e) => { console.log(kind, await tab.evaluate(() => { const v = document.getElementById("v") as HTMLVideoElement; return JSON.stringify({ f: (window as any).failed, rs: v.readyState, ct: v.currentTime, b: v.buffered.length ? [v.buffered.start(0), v.buffered.end(0)] : null, err: v.error?.message, q: v.getVideoPlaybackQuality().totalVideoFrames }); })); throw e; });
+                await waitFrame(tab);
                 times[kind].push(performance.now() - started);
                 relay.stop(id);
                 await tab.close();
