@@ -53,8 +53,6 @@ export interface StreamStatus {
     codec: string | null;
     /** Since when the stream has played (epoch ms). */
     playingSince: number | null;
-    /** The HLS playlist exists (the fallback path can open; `playing` may come first, from the low-latency path). */
-    hlsReady: boolean;
     /** Browsers that fetched the playlist in the last 10 s, and those on the low-latency path. */
     viewers: number;
     /** Bytes of playlist and segments answered to browsers. */
@@ -158,7 +156,6 @@ export function createVideoRelay(opts: RelayOptions) {
         mode: null,
         codec: null,
         playingSince: null,
-        hlsReady: false,
         viewers: 0,
         bytesServed: 0,
     });
@@ -192,7 +189,6 @@ export function createVideoRelay(opts: RelayOptions) {
         s.status.state = 'retrying';
         s.status.error = hidePassword(error);
         s.status.playingSince = null;
-        s.status.hlsReady = false;
         s.status.retryAt = Date.now() + delay;
         if (wasPlaying && !s.pipe) setOnline(s, false);
         log(`video ${s.deviceId}: ${s.status.error}; retry in ${delay} ms`);
@@ -349,11 +345,7 @@ export function createVideoRelay(opts: RelayOptions) {
         s.live.reset();
         const splitter = createFmp4Splitter({
             onInit: (init, codec) => s.child === child && s.live.init(init, codec),
-            onFragment: (fragment) => {
-                if (s.child !== child) return;
-                s.live.fragment(fragment);
-                if (fragment.key) markPlaying(s);
-            },
+            onFragment: (fragment) => s.child === child && s.live.fragment(fragment),
             // A quick start that left the MP4 without the H.264 parameters: again with a second of analysis.
             onError: (message) => {
                 log(`video ${s.deviceId}: ${message}`);
@@ -379,12 +371,10 @@ export function createVideoRelay(opts: RelayOptions) {
             const why = s.stderr.slice(-2).join(' ') || `ffmpeg 退出（${code ?? signal}）`;
             fail(s, `视频源中断：${why}`);
         });
-        // Playing once the playlist names a segment (or the low-latency path has its first keyframe).
+        // Playing once the playlist names a segment (the low-latency path opens before: server/video/live.ts).
         const playlist = path.join(s.dir, 'index.m3u8');
-        s.status.hlsReady = false;
         s.watcher = setInterval(() => {
             if (!existsSync(playlist)) return;
-            s.status.hlsReady = true;
             markPlaying(s);
             if (s.watcher) clearInterval(s.watcher);
             s.watcher = null;

@@ -45,9 +45,9 @@ function relayPids(): number[] {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Until the stream's HLS playlist exists (the anchor: what the HLS path waits for). */
+/** Until the stream plays: its HLS playlist exists (the anchor: what the HLS path waits for). */
 async function untilHls(relay: ReturnType<typeof createVideoRelay>, id: number) {
-    for (let i = 0; i < 600 && !relay.status(id).hlsReady; i++) await sleep(25);
+    for (let i = 0; i < 600 && relay.status(id).state !== 'playing'; i++) await sleep(25);
 }
 
 const FFMPEG = process.env.FFMPEG_PATH || 'ffmpeg';

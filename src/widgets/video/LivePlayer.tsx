@@ -15,8 +15,6 @@ interface StreamStatus {
     retryAt: number | null;
     mode: 'copy' | 'transcode' | null;
     codec: string | null;
-    /** The HLS playlist exists (the fallback can open). */
-    hlsReady?: boolean;
     viewers: number;
 }
 
@@ -86,7 +84,6 @@ export default function LivePlayer({ resource, deviceId }: LivePlayerProps) {
     /** A frame has been shown: the picture is visible even before the polled state says playing. */
     const [shown, setShown] = useState(false);
     const active = status.data?.state === 'starting' || playing;
-    const hlsReady = playing && status.data?.hlsReady !== false;
 
     useEffect(() => {
         if (!active) setShown(false);
@@ -112,7 +109,8 @@ export default function LivePlayer({ resource, deviceId }: LivePlayerProps) {
 
     useEffect(() => {
         const video = videoRef.current;
-        if (path !== 'hls' || !hlsReady || !video) return;
+        // The relay says playing once the HLS playlist exists.
+        if (path !== 'hls' || !playing || !video) return;
         setPlayError(undefined);
         let destroyed = false;
         let hls: { destroy(): void } | undefined;
@@ -145,19 +143,21 @@ export default function LivePlayer({ resource, deviceId }: LivePlayerProps) {
             hls?.destroy();
             video.removeAttribute('src');
         };
-    }, [path, hlsReady, deviceId]);
+    }, [path, playing, deviceId]);
 
     if (status.isPending) return <CircularProgress size={24} aria-label="加载中" />;
     if (status.error) return <Alert severity="error">视频状态查询失败：{(status.error as Error).message}</Alert>;
     const s = status.data!;
+    // Frames shown while the relay still says starting (the low-latency path opens before the HLS playlist exists).
+    const live = s.state === 'playing' || (s.state === 'starting' && shown);
     const retryIn = s.retryAt ? Math.max(0, Math.round((s.retryAt - Date.now()) / 1000)) : null;
     return (
         <Stack spacing={1}>
             <Stack direction="row" spacing={1} alignItems="center">
                 <Chip
                     size="small"
-                    label={STATE_TEXT[s.state]}
-                    color={s.state === 'playing' ? 'success' : s.state === 'retrying' ? 'warning' : 'default'}
+                    label={STATE_TEXT[live ? 'playing' : s.state]}
+                    color={live ? 'success' : s.state === 'retrying' ? 'warning' : 'default'}
                 />
                 {s.mode && (
                     <Typography variant="body2" color="text.secondary">
@@ -169,7 +169,7 @@ export default function LivePlayer({ resource, deviceId }: LivePlayerProps) {
                         观看 {s.viewers} 人
                     </Typography>
                 )}
-                {s.state === 'playing' && (
+                {live && (
                     <Typography variant="body2" color="text.secondary" data-testid="play-path">
                         {path === 'live' ? '低延迟（MSE）' : 'HLS'}
                     </Typography>
