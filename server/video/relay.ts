@@ -114,7 +114,9 @@ const teeEscape = (value: string) => value.replace(/[\\:|[\]]/g, '\\$&');
  */
 function analysis(s: { url: string; pipe: unknown; fullAnalysis: boolean }): string[] {
     const quick = !s.pipe && !s.url.startsWith(LOOP_PREFIX) && !s.fullAnalysis;
-    return quick ? ['-analyzeduration', '0', '-probesize', '32'] : ['-analyzeduration', '1000000', '-probesize', '1000000'];
+    return quick
+        ? ['-analyzeduration', '0', '-probesize', '32']
+        : ['-analyzeduration', '1000000', '-probesize', '1000000'];
 }
 
 /** The camera's RTSP URL from its stored address and account (credentials percent-encoded). */

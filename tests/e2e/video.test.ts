@@ -119,7 +119,12 @@ describe.skipIf(!haveChromium)('video devices in Chromium', () => {
 
         // A browser without MSE (MediaSource and ManagedMediaSource deleted before the console's code runs): the
         // player falls back to HLS (the browser's own, hls.js needing MSE too) and frames still advance.
-        const noMse = await page.context().newPage();
+        const noMseContext = await browser.newContext({
+            viewport: { width: 1440, height: 900 },
+            locale: 'zh-CN',
+            storageState: await page.context().storageState(),
+        });
+        const noMse = await noMseContext.newPage();
         noMse.on('pageerror', (e) => errors.push(String(e)));
         await noMse.addInitScript(() => {
             const w = window as unknown as Record<string, unknown>;
@@ -156,7 +161,7 @@ describe.skipIf(!haveChromium)('video devices in Chromium', () => {
         expect((await frames()).size).toEqual([320, 240]);
         await byText(noMse, 'HLS').waitFor();
         await screenshot(noMse, 'video-playing-hls');
-        await noMse.close();
+        await noMseContext.close();
 
         await page.getByRole('button', { name: '停止推流' }).click();
         await page.getByRole('dialog').getByRole('button', { name: '确定' }).click();

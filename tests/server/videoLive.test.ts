@@ -23,7 +23,10 @@ const post = async (path: string, values: Record<string, string | number>) => {
 };
 
 /** Reads a live body until `enough` says so (or it ends), splitting it as a player would. */
-async function readLive(body: ReadableStream<Uint8Array>, enough: (seen: { init?: string; frags: Fragment[] }) => boolean) {
+async function readLive(
+    body: ReadableStream<Uint8Array>,
+    enough: (seen: { init?: string; frags: Fragment[] }) => boolean,
+) {
     const seen: { init?: string; frags: Fragment[]; order: string[]; ended: boolean } = {
         frags: [],
         order: [],
