@@ -15,7 +15,8 @@ export interface Fragment {
 }
 
 export interface Fmp4Events {
-    onInit(init: Buffer, codec: string): void;
+    /** The init segment, with its MSE codec string when the track is H.264 with its parameters (else undefined). */
+    onInit(init: Buffer, codec: string | undefined): void;
     onFragment(fragment: Fragment): void;
     onError(message: string): void;
 }
@@ -95,9 +96,7 @@ export function createFmp4Splitter(events: Fmp4Events) {
             const moov = Buffer.concat([...head, bytes]);
             head = [];
             init = true;
-            const codec = codecOf(bytes);
-            if (!codec) return fail('视频流不是 H.264，无法低延迟播放');
-            events.onInit(moov, codec);
+            events.onInit(moov, codecOf(bytes));
         } else if (type === 'moof') moof = bytes;
         else if (type === 'mdat' && moof && init) {
             events.onFragment({ bytes: Buffer.concat([moof, bytes]), key: startsWithKeyframe(moof) });

@@ -256,6 +256,14 @@ export function createVideoRelay(opts: RelayOptions) {
             spawnHls(s, ['-re', '-stream_loop', '-1'], s.url.slice(LOOP_PREFIX.length), false);
             return;
         }
+        const rtsp = ['-rtsp_transport', 'tcp', '-timeout', '5000000'];
+        // Quick start: no ffprobe (0.27 s and a process), H.264 assumed and copied; the MP4's init segment then says
+        // whether it is (server/video/fmp4.ts), and a camera that is not starts again, probed, at once.
+        if (!s.fullAnalysis) {
+            s.status.codec = null;
+            spawnHls(s, rtsp, s.url, false);
+            return;
+        }
         let codec: string;
         try {
             codec = await probe(s);
@@ -264,7 +272,7 @@ export function createVideoRelay(opts: RelayOptions) {
         }
         if (s.stopped) return;
         s.status.codec = codec;
-        spawnHls(s, ['-rtsp_transport', 'tcp', '-timeout', '5000000'], s.url, codec !== 'h264');
+        spawnHls(s, rtsp, s.url, codec !== 'h264');
     }
 
     /**
@@ -345,17 +353,24 @@ export function createVideoRelay(opts: RelayOptions) {
         s.child = child;
         s.stderr = [];
         s.live.reset();
+        let initSeen = false;
         const splitter = createFmp4Splitter({
-            onInit: (init, codec) => s.child === child && s.live.init(init, codec),
-            onFragment: (fragment) => s.child === child && s.live.fragment(fragment),
-            // A quick start that left the MP4 without the H.264 parameters: again with a second of analysis.
-            onError: (message) => {
-                log(`video ${s.deviceId}: ${message}`);
-                if (s.child === child && !s.fullAnalysis && s.status.mode === 'copy') {
+            onInit: (init, codec) => {
+                if (s.child !== child) return;
+                initSeen = true;
+                if (codec) {
+                    s.status.codec ??= 'h264';
+                    s.live.init(init, codec);
+                } else if (!s.fullAnalysis) {
+                    // Not H.264, or its parameters missing: again at once, probed and analysed (transcoded if need be).
+                    log(`video ${s.deviceId}: not H.264 with its parameters in the SDP; probing`);
                     s.fullAnalysis = true;
-                    fail(s, message);
-                }
+                    kill(s);
+                    void run(s);
+                } else log(`video ${s.deviceId}: 低延迟流不可用（非 H.264）`);
             },
+            onFragment: (fragment) => s.child === child && s.live.fragment(fragment),
+            onError: (message) => log(`video ${s.deviceId}: ${message}`),
         });
         child.stdout!.on('data', (d: Buffer) => splitter.push(d));
         child.stderr!.on('data', (d: Buffer) => {
@@ -371,7 +386,8 @@ export function createVideoRelay(opts: RelayOptions) {
             if (s.child !== child) return;
             s.child = null;
             const why = s.stderr.slice(-2).join(' ') || `ffmpeg 退出（${code ?? signal}）`;
-            fail(s, `视频源中断：${why}`);
+            // Before its first output ffmpeg was still connecting (the quick start has no ffprobe before it).
+            fail(s, `${initSeen ? '视频源中断' : '连接视频源失败'}：${why}`);
         });
         // Playing once the playlist names a segment (the low-latency path opens before: server/video/live.ts).
         const playlist = path.join(s.dir, 'index.m3u8');

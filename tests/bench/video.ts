@@ -16,7 +16,8 @@ import type { BenchGroup, Figure } from './run';
  * 15 fps, keyframe each second): time from push to the first playlist for 1 and 10 streams at once (the anchor),
  * time from push to the first video frame Chromium presents on the low-latency path (the player's own
  * src/widgets/video/lowLatency.ts: fragmented MP4 into Media Source Extensions) and on the HLS fallbacks (hls.js
- * over the relay's HLS, and Chromium's own HLS as where MSE is missing), and the CPU ffmpeg spends per relayed stream (H.264 copied), from /proc over 5 s.
+ * over the relay's HLS, and Chromium's own HLS as where MSE is missing), the time a second viewer of a playing
+ * stream waits for its first frame on each, and the CPU ffmpeg spends per relayed stream (H.264 copied), from /proc over 5 s.
  */
 
 const CLK_TCK = 100;
@@ -120,6 +121,7 @@ async function firstFrames(relay: Relay, url: string, dir: string): Promise<Figu
         args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
     });
     const times: Record<string, number[]> = { hls: [], native: [], live: [] };
+    const joins: Record<string, number[]> = { hls: [], native: [], live: [] };
     const waitFrame = (tab: Page) =>
         tab.waitForFunction(
             () => {
@@ -145,7 +147,16 @@ async function firstFrames(relay: Relay, url: string, dir: string): Promise<Figu
                 await tab.reload();
                 await waitFrame(tab);
                 times[kind].push(performance.now() - started);
+                // A second viewer of the stream now playing: from opening the page to its first frame.
+                const second = await browser.newPage();
+                await second.goto(`${base}/page/${kind}#0`);
+                const opened = performance.now();
+                await second.goto(`${base}/page/${kind}#${id}`);
+                await second.reload();
+                await waitFrame(second);
+                joins[kind].push(performance.now() - opened);
                 relay.stop(id);
+                await second.close();
                 await tab.close();
             }
         }
@@ -154,7 +165,15 @@ async function firstFrames(relay: Relay, url: string, dir: string): Promise<Figu
         http.close();
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const join = (kind: string, label: string): Figure => ({
+        name: `open_playing_to_first_frame_${label}_median`,
+        value: Math.round(median(joins[kind])),
+        unit: 'ms',
+    });
     return [
+        join('live', 'low_latency'),
+        join('hls', 'hls'),
+        join('native', 'native_hls'),
         { name: 'push_to_first_frame_low_latency_median', value: Math.round(median(times.live)), unit: 'ms' },
         { name: 'push_to_first_frame_low_latency_max', value: Math.round(Math.max(...times.live)), unit: 'ms' },
         { name: 'push_to_first_frame_hls_median', value: Math.round(median(times.hls)), unit: 'ms' },
