@@ -87,16 +87,25 @@ describe('/api/video-device/live', () => {
         expect(res.status).toBe(200);
         expect(res.headers.get('content-type')).toMatch(/^video\/mp4; codecs="avc1\.[0-9a-f]{6}"$/);
         expect(res.headers.get('cache-control')).toBe('no-store');
-        const { seen, reader } = await readLive(res.body!, (s) => s.frags.length >= 12);
+        const { seen, reader } = await readLive(res.body!, (s) => s.frags.filter((f) => f.key).length >= 2);
         expect(seen.order[0]).toBe('init');
         expect(seen.order[1]).toBe('key');
         expect(seen.order.filter((o) => o.startsWith('error'))).toEqual([]);
-        // 15 fps, a keyframe each second: fragments of at most 100 ms between keyframes.
-        expect(seen.order.slice(2)).toContain('frag');
+        // 15 fps, a keyframe each second, a fragment per frame: 14 frames between the two keyframes (12 allowed: the
+        // test camera's RTP crosses loopback UDP, where a busy machine may lose a packet).
+        const between = seen.order.slice(2, -1);
+        expect(new Set(between)).toEqual(new Set(['frag']));
+        expect(between.length).toBeGreaterThanOrEqual(12);
+        expect(between.length).toBeLessThanOrEqual(14);
         await reader.cancel();
     });
 
     it('a viewer joining later starts at the cached keyframe; viewers count while they read, not after', async () => {
+        for (let i = 0; i < 100; i++) {
+            const now = (await (await server.fetch(`/api/video-device/stream-status?id=${id}`)).json()).data;
+            if (now.state === 'playing') break;
+            await new Promise((r) => setTimeout(r, 100));
+        }
         const res = await server.fetch(`/api/video-device/live?id=${id}`);
         const { seen, reader } = await readLive(res.body!, (s) => s.frags.length >= 1);
         expect(seen.order.slice(0, 2)).toEqual(['init', 'key']);
