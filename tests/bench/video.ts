@@ -52,7 +52,7 @@ async function untilHls(relay: ReturnType<typeof createVideoRelay>, id: number) 
 }
 
 const FFMPEG = process.env.FFMPEG_PATH || 'ffmpeg';
-const ROUNDS = 3;
+const ROUNDS = 5;
 
 type Relay = ReturnType<typeof createVideoRelay>;
 
