@@ -44,6 +44,19 @@ export const refuseForeignWrites: MiddlewareHandler = async (c, next) => {
 };
 
 /**
+ * Whether a read comes from another site's page: a media element or fetch there would carry the session cookie
+ * (SameSite=Lax lets top-level and same-site loads through). Browsers say where a request comes from in
+ * Sec-Fetch-Site (a same-origin fetch sends no Origin); an Origin, when sent, must be ours. Without either header
+ * (curl, tests) it passes, as for writes.
+ */
+export function isForeignRead(c: Context): boolean {
+    const site = c.req.header('sec-fetch-site');
+    if (site !== undefined && site !== 'same-origin' && site !== 'none') return true;
+    const from = originOf(c.req.header('origin'));
+    return from !== undefined && from !== ownOrigin(c);
+}
+
+/**
  * Hono's bodyLimit, without building the request's web stream where the size is known already: a GET or HEAD (no
  * body), a request over HTTP/1.1 without Content-Length or Transfer-Encoding (no body: most DELETEs), or one whose
  * Content-Length states its size. Only a chunked body is counted as it comes (Hono's bodyLimit).

@@ -25,7 +25,8 @@ import {
     VIDEO_NOT_FOUND,
     type SipInfo,
 } from '../domain/videoDevices';
-import { ok } from '../http/envelope';
+import { fail, ok } from '../http/envelope';
+import { FOREIGN_ORIGIN, isForeignRead } from '../http/guard';
 import { badRequest, conflict, isUniqueViolation, notFound } from '../http/errors';
 import { paging, positiveInt, readBody, validate } from '../http/input';
 import type { PipeSource } from '../video/relay';
@@ -336,6 +337,26 @@ export function videoDeviceRoutes(services: Services) {
         return c.body(new Uint8Array(bytes), 200, {
             'Content-Type': 'video/mp2t',
             'Cache-Control': 'private, max-age=60',
+        });
+    });
+
+    /**
+     * The low-latency live stream of a pushed camera for the console's own page (Media Source Extensions): one
+     * chunked body of fragmented MP4, the init segment and the fragments since the last keyframe first, then each
+     * fragment as ffmpeg cuts it (server/video/live.ts). A starting stream is waited for (up to 20 s); the body
+     * ends when the push stops or the relay restarts, and a viewer that stops reading is dropped.
+     */
+    app.get('/live', async (c) => {
+        if (isForeignRead(c)) return fail(c, 403, FOREIGN_ORIGIN);
+        const deviceId = positiveInt(c.req.query('id'), '缺少设备ID');
+        const feed = services.video?.live(deviceId);
+        const codec = feed ? await feed.ready() : null;
+        const body = codec ? feed!.open() : undefined;
+        if (!codec) throw notFound(NO_STREAM);
+        if (!body) return fail(c, 503, '该视频低延迟观看人数已满，请稍后再试');
+        return c.body(body, 200, {
+            'Content-Type': `video/mp4; codecs="${codec}"`,
+            'Cache-Control': 'no-store',
         });
     });
 

@@ -988,6 +988,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    '/api/video-device/live': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The low-latency live stream of a pushing camera for the console's own page (Media Source Extensions): one
+         *     chunked body of fragmented MP4 (H.264), the init segment and the fragments since the last keyframe first, then
+         *     each fragment as it is cut; Content-Type names the codec (video/mp4; codecs="avc1.PPCCLL"). A starting stream
+         *     is waited for up to 20 s. The body ends when the push stops or the relay restarts; a viewer more than 4 MB
+         *     behind is dropped. 404 视频流不存在或未在推流 (in the envelope) when the camera is not pushing; 403 from another
+         *     site (Sec-Fetch-Site or Origin); 503 when 64 viewers already watch this camera this way (HLS still serves).
+         */
+        get: operations['videoLive'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     '/api/project/listAll': {
         parameters: {
             query?: never;
@@ -8416,6 +8440,49 @@ export interface operations {
             400: components['responses']['BadRequest'];
             401: components['responses']['Unauthorized'];
             404: components['responses']['NotFound'];
+        };
+    };
+    videoLive: {
+        parameters: {
+            query: {
+                id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Fragmented MP4, streamed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'video/mp4': string;
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            /** @description Asked from another site's page (拒绝跨站请求) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['Failure'];
+                };
+            };
+            404: components['responses']['NotFound'];
+            /** @description Too many viewers of this camera on this path (该视频低延迟观看人数已满，请稍后再试) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['Failure'];
+                };
+            };
         };
     };
     listAllProjects: {

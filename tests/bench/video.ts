@@ -3,7 +3,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { Readable } from 'node:stream';
+import { build } from 'esbuild';
+import { chromium, type Page } from 'playwright-core';
 import { createVideoRelay } from '../../server/video/relay';
 import { startRtspSource } from '../server/rtspSource';
 import { checkFfmpeg } from '../../server/video/testPattern';
@@ -11,9 +13,11 @@ import type { BenchGroup, Figure } from './run';
 
 /**
  * `npm run bench -- video`: the relay of server/video/relay.ts against the local RTSP test camera (320×240 H.264,
- * 15 fps, keyframe each second): time from push to the first playlist for 1 and 10 streams at once, time from push
- * to the first decoded frame in Chromium (hls.js over the relay's HLS), and the CPU ffmpeg spends per relayed
- * stream (H.264 copied), from /proc over 5 s.
+ * 15 fps, keyframe each second): time from push to the first playlist for 1 and 10 streams at once (the anchor),
+ * time from push to the first video frame Chromium presents on the low-latency path (the player's own
+ * src/widgets/video/lowLatency.ts: fragmented MP4 into Media Source Extensions) and on the HLS fallbacks (hls.js
+ * over the relay's HLS, and Chromium's own HLS as where MSE is missing), the time a second viewer of a playing
+ * stream waits for its first frame on each, and the CPU ffmpeg spends per relayed stream (H.264 copied), from /proc over 5 s.
  */
 
 const CLK_TCK = 100;
@@ -42,11 +46,142 @@ function relayPids(): number[] {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function untilPlaying(relay: ReturnType<typeof createVideoRelay>, id: number) {
+/** Until the stream plays: its HLS playlist exists (the anchor: what the HLS path waits for). */
+async function untilHls(relay: ReturnType<typeof createVideoRelay>, id: number) {
     for (let i = 0; i < 600 && relay.status(id).state !== 'playing'; i++) await sleep(25);
 }
 
 const FFMPEG = process.env.FFMPEG_PATH || 'ffmpeg';
+const ROUNDS = 5;
+
+type Relay = ReturnType<typeof createVideoRelay>;
+
+/**
+ * Push to the first presented frame (requestVideoFrameCallback), each path ROUNDS times in turn, each round a new
+ * camera and a new page: HLS (the page opens once the playlist exists, as the player does) and the low-latency path
+ * (the page opens at once: the player asks while the stream starts and the server holds the answer until the first
+ * keyframe). The relay's files and live stream are served as the platform serves them, without the sign-in.
+ */
+async function firstFrames(relay: Relay, url: string, dir: string): Promise<Figure[]> {
+    const hlsJs = readFileSync(path.resolve('node_modules/hls.js/dist/hls.min.js'));
+    const lowLatency = (
+        await build({
+            entryPoints: [path.resolve('src/widgets/video/lowLatency.ts')],
+            bundle: true,
+            write: false,
+            format: 'iife',
+            globalName: 'LowLatency',
+            target: 'es2022',
+        })
+    ).outputFiles[0].text;
+    const frame = `const v = document.getElementById('v');
+        v.requestVideoFrameCallback(() => (window.firstFrame = true));`;
+    const pages: Record<string, string> = {
+        hls: `<video id=v muted autoplay playsinline></video><script src="/hls.js"></script><script>${frame}
+            const h = new Hls({ liveSyncDurationCount: 2, manifestLoadingMaxRetry: 30, manifestLoadingRetryDelay: 100 });
+            h.loadSource('/s/' + location.hash.slice(1) + '/index.m3u8'); h.attachMedia(v);</script>`,
+        // Where MSE is missing the player hands the playlist to the browser's own HLS (Chromium 156 has it).
+        native: `<video id=v muted autoplay playsinline></video><script>${frame}
+            v.src = '/s/' + location.hash.slice(1) + '/index.m3u8';</script>`,
+        live: `<video id=v muted autoplay playsinline></video><script src="/lowLatency.js"></script><script>${frame}
+            LowLatency.playLowLatency(v, '/live/' + location.hash.slice(1), {
+                onUnsupported: (r) => (window.failed = r), onEnded: (r) => (window.failed = r) });</script>`,
+    };
+    const http = createServer((req, res) => {
+        const u = req.url ?? '';
+        const send = (type: string, body: string | Buffer) => {
+            res.setHeader('content-type', type);
+            res.end(body);
+        };
+        if (u.startsWith('/page/')) return send('text/html', pages[u.slice(6)] ?? '');
+        if (u === '/hls.js') return send('text/javascript', hlsJs);
+        if (u === '/lowLatency.js') return send('text/javascript', lowLatency);
+        if (u.startsWith('/live/')) {
+            const feed = relay.live(Number(u.slice(6)));
+            void feed?.ready().then((codec) => {
+                const body = codec ? feed.open() : undefined;
+                if (!body) {
+                    res.statusCode = 404;
+                    return res.end();
+                }
+                res.setHeader('content-type', `video/mp4; codecs="${codec}"`);
+                Readable.fromWeb(body as import('node:stream/web').ReadableStream).pipe(res);
+            });
+            if (!feed) res.writeHead(404).end();
+            return;
+        }
+        const file = path.join(dir, u.replace(/^\/s\//, ''));
+        if (!u.startsWith('/s/') || !existsSync(file)) return res.writeHead(404).end();
+        res.end(readFileSync(file));
+    }).listen(0, '127.0.0.1');
+    await new Promise((r) => http.once('listening', r));
+    const base = `http://127.0.0.1:${(http.address() as { port: number }).port}`;
+    const browser = await chromium.launch({
+        executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+    const times: Record<string, number[]> = { hls: [], native: [], live: [] };
+    const joins: Record<string, number[]> = { hls: [], native: [], live: [] };
+    const waitFrame = (tab: Page) =>
+        tab.waitForFunction(
+            () => {
+                const w = window as unknown as { firstFrame?: boolean; failed?: string };
+                if (w.failed) throw new Error(w.failed);
+                return w.firstFrame;
+            },
+            undefined,
+            { timeout: 30_000, polling: 10 },
+        );
+    try {
+        let id = 1000;
+        for (let round = 0; round < ROUNDS; round++) {
+            for (const kind of ['hls', 'native', 'live'] as const) {
+                const tab = await browser.newPage();
+                // The page's own load is not the relay's: loaded once before the push, opened by hash after it.
+                await tab.goto(`${base}/page/${kind}#0`);
+                id++;
+                const started = performance.now();
+                relay.start(id, url);
+                if (kind !== 'live') await untilHls(relay, id);
+                await tab.goto(`${base}/page/${kind}#${id}`);
+                await tab.reload();
+                await waitFrame(tab);
+                times[kind].push(performance.now() - started);
+                // A second viewer of the stream now playing: from opening the page to its first frame.
+                const second = await browser.newPage();
+                await second.goto(`${base}/page/${kind}#0`);
+                const opened = performance.now();
+                await second.goto(`${base}/page/${kind}#${id}`);
+                await second.reload();
+                await waitFrame(second);
+                joins[kind].push(performance.now() - opened);
+                relay.stop(id);
+                await second.close();
+                await tab.close();
+            }
+        }
+    } finally {
+        await browser.close();
+        http.close();
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const join = (kind: string, label: string): Figure => ({
+        name: `open_playing_to_first_frame_${label}_median`,
+        value: Math.round(median(joins[kind])),
+        unit: 'ms',
+    });
+    return [
+        join('live', 'low_latency'),
+        join('hls', 'hls'),
+        join('native', 'native_hls'),
+        { name: 'push_to_first_frame_low_latency_median', value: Math.round(median(times.live)), unit: 'ms' },
+        { name: 'push_to_first_frame_low_latency_max', value: Math.round(Math.max(...times.live)), unit: 'ms' },
+        { name: 'push_to_first_frame_hls_median', value: Math.round(median(times.hls)), unit: 'ms' },
+        { name: 'push_to_first_frame_hls_max', value: Math.round(Math.max(...times.hls)), unit: 'ms' },
+        { name: 'push_to_first_frame_native_hls_median', value: Math.round(median(times.native)), unit: 'ms' },
+        { name: 'push_to_first_frame_native_hls_max', value: Math.round(Math.max(...times.native)), unit: 'ms' },
+    ];
+}
 
 const group: BenchGroup = {
     name: 'video',
@@ -70,7 +205,7 @@ const group: BenchGroup = {
                 const times = await Promise.all(
                     ids.map(async (id) => {
                         relay.start(id, source.url);
-                        await untilPlaying(relay, id);
+                        await untilHls(relay, id);
                         return performance.now() - started;
                     }),
                 );
@@ -92,56 +227,7 @@ const group: BenchGroup = {
                 for (const id of ids) relay.stop(id);
             }
 
-            // Push to the first decoded frame in Chromium: the relay's HLS served as the platform serves it.
-            const hls = readFileSync(path.resolve('node_modules/hls.js/dist/hls.min.js'));
-            const page = `<video id=v muted autoplay playsinline></video><script src="/hls.js"></script><script>
-                const h = new Hls({ liveSyncDurationCount: 2, manifestLoadingMaxRetry: 30, manifestLoadingRetryDelay: 100 });
-                h.loadSource('/s/1/index.m3u8'); h.attachMedia(document.getElementById('v'));</script>`;
-            const http = createServer((req, res) => {
-                if (req.url === '/') {
-                    res.setHeader('content-type', 'text/html');
-                    return res.end(page);
-                }
-                if (req.url === '/hls.js') {
-                    res.setHeader('content-type', 'text/javascript');
-                    return res.end(hls);
-                }
-                const file = path.join(dir, (req.url ?? '').replace(/^\/s\//, ''));
-                if (!req.url?.startsWith('/s/') || !existsSync(file)) {
-                    res.statusCode = 404;
-                    return res.end();
-                }
-                res.end(readFileSync(file));
-            }).listen(0, '127.0.0.1');
-            await new Promise((r) => http.once('listening', r));
-            const browser = await chromium.launch({
-                executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-                args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-            });
-            try {
-                const tab = await browser.newPage();
-                const started = performance.now();
-                relay.start(1, source.url);
-                await untilPlaying(relay, 1);
-                await tab.goto(`http://127.0.0.1:${(http.address() as { port: number }).port}/`);
-                await tab.waitForFunction(
-                    () => (document.getElementById('v') as HTMLVideoElement).currentTime > 0,
-                    undefined,
-                    {
-                        timeout: 30_000,
-                        polling: 20,
-                    },
-                );
-                figures.push({
-                    name: 'push_to_first_frame_chromium',
-                    value: Math.round(performance.now() - started),
-                    unit: 'ms',
-                });
-                relay.stop(1);
-            } finally {
-                await browser.close();
-                http.close();
-            }
+            figures.push(...(await firstFrames(relay, source.url, dir)));
         } finally {
             await relay.close();
             await source.close();

@@ -110,9 +110,58 @@ describe.skipIf(!haveChromium)('video devices in Chromium', () => {
         expect(size).toEqual([320, 240]);
         await byText(page, '直播中').waitFor();
         await byText(page, 'H.264 直通').waitFor();
+        // Chromium has Media Source Extensions: the low-latency path (fragmented MP4 over /live) plays.
+        await expect(video.getAttribute('data-path')).resolves.toBe('live');
+        await byText(page, '低延迟（MSE）').waitFor();
         // The camera is online while its stream plays (the page refreshes its record when playing starts).
         await byText(page.locator('section').first(), '在线').waitFor();
         await screenshot(page, 'video-playing');
+
+        // A browser without MSE (MediaSource and ManagedMediaSource deleted before the console's code runs): the
+        // player falls back to HLS (the browser's own, hls.js needing MSE too) and frames still advance.
+        const noMseContext = await browser.newContext({
+            viewport: { width: 1440, height: 900 },
+            locale: 'zh-CN',
+            storageState: await page.context().storageState(),
+        });
+        const noMse = await noMseContext.newPage();
+        noMse.on('pageerror', (e) => errors.push(String(e)));
+        await noMse.addInitScript(() => {
+            const w = window as unknown as Record<string, unknown>;
+            delete w.MediaSource;
+            delete w.ManagedMediaSource;
+            delete w.WebKitMediaSource;
+        });
+        await noMse.goto(page.url());
+        const fallback = noMse.getByTestId('live-video');
+        await fallback.waitFor({ state: 'visible', timeout: 30_000 });
+        await expect(fallback.getAttribute('data-path')).resolves.toBe('hls');
+        await expect(noMse.evaluate(() => typeof (window as { MediaSource?: unknown }).MediaSource)).resolves.toBe(
+            'undefined',
+        );
+        const frames = () =>
+            noMse.evaluate(() => {
+                const v = document.querySelector<HTMLVideoElement>('[data-testid="live-video"]')!;
+                return { t: v.currentTime, ready: v.readyState, size: [v.videoWidth, v.videoHeight] };
+            });
+        await noMse.waitForFunction(
+            () => {
+                const v = document.querySelector<HTMLVideoElement>('[data-testid="live-video"]');
+                return !!v && v.readyState >= 2 && v.currentTime > 0.5;
+            },
+            undefined,
+            { timeout: 45_000 },
+        );
+        const h1 = (await frames()).t;
+        await noMse.waitForFunction(
+            (start) => document.querySelector<HTMLVideoElement>('[data-testid="live-video"]')!.currentTime > start + 1,
+            h1,
+            { timeout: 30_000 },
+        );
+        expect((await frames()).size).toEqual([320, 240]);
+        await byText(noMse, 'HLS').waitFor();
+        await screenshot(noMse, 'video-playing-hls');
+        await noMseContext.close();
 
         await page.getByRole('button', { name: '停止推流' }).click();
         await page.getByRole('dialog').getByRole('button', { name: '确定' }).click();

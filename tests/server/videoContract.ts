@@ -94,6 +94,25 @@ export function videoHappyCases(server: () => TestServer): { cases: Cases; stop:
             }
             return call(s(), 'GET', `/api/video-device/stream?id=${id}&file=index.m3u8`);
         },
+        // The live body streams until the push stops: stopped half a second after the stream plays.
+        'GET /api/video-device/live': async () => {
+            source ??= await startRtspSource({ path: '/h264/ch1/sub/av_stream' });
+            const id = await rtsp(source.port);
+            await call(s(), 'POST', '/api/video-device/push', form({ deviceId: id }));
+            for (let i = 0; i < 300; i++) {
+                const status = await call(s(), 'GET', `/api/video-device/stream-status?id=${id}`);
+                if ((status.body.data as { state: string }).state === 'playing') break;
+                await new Promise((r) => setTimeout(r, 100));
+            }
+            const stop = setTimeout(() => {
+                void call(s(), 'POST', '/api/video-device/stop-push', form({ deviceId: id }));
+            }, 500);
+            try {
+                return await call(s(), 'GET', `/api/video-device/live?id=${id}`);
+            } finally {
+                clearTimeout(stop);
+            }
+        },
     };
     return { cases, stop: async () => source?.close() };
 }

@@ -5,6 +5,7 @@ import { useDataProvider, useRefresh } from 'react-admin';
 import { readAuthorization } from '../../../dataProvider';
 import type { PlatformDataProvider } from '../../engine/choices';
 import type { WidgetProps } from '../registry';
+import { mediaSourceClass, playLowLatency } from './lowLatency';
 
 interface StreamStatus {
     pushing: number;
@@ -30,15 +31,31 @@ const STATE_TEXT: Record<StreamStatus['state'], string> = {
     stopped: '未推流',
 };
 
+const apiPrefix = () => ((import.meta.env?.VITE_API_PREFIX as string | undefined) ?? '').replace(/\/$/, '');
+
 function streamUrl(deviceId: number | string): string {
-    const prefix = ((import.meta.env?.VITE_API_PREFIX as string | undefined) ?? '').replace(/\/$/, '');
-    return `${prefix}/api/video-device/stream?id=${encodeURIComponent(String(deviceId))}&file=index.m3u8`;
+    return `${apiPrefix()}/api/video-device/stream?id=${encodeURIComponent(String(deviceId))}&file=index.m3u8`;
 }
 
+function liveUrl(deviceId: number | string): string {
+    return `${apiPrefix()}/api/video-device/live?id=${encodeURIComponent(String(deviceId))}`;
+}
+
+function authHeaders(): Record<string, string> {
+    const token = readAuthorization();
+    return token ? { Authorization: token } : {};
+}
+
+/** How the picture arrives: fragmented MP4 into Media Source Extensions, or HLS (hls.js, or the browser's own). */
+type PlayPath = 'live' | 'hls';
+
 /**
- * The live picture of a pushed camera: the relay's state polled every 2 s, and while it plays, a muted video element
- * fed by hls.js (loaded only here, in this widget's own chunk) from the server's HLS; Safari-style native HLS
- * when the browser has it. The state and the relay's last error are said in words.
+ * The live picture of a pushed camera. Where the browser has Media Source Extensions, the low-latency path
+ * (./lowLatency.ts) opens as soon as the push starts: the server answers with the stream's init segment and the
+ * fragments since its last keyframe, so the first frame shows about a second after push. Without MSE, or when that
+ * path cannot play (codec, refused), HLS: hls.js (loaded only then, in its own chunk) or the browser's native HLS,
+ * once the playlist exists. The relay's state is polled (every 0.5 s while starting, else 2 s) and said in words,
+ * with its last error.
  */
 export default function LivePlayer({ resource, deviceId }: LivePlayerProps) {
     const dataProvider = useDataProvider<PlatformDataProvider>();
@@ -46,7 +63,7 @@ export default function LivePlayer({ resource, deviceId }: LivePlayerProps) {
         queryKey: [resource, 'streamStatus', deviceId],
         queryFn: async () =>
             (await dataProvider.invoke(resource, 'streamStatus', { id: deviceId })).data as StreamStatus,
-        refetchInterval: 2000,
+        refetchInterval: (query) => (query.state.data?.state === 'starting' ? 500 : 2000),
         retry: false,
     });
     const playing = status.data?.state === 'playing';
@@ -61,10 +78,39 @@ export default function LivePlayer({ resource, deviceId }: LivePlayerProps) {
     }, [playing, status.data, refresh]);
     const videoRef = useRef<HTMLVideoElement>(null);
     const [playError, setPlayError] = useState<string>();
+    const [path, setPath] = useState<PlayPath>(() => (mediaSourceClass() ? 'live' : 'hls'));
+    /** Bumped to open the low-latency stream again after it ended (the relay restarted). */
+    const [attempt, setAttempt] = useState(0);
+    /** A frame has been shown: the picture is visible even before the polled state says playing. */
+    const [shown, setShown] = useState(false);
+    const active = status.data?.state === 'starting' || playing;
+
+    useEffect(() => {
+        if (!active) setShown(false);
+    }, [active]);
 
     useEffect(() => {
         const video = videoRef.current;
-        if (!playing || !video) return;
+        if (path !== 'live' || !active || !video) return;
+        setPlayError(undefined);
+        let retry: ReturnType<typeof setTimeout> | undefined;
+        const playback = playLowLatency(video, liveUrl(deviceId), {
+            headers: authHeaders(),
+            onUnsupported: () => setPath('hls'),
+            onEnded: () => {
+                retry = setTimeout(() => setAttempt((n) => n + 1), 1000);
+            },
+        });
+        return () => {
+            clearTimeout(retry);
+            playback.stop();
+        };
+    }, [path, active, deviceId, attempt]);
+
+    useEffect(() => {
+        const video = videoRef.current;
+        // The relay says playing once the HLS playlist exists.
+        if (path !== 'hls' || !playing || !video) return;
         setPlayError(undefined);
         let destroyed = false;
         let hls: { destroy(): void } | undefined;
@@ -76,8 +122,7 @@ export default function LivePlayer({ resource, deviceId }: LivePlayerProps) {
                     liveSyncDurationCount: 2,
                     manifestLoadingMaxRetry: 6,
                     xhrSetup: (xhr) => {
-                        const token = readAuthorization();
-                        if (token) xhr.setRequestHeader('Authorization', token);
+                        for (const [name, value] of Object.entries(authHeaders())) xhr.setRequestHeader(name, value);
                     },
                 });
                 hls = player;
@@ -98,19 +143,21 @@ export default function LivePlayer({ resource, deviceId }: LivePlayerProps) {
             hls?.destroy();
             video.removeAttribute('src');
         };
-    }, [playing, deviceId]);
+    }, [path, playing, deviceId]);
 
     if (status.isPending) return <CircularProgress size={24} aria-label="加载中" />;
     if (status.error) return <Alert severity="error">视频状态查询失败：{(status.error as Error).message}</Alert>;
     const s = status.data!;
+    // Frames shown while the relay still says starting (the low-latency path opens before the HLS playlist exists).
+    const live = s.state === 'playing' || (s.state === 'starting' && shown);
     const retryIn = s.retryAt ? Math.max(0, Math.round((s.retryAt - Date.now()) / 1000)) : null;
     return (
         <Stack spacing={1}>
             <Stack direction="row" spacing={1} alignItems="center">
                 <Chip
                     size="small"
-                    label={STATE_TEXT[s.state]}
-                    color={s.state === 'playing' ? 'success' : s.state === 'retrying' ? 'warning' : 'default'}
+                    label={STATE_TEXT[live ? 'playing' : s.state]}
+                    color={live ? 'success' : s.state === 'retrying' ? 'warning' : 'default'}
                 />
                 {s.mode && (
                     <Typography variant="body2" color="text.secondary">
@@ -120,6 +167,11 @@ export default function LivePlayer({ resource, deviceId }: LivePlayerProps) {
                 {s.state === 'playing' && (
                     <Typography variant="body2" color="text.secondary">
                         观看 {s.viewers} 人
+                    </Typography>
+                )}
+                {live && (
+                    <Typography variant="body2" color="text.secondary" data-testid="play-path">
+                        {path === 'live' ? '低延迟（MSE）' : 'HLS'}
                     </Typography>
                 )}
             </Stack>
@@ -136,13 +188,15 @@ export default function LivePlayer({ resource, deviceId }: LivePlayerProps) {
                     <video
                         ref={videoRef}
                         data-testid="live-video"
+                        data-path={path}
+                        onLoadedData={() => setShown(true)}
                         muted
                         autoPlay
                         playsInline
                         controls
-                        style={{ width: '100%', height: '100%', display: playing ? 'block' : 'none' }}
+                        style={{ width: '100%', height: '100%', display: playing || shown ? 'block' : 'none' }}
                     />
-                    {!playing && (
+                    {!playing && !shown && (
                         <Stack alignItems="center" justifyContent="center" sx={{ position: 'absolute', inset: 0 }}>
                             <CircularProgress size={32} sx={{ color: 'common.white' }} aria-label="连接中" />
                         </Stack>
