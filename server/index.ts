@@ -69,33 +69,39 @@ async function main(): Promise<void> {
     const adminPassword = firstStart ? prepareAdminPassword(config.adminPassword) : undefined;
     // A missing, unreadable, expired or mismatched certificate stops the start here, naming the file.
     const tlsMaterial = await loadTlsOrExit(config);
-    // The routers (a fifth of a second of module loading) load while the database starts; the seed and the map
-    // index run after the server answers (below).
-    const later = Promise.all([
-        import('./app'),
-        import('./seed'),
-        import('./domain/deviceFiles'),
-        import('./domain/deviceClusters'),
-        import('./mqtt/broker'),
-        import('./mqtt/access'),
-        import('./simulation/simulator'),
-        import('./domain/retention'),
-        import('./amqp/service'),
-        import('./rules/engine'),
-        import('./rules/retention'),
-        import('./video/relay'),
-        import('./domain/videoDevices'),
-        import('./video/sip'),
-        import('./mqtt/presence'),
-        import('./seed/live'),
-        import('./video/testPattern'),
-        import('./seed/ota'),
-        import('./ota/service'),
-    ]);
+    // The routers and services (their chunks of the compiled server: a few hundred ms of parsing on this thread) load
+    // once the database is starting in its worker, not before: the data directory's copy and the worker's start come
+    // first. The seed and the map index run after the server answers (below).
+    let later: ReturnType<typeof loadRest> | undefined;
+    const loadRest = () =>
+        Promise.all([
+            import('./app'),
+            import('./seed'),
+            import('./domain/deviceFiles'),
+            import('./domain/deviceClusters'),
+            import('./mqtt/broker'),
+            import('./mqtt/access'),
+            import('./simulation/simulator'),
+            import('./domain/retention'),
+            import('./amqp/service'),
+            import('./rules/engine'),
+            import('./rules/retention'),
+            import('./video/relay'),
+            import('./domain/videoDevices'),
+            import('./video/sip'),
+            import('./mqtt/presence'),
+            import('./seed/live'),
+            import('./video/testPattern'),
+            import('./seed/ota'),
+            import('./ota/service'),
+        ]);
+    const whileStarting = () => void (later ??= loadRest());
     let handle: DatabaseHandle;
     try {
         handle = await openDatabase(
-            config.databaseUrl ? { databaseUrl: config.databaseUrl } : { pgliteDir: pgliteDirOf(config.dataDir) },
+            config.databaseUrl
+                ? { databaseUrl: config.databaseUrl, whileStarting }
+                : { pgliteDir: pgliteDirOf(config.dataDir), whileStarting },
         );
     } catch (err) {
         if (err instanceof DataDirLockedError) {
@@ -125,7 +131,7 @@ async function main(): Promise<void> {
         { rtspSource, checkFfmpeg },
         { seedDemoOta },
         { createOtaService },
-    ] = await later;
+    ] = await (later ??= loadRest());
     // Connections ended with the previous run: its devices left ONLINE are OFFLINE as of this start (one process only;
     // in a cluster the others still hold theirs). Before the first start's demo seed, which writes statuses of its own.
     const leftOnline =

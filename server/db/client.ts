@@ -39,6 +39,11 @@ export interface OpenDatabaseOptions {
     migrate?: boolean;
     /** In-memory PGlite only: start from this data directory tarball (a migrated template) instead of initdb. */
     loadDataDir?: Blob;
+    /**
+     * Called once the database is starting on its own (PGlite's worker booting, PostgreSQL's pool made): work for this
+     * thread that should not delay the start (a server's module loading) begins here rather than before.
+     */
+    whileStarting?: () => void;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
@@ -54,7 +59,7 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
 export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<DatabaseHandle> {
     const handle = opts.databaseUrl
         ? await openPostgres(opts.databaseUrl, opts)
-        : await openPglite(opts.pgliteDir, opts.loadDataDir);
+        : await openPglite(opts.pgliteDir, opts.loadDataDir, opts.whileStarting);
     if (opts.migrate !== false) {
         try {
             await migrateDatabase(handle.db, opts.databaseUrl ? opts.pgSchema : undefined);
@@ -79,7 +84,11 @@ export function pgliteDirOf(dataDir: string): string {
     return path.join(dataDir, 'pgdata');
 }
 
-async function openPglite(dir: string | undefined, loadDataDir: Blob | undefined): Promise<DatabaseHandle> {
+async function openPglite(
+    dir: string | undefined,
+    loadDataDir: Blob | undefined,
+    whileStarting: (() => void) | undefined,
+): Promise<DatabaseHandle> {
     const inWorker = pgliteInWorker();
     // The worker's WebAssembly compiles (on V8's background threads) while the directory is locked and filled.
     if (inWorker) compilePgliteWasm();
@@ -88,7 +97,7 @@ async function openPglite(dir: string | undefined, loadDataDir: Blob | undefined
     const created = !dir || !existsSync(path.join(dir, 'PG_VERSION'));
     try {
         // A data directory without a database yet starts from the migrated template when this install has one.
-        const fresh = dir && created && !(await copyTemplateInto(dir));
+        const fresh = dir && created && !copyTemplateInto(dir);
         const tarball = dir ? (fresh ? existingTemplate() : undefined) : loadDataDir;
         // The database in a worker thread (pgliteRemote.ts), with the same interface for drizzle; PGLITE_WORKER=0: here.
         client = inWorker
@@ -96,6 +105,7 @@ async function openPglite(dir: string | undefined, loadDataDir: Blob | undefined
             : dir
               ? new PGlite(dir, { loadDataDir: tarball })
               : new PGlite({ loadDataDir: tarball });
+        whileStarting?.();
         await client.waitReady;
     } catch (err) {
         await release?.();
@@ -141,6 +151,7 @@ async function openPostgres(url: string, opts: OpenDatabaseOptions): Promise<Dat
         ...(pgSchema ? { options: `-c search_path="${pgSchema}"` } : {}),
     });
     pool.on('error', (err) => console.error('PostgreSQL 连接错误 / connection error:', err.message));
+    opts.whileStarting?.();
     let closed = false;
     return {
         db: drizzleNodePg(pool, { schema }) as unknown as Db,
