@@ -129,6 +129,12 @@ export async function moveLegacyRows(db: Db, opts: MoveOptions = {}): Promise<Mo
                     SELECT (SELECT count(*) FROM g)::int AS moved, (SELECT count(*) FROM ins)::int AS kept`),
                 )) as unknown as Rows<{ moved: number; kept: number }>;
                 return { moved: Number(r.rows[0]?.moved ?? 0), kept: Number(r.rows[0]?.kept ?? 0) };
+            }).catch((err: unknown) => {
+                // to_regclass takes no lock, so it can still see a table another mover dropped a moment ago (its
+                // catalog cache is brought up to date when a lock is taken): the batch's DELETE, which takes one,
+                // then finds no table. The table is done either way.
+                if (isMissingTable(err)) return { value: { moved: 0, kept: 0 } };
+                throw err;
             });
             if (!r) return { ...out, busy: true };
             const { moved, kept } = r.value;
