@@ -259,6 +259,8 @@ describe('project list screen against the platform', () => {
         submit(renaming);
         expect(await screen.findByText('修改成功')).toBeInTheDocument();
         await waitFor(() => expect(within(sceneList).getByText('智慧农场')).toBeInTheDocument());
+        // The rename dialog closes; until it has, MUI hides the dialog beneath it from the accessibility tree.
+        await waitFor(() => expect(screen.queryByRole('dialog', { name: '重命名场景' })).toBeNull());
 
         // The new scene is offered by the filter and by the project form.
         fireEvent.click(within(dialog).getByRole('button', { name: '关闭' }));
