@@ -31,7 +31,7 @@ export function codecOf(moov: Buffer): string | undefined {
 }
 
 /** Child boxes of a box body: [type, start of body, end]. */
-function* children(buf: Buffer, start: number, end: number): Generator<[string, number, number]> {
+export function* children(buf: Buffer, start: number, end: number): Generator<[string, number, number]> {
     let i = start;
     while (i + 8 <= end) {
         const size = buf.readUInt32BE(i);

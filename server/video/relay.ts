@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { loadClipLoop, playClipLoop, type LoopPlayer } from './clipLoop';
 import { createFmp4Splitter } from './fmp4';
 import { createLiveFeed, type LiveFeed } from './live';
 import { psVideoCodec } from './rtp';
@@ -80,6 +81,8 @@ interface Stream {
     dir: string;
     child: ChildProcess | null;
     probe: ChildProcess | null;
+    /** A local clip played by the server itself (no ffmpeg), for a `loop:` source. */
+    loop: LoopPlayer | null;
     status: StreamStatus;
     stderr: string[];
     timer: NodeJS.Timeout | null;
@@ -251,10 +254,20 @@ export function createVideoRelay(opts: RelayOptions) {
         s.status.retryAt = null;
         if (s.pipe) return runPipe(s, s.pipe);
         // A local H.264 clip played in a loop at its own pace (the demo's test pattern, server/video/testPattern.ts):
-        // one ffmpeg, copying, nothing to probe.
+        // cut once, then played by the server (server/video/clipLoop.ts); where that cannot be, one ffmpeg copies it.
         if (s.url.startsWith(LOOP_PREFIX)) {
             s.status.codec = 'h264';
-            spawnHls(s, ['-re', '-stream_loop', '-1'], s.url.slice(LOOP_PREFIX.length), false);
+            s.status.mode = 'copy';
+            const file = s.url.slice(LOOP_PREFIX.length);
+            try {
+                const clip = await loadClipLoop(ffmpeg, file);
+                if (s.stopped) return;
+                s.loop = playClipLoop(clip, { dir: s.dir, live: s.live, onPlaylist: () => markPlaying(s) });
+            } catch (err) {
+                if (s.stopped) return;
+                log(`video ${s.deviceId}: 测试画面无法由服务端循环播放（${(err as Error).message}），改用 ffmpeg`);
+                spawnHls(s, ['-re', '-stream_loop', '-1'], file, false);
+            }
             return;
         }
         const rtsp = ['-rtsp_transport', 'tcp', '-timeout', '5000000'];
@@ -420,6 +433,8 @@ export function createVideoRelay(opts: RelayOptions) {
         }
         s.child = null;
         s.probe = null;
+        s.loop?.stop();
+        s.loop = null;
         s.live.reset();
         s.session?.close();
         s.session = null;
@@ -457,6 +472,7 @@ export function createVideoRelay(opts: RelayOptions) {
                 dir: path.join(opts.dir, String(deviceId)),
                 child: null,
                 probe: null,
+                loop: null,
                 status: { ...blank(), state: 'starting' },
                 stderr: [],
                 timer: null,

@@ -6,9 +6,10 @@ import { LOOP_PREFIX, rtspUrl } from './relay';
 /**
  * The live demo's camera: a test pattern ffmpeg generates (lavfi testsrc, no network and no camera). Encoding it
  * continuously would cost a good part of a core, so a ten-second clip (320×240 H.264, 15 fps, a keyframe each
- * second, MPEG-PS) is encoded once into VIDEO_DIR and the relay plays it in a loop at its own pace (`-re -stream_loop
- * -1`, copied: no encoding, one ffmpeg) into the same HLS as for any camera; the camera is ONLINE while it plays. A camera whose host is TEST_PATTERN_HOST is this source (push, stop push, resume after a
- * restart work as for any rtsp camera); no other host is.
+ * second, MPEG-PS) is encoded once into VIDEO_DIR; the relay cuts it once more (copied) and then plays it in a loop
+ * at its own pace by itself (server/video/clipLoop.ts: no ffmpeg runs while it plays) into the same HLS and
+ * low-latency path as for any camera; the camera is ONLINE while it plays. A camera whose host is TEST_PATTERN_HOST is
+ * this source (push, stop push, resume after a restart work as for any rtsp camera); no other host is.
  */
 export const TEST_PATTERN_HOST = 'testsrc.lavfi';
 
@@ -78,7 +79,7 @@ export function ensureTestClip(ffmpegPath: string, videoDir: string): string {
     return clip;
 }
 
-/** The relay source that plays the clip in a loop, in real time, copied (no encoding): one ffmpeg in all. */
+/** The relay source that plays the clip in a loop, in real time (no encoding, no process while it plays). */
 export function testPatternSource(ffmpegPath: string, videoDir: string): string {
     return `${LOOP_PREFIX}${ensureTestClip(ffmpegPath, videoDir)}`;
 }
