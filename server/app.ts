@@ -53,6 +53,7 @@ import { setCameraOnline } from './domain/videoDevices';
 import { isProtectedPath, PROTECTED_PREFIXES, requireSession } from './sso/auth';
 import { ssoPages } from './sso/routes';
 import { sessionProbe } from './sso/sessionProbe';
+import { shellState } from './sso/shellState';
 import { consoleFiles } from './static';
 import { healthRoutes } from './cluster/health';
 import { DEMO_WEBHOOK_PATH, demoWebhookRoute } from './seed/webhook';
@@ -171,7 +172,7 @@ export function createApp(deps: AppDeps) {
     app.route('/', deviceAccessRoutes(services));
     app.route('/ms4', ms4Routes(services));
 
-    app.use('*', consoleFiles(deps.config.publicDir));
+    app.use('*', consoleFiles(deps.config.publicDir, shellState(services)));
 
     app.notFound((c) => {
         if (isProtectedPath(c.req.path)) return fail(c, 404, '接口不存在');

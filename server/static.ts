@@ -1,9 +1,10 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { serveStatic } from '@hono/node-server/serve-static';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { isProtectedPath } from './sso/auth';
 import { escapeHtml, PRODUCT_NAME } from './sso/page';
+import { shellStateScript, type ShellState } from './sso/shellState';
 
 const notBuiltPage = (dir: string) => `<!doctype html>
 <html lang="zh-CN"><head><meta charset="utf-8"><title>${PRODUCT_NAME}</title></head>
@@ -16,12 +17,27 @@ const notBuiltPage = (dir: string) => `<!doctype html>
 /**
  * The built console on the same port as the API: files from publicDir, and index.html for every other
  * GET that is not an API or sign-on path, so deep links such as /productDetail/view?productId=1 load the app.
+ * With `stateOf`, index.html carries the visitor's session state for the first screen (server/sso/shellState.ts);
+ * such a page is the visitor's own: never kept by a shared cache.
  */
-export function consoleFiles(publicDir: string): MiddlewareHandler {
+export function consoleFiles(publicDir: string, stateOf?: (c: Context) => Promise<ShellState>): MiddlewareHandler {
     const indexFile = path.join(publicDir, 'index.html');
     // Built lazily: serveStatic complains at creation when the directory does not exist yet (no build).
     let files: MiddlewareHandler | undefined;
     const index = serveStatic({ path: indexFile });
+    /** index.html's text, read again when a rebuild changes it. */
+    let shell: { mtimeMs: number; head: string; tail: string } | undefined;
+
+    function shellParts() {
+        const mtimeMs = statSync(indexFile).mtimeMs;
+        if (shell?.mtimeMs !== mtimeMs) {
+            const html = readFileSync(indexFile, 'utf8');
+            const at = html.indexOf('</head>');
+            shell =
+                at < 0 ? { mtimeMs, head: html, tail: '' } : { mtimeMs, head: html.slice(0, at), tail: html.slice(at) };
+        }
+        return shell;
+    }
 
     return async (c, next) => {
         const method = c.req.method;
@@ -33,13 +49,19 @@ export function consoleFiles(publicDir: string): MiddlewareHandler {
         // Vite names files under assets/ by content hash, so they never change; everything else may.
         const hashed = c.req.path.startsWith('/assets/');
         c.header('Cache-Control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');
-        const served = await files(c, async () => {});
+        // index.html itself, asked by its name or by a console route: with the state, below.
+        const asksIndex = c.req.path === '/index.html' || c.req.path.endsWith('/');
+        const served = stateOf && asksIndex ? undefined : await files(c, async () => {});
         if (served) return served;
         // A missing build asset (an old hash after a rebuild) is a 404, not the app shell.
         if (hashed) {
             c.header('Cache-Control', undefined);
             return next();
         }
-        return (await index(c, async () => {})) ?? next();
+        if (!stateOf) return (await index(c, async () => {})) ?? next();
+        const { head, tail } = shellParts();
+        c.header('Cache-Control', 'private, no-cache');
+        c.header('Vary', 'Cookie');
+        return c.html(`${head}${shellStateScript(await stateOf(c))}${tail}`);
     };
 }

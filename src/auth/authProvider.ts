@@ -1,6 +1,7 @@
 import type { AuthProvider, UserIdentity } from 'ra-core';
 import { send, type HttpOptions } from '../../dataProvider/http';
 import { parseEnvelope, readPath } from '../../dataProvider/envelope';
+import { createBootState, type BootState } from './bootState';
 
 /** Keys SPEC.md keeps the signed-in user under; some platform calls send the userId. */
 export const USER_KEYS = ['userId', 'userName', 'mobilePhone'] as const;
@@ -12,6 +13,8 @@ export interface AuthProviderOptions {
     fetch?: typeof fetch;
     /** Full-page navigation to the sign-on service (default window.location.assign). */
     redirect?: (url: string) => void;
+    /** The session state the page came with (default: index.html's, src/auth/bootState.ts). */
+    boot?: BootState;
 }
 
 interface UserInfoData {
@@ -79,6 +82,7 @@ export function createAuthProvider(options: AuthProviderOptions = {}): AuthProvi
     const http: HttpOptions = { timeout: options.timeout, fetch: options.fetch };
     const redirect = options.redirect ?? ((url: string) => globalThis.location.assign(url));
     const defaultLogin = `${prefix}/sso/login`;
+    const boot = createBootState(options.boot);
     let identity: Promise<UserIdentity> | undefined;
     /** When the server last said the session is good (react-admin checks on every page change). */
     let confirmedAt = -Infinity;
@@ -93,6 +97,8 @@ export function createAuthProvider(options: AuthProviderOptions = {}): AuthProvi
      * without it, the network), and the console then relies on the first 401 as before.
      */
     async function probe(): Promise<{ state: 'in' | 'out' | 'unknown'; loginUrl?: string }> {
+        const fromPage = boot.session();
+        if (fromPage) return fromPage.signedIn ? { state: 'in' } : { state: 'out', loginUrl: fromPage.loginUrl ?? '' };
         try {
             const answer = await send(
                 `${prefix}/sso/session?redirect=${encodeURIComponent(currentPage())}`,
@@ -123,8 +129,7 @@ export function createAuthProvider(options: AuthProviderOptions = {}): AuthProvi
     };
 
     async function fetchIdentity(): Promise<UserIdentity> {
-        const body = await get('/api/sso/getUserInfo');
-        const data = (readPath(body, 'data') ?? {}) as UserInfoData;
+        const data = (boot.user() ?? readPath(await get('/api/sso/getUserInfo'), 'data') ?? {}) as UserInfoData;
         const userId = data.userInfo?.userId ?? '';
         const userName = data.userInfo?.userName ?? data.userInfo?.loginName ?? '';
         const values = { userId: String(userId), userName, mobilePhone: data.mobilePhone ?? '' };

@@ -1,9 +1,12 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+/* eslint-disable @typescript-eslint/no-explicit-any -- the page's state is checked by value */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
 import { createApp } from '../../server/app';
 import type { Db } from '../../server/db/client';
+import { users } from '../../server/db/schema';
 import { createTestServer, type TestServer } from '../../server/testing';
 
 const publicDir = mkdtempSync(path.join(os.tmpdir(), 'iot-dist-'));
@@ -51,6 +54,57 @@ describe('the built console on the same port', () => {
         const res = await app.request('/product');
         expect(res.status).toBe(200);
         expect(await res.text()).toContain('npm run build');
+    });
+});
+
+/** The session state index.html carries (server/sso/shellState.ts), as the console reads it. */
+function bootState(html: string): any {
+    const m = /<script type="application\/json" id="boot-state">(.*?)<\/script>/s.exec(html);
+    return m ? JSON.parse(m[1]) : undefined;
+}
+
+describe("the console's page carries the visitor's session state", () => {
+    const withHead = mkdtempSync(path.join(os.tmpdir(), 'iot-dist-'));
+    writeFileSync(
+        path.join(withHead, 'index.html'),
+        '<!doctype html><html><head><title>t</title></head><body><div id="root"></div></body></html>',
+    );
+    let h: TestServer;
+    beforeAll(async () => {
+        h = await createTestServer({ seed: false, config: { publicDir: withHead } });
+        // A name that would end the script element if it were written as markup; set before the session is read.
+        await h.db
+            .update(users)
+            .set({ displayName: '</script><script>alert(1)</script>' })
+            .where(eq(users.username, 'admin'));
+    });
+    afterAll(() => h?.close());
+
+    it('signed in: who, with the same data as getUserInfo, in the head, private to the visitor', async () => {
+        for (const p of ['/', '/introduce', '/index.html', '/productDetail/view?productId=1']) {
+            const res = await h.fetch(p);
+            expect(res.status, p).toBe(200);
+            expect(res.headers.get('cache-control'), p).toBe('private, no-cache');
+            expect(res.headers.get('vary'), p).toContain('Cookie');
+            const html = await res.text();
+            expect(html.indexOf('id="boot-state"'), p).toBeLessThan(html.indexOf('</head>'));
+            const info = (await (await h.fetch('/api/sso/getUserInfo')).json()) as { data: unknown };
+            expect(bootState(html), p).toEqual({ signedIn: true, user: info.data });
+        }
+    });
+
+    it('writes names as data, never markup', async () => {
+        const html = await (await h.fetch('/')).text();
+        expect(html).not.toContain('<script>alert(1)');
+        expect(bootState(html).user.userInfo.userName).toBe('</script><script>alert(1)</script>');
+    });
+
+    it('signed out: where to sign in, coming back to the page asked', async () => {
+        const html = await (await h.anonFetch('/product?page=2')).text();
+        const state = bootState(html);
+        expect(state.signedIn).toBe(false);
+        expect(state.user).toBeUndefined();
+        expect(new URL(state.loginUrl, 'http://x').searchParams.get('redirect')).toBe('/product?page=2');
     });
 });
 

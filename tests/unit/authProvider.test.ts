@@ -187,6 +187,52 @@ describe('identity', () => {
     });
 });
 
+describe("the page's session state (index.html, src/auth/bootState.ts)", () => {
+    const user = {
+        userInfo: { userId: 'u-9', userName: '张三', loginName: 'zhangsan' },
+        mobilePhone: '13800000000',
+        code: 'C9',
+        rights: ['device:read'],
+        role: { id: 2, name: '只读', admin: false },
+    };
+
+    it('signed in: the first screen asks neither /sso/session nor getUserInfo; later checks ask the server', async () => {
+        const f = fakeFetch(() => ({ body: { code: 200, msg: 'success', data: { signedIn: true } } }));
+        const auth = createAuthProvider({ prefix: '', fetch: f.fetch, boot: { signedIn: true, user } });
+        await expect(auth.checkAuth({})).resolves.toBeUndefined();
+        await expect(auth.getIdentity!()).resolves.toMatchObject({
+            id: 'u-9',
+            fullName: '张三',
+            rights: ['device:read'],
+            role: { name: '只读' },
+        });
+        expect(store.get('userName')).toBe('张三');
+        expect(f.calls).toHaveLength(0);
+        // Taken once: after a 401 the next check and identity are the server's again.
+        await auth.checkError(expired).catch(() => undefined);
+        await auth.checkAuth({});
+        await auth.getIdentity!().catch(() => undefined);
+        expect(f.calls.map((c) => new URL(c.url, 'https://x').pathname)).toEqual([
+            '/sso/session',
+            '/api/sso/getUserInfo',
+        ]);
+    });
+
+    it('signed out: straight to the sign-on page the page names, no request', async () => {
+        const f = fakeFetch();
+        const auth = createAuthProvider({
+            prefix: '',
+            fetch: f.fetch,
+            boot: { signedIn: false, loginUrl: '/sso/login?redirect=/product' },
+        });
+        const rejection = await auth.checkAuth({}).catch((e) => e);
+        const target = new URL(rejection.redirectTo);
+        expect(target.origin + target.pathname).toBe('https://iot.example.com/sso/login');
+        expect(target.searchParams.get('redirect')).toBe('/console/?tab=1#/product');
+        expect(f.calls).toHaveLength(0);
+    });
+});
+
 describe('login and logout', () => {
     it('logout ends the session, clears the user keys and returns the absolute login URL', async () => {
         for (const k of ['userId', 'userName', 'mobilePhone']) store.set(k, 'x');
