@@ -4,6 +4,7 @@ import { CustomRoutes, type AuthProvider, type DataProvider, type I18nProvider, 
 import { createDataProvider } from '../dataProvider';
 import { authProvider as defaultAuthProvider } from './auth/authProvider';
 import { apiResources, renderResources } from './engine/buildResource';
+import { HOME, SHELL_REDIRECTS } from './engine/redirects';
 import { RegistryProvider } from './engine/registry';
 import type { ResourceDefinition } from './engine/types';
 import { i18nProvider as defaultI18nProvider } from './i18n';
@@ -32,7 +33,7 @@ export interface AppProps {
 }
 
 /** '/' lands on the welcome page, as SPEC.md's shell does after load. */
-const Home = () => <Navigate to="/introduce" replace />;
+const Home = () => <Navigate to={HOME} replace />;
 
 export function createPlatformDataProvider(
     resources: ResourceDefinition[] | Promise<ResourceDefinition[]>,
@@ -45,9 +46,9 @@ export function createPlatformDataProvider(
 function shellRoutes(): ReactNode[] {
     return [
         <CustomRoutes key="shell">
-            <Route path="/accessplatform" element={<Navigate to="/introduce" replace />} />
-            {/* SPEC.md: the dashboard's product links go to /device, the products' route under an older name. */}
-            <Route path="/device" element={<Navigate to="/product" replace />} />
+            {Object.entries(SHELL_REDIRECTS).map(([from, to]) => (
+                <Route key={from} path={from} element={<Navigate to={to} replace />} />
+            ))}
         </CustomRoutes>,
         <CustomRoutes key="shell-nolayout" noLayout>
             <Route path="/logout" element={<Logout />} />

@@ -1,11 +1,9 @@
 import { matchPath } from 'react-router-dom';
 import { widgetLoaders } from '../widgets/registry';
+import { redirectTarget } from './redirects';
 import { loadChartSection, loadMarkdownSection, loadPageView, loadStreamSection } from './page/loaders';
 import type { ResourceDefinition } from './types';
 import type { Section } from './vocabulary';
-
-/** Where the console's own redirects lead (App.tsx): '/' and the old '/accessplatform' open the dashboard. */
-const REDIRECTS: Record<string, string> = { '/': '/introduce', '/accessplatform': '/introduce' };
 
 /** The chunks a section draws with, started now (charts, streams, documents and widgets are chunks of their own). */
 function preloadSections(sections: Section[] | undefined): void {
@@ -44,7 +42,7 @@ function preloadSections(sections: Section[] | undefined): void {
  * above the tabs. Failures are left to the render, which shows them.
  */
 export function preloadRoute(resources: ResourceDefinition[], pathname: string): void {
-    const target = REDIRECTS[pathname] ?? pathname;
+    const target = redirectTarget(pathname);
     for (const definition of resources) {
         for (const page of definition.pages ?? []) {
             if (!matchPath({ path: page.path, end: false }, target)) continue;
