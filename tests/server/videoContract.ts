@@ -34,6 +34,18 @@ export function videoHappyCases(server: () => TestServer): { cases: Cases; stop:
         );
         return (answer.body.data as { deviceId: number }).deviceId;
     };
+    /** A camera on the local RTSP test source, pushed, once its stream plays (up to 30 s). */
+    const pushedAndPlaying = async () => {
+        source ??= await startRtspSource({ path: '/h264/ch1/sub/av_stream' });
+        const id = await rtsp(source.port);
+        await call(s(), 'POST', '/api/video-device/push', form({ deviceId: id }));
+        for (let i = 0; i < 300; i++) {
+            const status = await call(s(), 'GET', `/api/video-device/stream-status?id=${id}`);
+            if ((status.body.data as { state: string }).state === 'playing') break;
+            await new Promise((r) => setTimeout(r, 100));
+        }
+        return id;
+    };
     const cases: Cases = {
         'GET /api/video-device/list': () => call(s(), 'GET', '/api/video-device/list?pageNumber=1&pageSize=10'),
         'GET /api/video-device/get': async () => call(s(), 'GET', `/api/video-device/get?id=${await rtsp()}`),
@@ -84,26 +96,12 @@ export function videoHappyCases(server: () => TestServer): { cases: Cases; stop:
             call(s(), 'GET', `/api/video-device/stream-status?id=${await rtsp()}`),
         'GET /api/video-device/statistics': () => call(s(), 'GET', '/api/video-device/statistics'),
         'GET /api/video-device/stream': async () => {
-            source ??= await startRtspSource({ path: '/h264/ch1/sub/av_stream' });
-            const id = await rtsp(source.port);
-            await call(s(), 'POST', '/api/video-device/push', form({ deviceId: id }));
-            for (let i = 0; i < 300; i++) {
-                const status = await call(s(), 'GET', `/api/video-device/stream-status?id=${id}`);
-                if ((status.body.data as { state: string }).state === 'playing') break;
-                await new Promise((r) => setTimeout(r, 100));
-            }
+            const id = await pushedAndPlaying();
             return call(s(), 'GET', `/api/video-device/stream?id=${id}&file=index.m3u8`);
         },
         // The live body streams until the push stops: stopped half a second after the stream plays.
         'GET /api/video-device/live': async () => {
-            source ??= await startRtspSource({ path: '/h264/ch1/sub/av_stream' });
-            const id = await rtsp(source.port);
-            await call(s(), 'POST', '/api/video-device/push', form({ deviceId: id }));
-            for (let i = 0; i < 300; i++) {
-                const status = await call(s(), 'GET', `/api/video-device/stream-status?id=${id}`);
-                if ((status.body.data as { state: string }).state === 'playing') break;
-                await new Promise((r) => setTimeout(r, 100));
-            }
+            const id = await pushedAndPlaying();
             const stop = setTimeout(() => {
                 void call(s(), 'POST', '/api/video-device/stop-push', form({ deviceId: id }));
             }, 500);
