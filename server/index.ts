@@ -59,6 +59,12 @@ function listen(server: HttpServer, port: number, host: string): Promise<number>
     });
 }
 
+/** `load` run at the first call only; every call answers its one promise. */
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+    let loading: Promise<T> | undefined;
+    return () => (loading ??= load());
+}
+
 async function main(): Promise<void> {
     const config = loadConfig();
     const startedAt = performance.now();
@@ -72,8 +78,7 @@ async function main(): Promise<void> {
     // The routers and services (their chunks of the compiled server: a few hundred ms of parsing on this thread) load
     // once the database is starting in its worker, not before: the data directory's copy and the worker's start come
     // first. The seed and the map index run after the server answers (below).
-    let later: ReturnType<typeof loadRest> | undefined;
-    const loadRest = () =>
+    const rest = once(() =>
         Promise.all([
             import('./app'),
             import('./seed'),
@@ -94,8 +99,9 @@ async function main(): Promise<void> {
             import('./video/testPattern'),
             import('./seed/ota'),
             import('./ota/service'),
-        ]);
-    const whileStarting = () => void (later ??= loadRest());
+        ]),
+    );
+    const whileStarting = () => void rest();
     let handle: DatabaseHandle;
     try {
         handle = await openDatabase(
@@ -131,7 +137,7 @@ async function main(): Promise<void> {
         { rtspSource, checkFfmpeg },
         { seedDemoOta },
         { createOtaService },
-    ] = await (later ??= loadRest());
+    ] = await rest();
     // Connections ended with the previous run: its devices left ONLINE are OFFLINE as of this start (one process only;
     // in a cluster the others still hold theirs). Before the first start's demo seed, which writes statuses of its own.
     const leftOnline =
