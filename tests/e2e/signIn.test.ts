@@ -11,7 +11,8 @@ import { haveChromium, launchBrowser, screenshot } from './support';
 
 /**
  * The first visit without a session, in Chromium: the console sends the visitor to the sign-on page without a
- * failed request or a red console line on the way (issue 16), and /login while signed in goes to the dashboard.
+ * failed request or a red console line on the way (issue 16), and /login while signed in goes to the dashboard. The
+ * session state and the user come with the page (server/sso/shellState.ts): its first screen asks neither again.
  */
 describe.skipIf(!haveChromium)('signing in, from the first visit', () => {
     let outDir: string;
@@ -22,6 +23,8 @@ describe.skipIf(!haveChromium)('signing in, from the first visit', () => {
     let page: Page;
     const consoleErrors: string[] = [];
     const failed: string[] = [];
+    /** The session calls the console made (index.html carries their answers for the first screen). */
+    const asked: string[] = [];
 
     beforeAll(async () => {
         outDir = mkdtempSync(path.join(tmpdir(), 'iot-sign-in-'));
@@ -34,6 +37,10 @@ describe.skipIf(!haveChromium)('signing in, from the first visit', () => {
         page = await (await browser.newContext({ locale: 'zh-CN' })).newPage();
         page.on('console', (m) => {
             if (m.type() === 'error') consoleErrors.push(m.text());
+        });
+        page.on('request', (r) => {
+            const p = new URL(r.url()).pathname;
+            if (p === '/sso/session' || p === '/api/sso/getUserInfo') asked.push(p);
         });
         page.on('response', (r) => {
             if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
@@ -51,6 +58,8 @@ describe.skipIf(!haveChromium)('signing in, from the first visit', () => {
         await page.goto(`${url}/product`);
         await page.waitForURL(/\/sso\/login/);
         expect(new URL(page.url()).searchParams.get('redirect')).toBe('/product');
+        // The page said there was no session: no call asked it again.
+        expect(asked).toEqual([]);
         expect(failed).toEqual([]);
         expect(consoleErrors).toEqual([]);
     });
@@ -61,6 +70,9 @@ describe.skipIf(!haveChromium)('signing in, from the first visit', () => {
         await page.click('button[type="submit"]');
         await page.waitForURL((u) => u.pathname === '/product');
         await page.locator('text=产品管理').first().waitFor();
+        // Who is signed in came with the page: the header names the user, and neither call was made.
+        await page.locator('header').getByText('管理员').waitFor();
+        expect(asked).toEqual([]);
         expect(failed).toEqual([]);
     });
 
