@@ -127,6 +127,10 @@ export async function createBroker({
     // turn, not one per connect that every process of a cluster reads), in the order they were asked for.
     let closing: Array<{ deviceId: number; keep: string | null }> = [];
     const closeEverywhere = (deviceId: number, keep: string | null) => {
+        // One process (no REDIS_URL): the callers have closed the device's connection here already (the takeover in the
+        // 'client' handler, disconnect()) and no other process reads the message; it was ~5 % of a connect storm's
+        // main thread (the publish, then the listener's parse of each batch).
+        if (!redisUrl) return;
         if (!closing.length)
             setImmediate(() => {
                 const batch = closing;
