@@ -1,5 +1,6 @@
 import type { ReactElement } from 'react';
-import { fireEvent, render, screen, within, type RenderResult } from '@testing-library/react';
+import { fireEvent, render, screen, waitFor, within, type RenderResult } from '@testing-library/react';
+import { expect } from 'vitest';
 import { http, HttpResponse, type HttpHandler } from 'msw';
 import { setupServer } from 'msw/node';
 import { MemoryRouter, useLocation } from 'react-router-dom';
@@ -147,4 +148,14 @@ export async function chooseOption(combobox: HTMLElement, option: string | RegEx
 export function bodyRows(): HTMLElement[] {
     const table = screen.getByRole('table');
     return within(table).getAllByRole('row').slice(1);
+}
+
+/**
+ * Closes the notification showing this text as Escape does for a user, and waits until it has gone. react-admin shows
+ * one notification at a time: without this, the next one waits out this one's 4 s auto-hide.
+ */
+export async function dismissNotification(text: string | RegExp): Promise<void> {
+    const message = screen.getByText(text);
+    fireEvent.keyDown(document, { key: 'Escape' });
+    await waitFor(() => expect(message).not.toBeInTheDocument());
 }
