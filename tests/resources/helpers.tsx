@@ -159,3 +159,19 @@ export async function dismissNotification(text: string | RegExp): Promise<void> 
     fireEvent.keyDown(document, { key: 'Escape' });
     await waitFor(() => expect(message).not.toBeInTheDocument());
 }
+
+const shownNotification = () => document.querySelector('.MuiSnackbar-root');
+
+/**
+ * Closes the notification on screen and every one queued behind it (a form refused several times queues one each),
+ * so that the next message a test waits for is shown at once.
+ */
+export async function dismissNotifications(): Promise<void> {
+    for (let shown = shownNotification(); shown; shown = shownNotification()) {
+        const closing = shown;
+        fireEvent.keyDown(document, { key: 'Escape' });
+        await waitFor(() => expect(closing).not.toBeInTheDocument());
+        // The next one in the queue is taken in an effect after this one's exit.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+}
