@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestServer, type TestServer } from '../../server/testing';
-import { currentLocation, mswServer, platformHandler, renderApp, searchParam } from './helpers';
+import { currentLocation, dismissNotification, mswServer, platformHandler, renderApp, searchParam } from './helpers';
 
 /**
  * The device detail's telemetry tabs (resources/deviceDetail.tsx) on the demo devices of the reference platform
@@ -381,6 +381,7 @@ describe('device telemetry tabs against the platform', () => {
         await userEvent.type(within(dialog).getByRole('textbox', { name: '备注' }), '会议室新增');
         fireEvent.click(within(dialog).getByRole('button', { name: '确定' }));
         expect(await screen.findByText('添加成功')).toBeInTheDocument();
+        await dismissNotification('添加成功');
         await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
         const add = new URLSearchParams(requested('/api/device/subDevice/add')[0].body);
         expect(add.get('deviceId')).toBe(String(spare.deviceId));

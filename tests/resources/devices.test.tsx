@@ -2,7 +2,15 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { bodyRows, chooseOption, currentLocation, mswServer, renderApp, searchParam } from './helpers';
+import {
+    bodyRows,
+    chooseOption,
+    currentLocation,
+    dismissNotifications,
+    mswServer,
+    renderApp,
+    searchParam,
+} from './helpers';
 import { device, deviceFamily, emptyCalls, fail0, PRODUCTS, type FakeDevice } from './devices.fake';
 
 /** /deviceInstance (SPEC.md "Device management (deviceInstance)") against a fake that follows the contract. */
@@ -177,6 +185,7 @@ describe('adding devices on /deviceInstance', () => {
         await userEvent.type(within(dialog).getByLabelText('纬度'), '31.23');
         await userEvent.type(within(dialog).getByLabelText('备注'), '东门路灯');
         await chooseOption(product, '智能路灯');
+        await dismissNotifications();
         submit(dialog);
 
         expect(await screen.findByText('添加成功')).toBeInTheDocument();
@@ -232,6 +241,7 @@ describe('adding devices on /deviceInstance', () => {
 
         await userEvent.clear(within(dialog).getByLabelText(/添加数量/));
         await userEvent.type(within(dialog).getByLabelText(/添加数量/), '12');
+        await dismissNotifications();
         submit(dialog);
         expect(await screen.findByText('批量添加成功，共添加12个设备')).toBeInTheDocument();
         expect(Object.fromEntries(calls.batch[0])).toEqual({ productId: '1', amount: '12' });

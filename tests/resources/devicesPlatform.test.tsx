@@ -2,7 +2,7 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestServer, type TestServer } from '../../server/testing';
-import { bodyRows, mswServer, platformHandler, renderApp, searchParam } from './helpers';
+import { bodyRows, dismissNotification, mswServer, platformHandler, renderApp, searchParam } from './helpers';
 
 /**
  * The device screens against the reference platform in-process (server/testing.ts: in-memory PGlite), so one test
@@ -176,6 +176,7 @@ describe('device screens against the platform', () => {
         fireEvent.click(await within(dialog).findByRole('radio', { name: /城市照明改造项目/ }));
         submit(dialog);
         expect(await screen.findByText('关联成功')).toBeInTheDocument();
+        await dismissNotification('关联成功');
         await waitFor(() => expect(rowOf('bind_0001')).toHaveTextContent('城市照明改造项目'));
         await waitFor(() => expect(screen.queryByRole('dialog', { name: '关联项目' })).not.toBeInTheDocument());
         const bound = (await devicesOf(product.productKey)).records;

@@ -2,7 +2,16 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http } from 'msw';
 import { describe, expect, it, vi } from 'vitest';
-import { bodyRows, chooseOption, currentLocation, mswServer, ok, renderApp, searchParam } from './helpers';
+import {
+    bodyRows,
+    chooseOption,
+    currentLocation,
+    dismissNotification,
+    mswServer,
+    ok,
+    renderApp,
+    searchParam,
+} from './helpers';
 import { device, deviceFamily, emptyCalls, type FakeDevice } from './devices.fake';
 
 /** /devices (SPEC.md "Device management with tabs") against a fake that follows the contract. */
@@ -158,20 +167,25 @@ describe('binding to projects', () => {
 
         bind();
         expect(await screen.findByText('请选择需要关联项目的设备')).toBeInTheDocument();
+        await dismissNotification('请选择需要关联项目的设备');
         unbind();
         expect(await screen.findByText('请选择需要批量解绑的设备')).toBeInTheDocument();
+        await dismissNotification('请选择需要批量解绑的设备');
 
         select('dev_007');
         select('dev_001');
         bind();
         expect(await screen.findByText('请选择未关联项目的设备进行关联')).toBeInTheDocument();
+        await dismissNotification('请选择未关联项目的设备进行关联');
         unbind();
         expect(await screen.findByText('请选择已关联项目的设备进行解绑')).toBeInTheDocument();
+        await dismissNotification('请选择已关联项目的设备进行解绑');
 
         select('dev_001');
         select('dev_006');
         unbind();
         expect(await screen.findByText('请选择关联同一项目的设备进行解绑')).toBeInTheDocument();
+        await dismissNotification('请选择关联同一项目的设备进行解绑');
 
         fireEvent.click(within(rowOf('dev_001')).getByRole('button', { name: '移出项目' }));
         expect(await screen.findByText('未关联项目')).toBeInTheDocument();

@@ -7,7 +7,15 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import BuildIcon from '@mui/icons-material/Build';
 import * as yup from 'yup';
 import { defineResource, type AnyPaths, type Action } from '../../src/engine/types';
-import { chooseOption, currentLocation, mswServer, ok, renderDefinitions, searchParam } from './helpers';
+import {
+    chooseOption,
+    currentLocation,
+    dismissNotification,
+    mswServer,
+    ok,
+    renderDefinitions,
+    searchParam,
+} from './helpers';
 
 /**
  * The worked example of docs/adding-a-resource.md, section 10 "Worked example: maintenance work orders (维保工单)",
@@ -573,6 +581,7 @@ describe('the list at /workOrder', () => {
         await chooseOption(await within(dialog).findByRole('combobox', { name: /维保人员/ }), '李工');
         fireEvent.click(within(dialog).getByRole('button', { name: '确定' }));
         expect(await screen.findByText('派单成功')).toBeInTheDocument();
+        await dismissNotification('派单成功');
         expect(Object.fromEntries(sent[0].body)).toEqual({ orderId: '4', engineer: '李工' });
         await waitFor(() => expect(rowOf('WO-0004')).toHaveTextContent('处理中'));
 
@@ -598,6 +607,7 @@ describe('the list at /workOrder', () => {
         await userEvent.type(title, '泵房巡检');
         fireEvent.click(within(dialog).getByRole('button', { name: '确定' }));
         expect(await screen.findByText('修改成功')).toBeInTheDocument();
+        await dismissNotification('修改成功');
         expect(Object.fromEntries(sent[0].body)).toEqual({ orderId: '4', title: '泵房巡检', level: '2', remark: '' });
         await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import edgeDrivers from '../../resources/edgeDrivers';
 import edgeInstances from '../../resources/edgeInstances';
 import { createTestServer, type TestServer } from '../../server/testing';
-import { currentLocation, mswServer, platformHandler, renderDefinitions } from './helpers';
+import { currentLocation, dismissNotification, mswServer, platformHandler, renderDefinitions } from './helpers';
 
 /**
  * Edge drivers and instances as definitions (resources/edgeDrivers.tsx, resources/edgeInstances.tsx) against the
@@ -46,6 +46,7 @@ describe('/edge/driver', () => {
         await userEvent.type(version, '2.1.0');
         fireEvent.click(within(dialog).getByRole('button', { name: '确定' }));
         expect(await screen.findByText('创建成功', {}, SLOW)).toBeInTheDocument();
+        await dismissNotification('创建成功');
         // The dialog is gone (while it closes, the page behind it is hidden from the accessibility tree).
         await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
         const row = (await screen.findByText('opcua_reader')).closest('tr') as HTMLElement;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import edgeInstances from '../../resources/edgeInstances';
 import { TOPIC_FILTER_TEXT } from '../../schemas/edge';
 import { createTestServer, type TestServer } from '../../server/testing';
-import { currentLocation, mswServer, platformHandler, renderDefinitions } from './helpers';
+import { currentLocation, dismissNotifications, mswServer, platformHandler, renderDefinitions } from './helpers';
 
 /**
  * The edge instance detail's 监控 / 场景联动 / 函数计算 / 流数据分析 / 消息路由 / 设置 tabs (resources/edge/tabs.tsx) against
@@ -153,6 +153,7 @@ describe('/edge/instance/detail/{id} tabs', () => {
         fireEvent.click(within(dialog).getByRole('button', { name: '确定' }));
         expect(await within(dialog).findByText('心跳间隔为10~600之间的整数（秒）')).toBeInTheDocument();
         fireEvent.change(heartbeat, { target: { value: '30' } });
+        await dismissNotifications();
         fireEvent.click(within(dialog).getByRole('button', { name: '确定' }));
         expect(await screen.findByText('保存成功，部署后生效', {}, SLOW)).toBeInTheDocument();
         const res = await platform.fetch(`/api/edge/instance/get?id=${instanceId}`);

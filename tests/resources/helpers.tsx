@@ -1,5 +1,6 @@
 import type { ReactElement } from 'react';
-import { fireEvent, render, screen, within, type RenderResult } from '@testing-library/react';
+import { fireEvent, render, screen, waitFor, within, type RenderResult } from '@testing-library/react';
+import { expect } from 'vitest';
 import { http, HttpResponse, type HttpHandler } from 'msw';
 import { setupServer } from 'msw/node';
 import { MemoryRouter, useLocation } from 'react-router-dom';
@@ -147,4 +148,30 @@ export async function chooseOption(combobox: HTMLElement, option: string | RegEx
 export function bodyRows(): HTMLElement[] {
     const table = screen.getByRole('table');
     return within(table).getAllByRole('row').slice(1);
+}
+
+/**
+ * Closes the notification showing this text as Escape does for a user, and waits until it has gone. react-admin shows
+ * one notification at a time: without this, the next one waits out this one's 4 s auto-hide.
+ */
+export async function dismissNotification(text: string | RegExp): Promise<void> {
+    const message = screen.getByText(text);
+    fireEvent.keyDown(document, { key: 'Escape' });
+    await waitFor(() => expect(message).not.toBeInTheDocument());
+}
+
+const shownNotification = () => document.querySelector('.MuiSnackbar-root');
+
+/**
+ * Closes the notification on screen and every one queued behind it (a form refused several times queues one each),
+ * so that the next message a test waits for is shown at once.
+ */
+export async function dismissNotifications(): Promise<void> {
+    for (let shown = shownNotification(); shown; shown = shownNotification()) {
+        const closing = shown;
+        fireEvent.keyDown(document, { key: 'Escape' });
+        await waitFor(() => expect(closing).not.toBeInTheDocument());
+        // The next one in the queue is taken in an effect after this one's exit.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+    }
 }

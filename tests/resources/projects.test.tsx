@@ -2,7 +2,15 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestServer, type TestServer } from '../../server/testing';
-import { bodyRows, chooseOption, mswServer, platformHandler, renderApp, searchParam } from './helpers';
+import {
+    bodyRows,
+    chooseOption,
+    dismissNotification,
+    mswServer,
+    platformHandler,
+    renderApp,
+    searchParam,
+} from './helpers';
 
 /**
  * /programList against the reference platform in-process (server/testing.ts: in-memory PGlite, demo seed): the
@@ -242,6 +250,7 @@ describe('project list screen against the platform', () => {
         await userEvent.type(within(add).getByLabelText(/场景名称/), '智慧农业');
         submit(add);
         expect(await screen.findByText('添加成功')).toBeInTheDocument();
+        await dismissNotification('添加成功');
         await waitFor(() => expect(within(sceneList).getByText('智慧农业')).toBeInTheDocument());
         await waitFor(() => expect(screen.queryByRole('dialog', { name: '添加场景' })).toBeNull());
         expect((await scenes()).some((s) => s.name === '智慧农业')).toBe(true);
@@ -258,6 +267,7 @@ describe('project list screen against the platform', () => {
         await userEvent.type(rename, '智慧农场');
         submit(renaming);
         expect(await screen.findByText('修改成功')).toBeInTheDocument();
+        await dismissNotification('修改成功');
         await waitFor(() => expect(within(sceneList).getByText('智慧农场')).toBeInTheDocument());
         // The rename dialog closes; until it has, MUI hides the dialog beneath it from the accessibility tree.
         await waitFor(() => expect(screen.queryByRole('dialog', { name: '重命名场景' })).toBeNull());
@@ -273,6 +283,7 @@ describe('project list screen against the platform', () => {
         await chooseOption(within(create).getByRole('combobox', { name: /项目分类/ }), '智慧农场');
         submit(create);
         expect(await screen.findByText('添加成功')).toBeInTheDocument();
+        await dismissNotification('添加成功');
         await waitFor(() => expect(screen.queryByRole('dialog', { name: '新建项目' })).toBeNull());
         fireEvent.click(within(filter).getByRole('button', { name: '智慧农场' }));
         await waitFor(() => expect(rowNames()).toEqual(['农场大棚项目']));
@@ -289,6 +300,7 @@ describe('project list screen against the platform', () => {
         expect(confirm).toHaveTextContent('确定删除场景「智慧农场」吗？');
         fireEvent.click(within(confirm).getByRole('button', { name: '确定' }));
         expect(await screen.findByText('该场景下还有1个项目，请先删除或移走项目')).toBeInTheDocument();
+        await dismissNotification('该场景下还有1个项目，请先删除或移走项目');
         expect((await scenes()).some((s) => s.name === '智慧农场')).toBe(true);
         await waitFor(() => expect(screen.queryByRole('dialog', { name: '提示' })).toBeNull());
 
@@ -298,6 +310,8 @@ describe('project list screen against the platform', () => {
         expect(within(addAgain).getByLabelText(/场景名称/)).toHaveValue('');
         await userEvent.type(within(addAgain).getByLabelText(/场景名称/), '临时场景');
         submit(addAgain);
+        expect(await screen.findByText('添加成功')).toBeInTheDocument();
+        await dismissNotification('添加成功');
         await waitFor(() => expect(within(list).getByText('临时场景')).toBeInTheDocument());
         await waitFor(() => expect(screen.queryByRole('dialog', { name: '添加场景' })).toBeNull());
         fireEvent.click(

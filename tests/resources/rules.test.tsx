@@ -3,7 +3,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { alertEvents, rules } from '../../server/db/schema';
 import { createTestServer, type TestServer } from '../../server/testing';
-import { chooseOption, mswServer, platformHandler, renderApp } from './helpers';
+import { chooseOption, dismissNotifications, mswServer, platformHandler, renderApp } from './helpers';
 
 /**
  * The rule engine's screens (resources/rules.tsx, resources/alerts.tsx) against the reference platform in-process:
@@ -106,6 +106,7 @@ describe('rule engine screens against the platform', () => {
         fireEvent.change(within(dialog()).getByRole('textbox', { name: /处理备注/ }), {
             target: { value: '已派人到现场' },
         });
+        await dismissNotifications();
         fireEvent.click(within(dialog()).getByRole('button', { name: '确定' }));
         expect(await screen.findByText('已处理 2 条告警')).toBeInTheDocument();
         const handled = await platform.db

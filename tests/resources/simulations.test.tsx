@@ -2,7 +2,7 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { http } from 'msw';
 import { beforeEach, describe, expect, it } from 'vitest';
 import simulations from '../../resources/simulations';
-import { chooseOption, fail, mswServer, ok, renderDefinitions } from './helpers';
+import { chooseOption, dismissNotification, fail, mswServer, ok, renderDefinitions } from './helpers';
 
 /**
  * Device simulation as one definition (resources/simulations.tsx) at /monitor/imitate, against msw: the list with
@@ -236,11 +236,13 @@ describe('/monitor/imitate', () => {
         expect(confirm).toHaveTextContent('确定停止该模拟吗？其 3 台设备将下线。');
         fireEvent.click(within(confirm).getByRole('button', { name: '确定' }));
         expect(await screen.findByText('模拟已停止')).toBeInTheDocument();
+        await dismissNotification('模拟已停止');
         expect(Object.fromEntries(sent.at(-1)!.body)).toEqual({ id: '1' });
         await waitFor(() => expect(within(rowOf('SL-0001')).getByRole('button', { name: '启动' })).toBeInTheDocument());
 
         fireEvent.click(within(rowOf('SL-0002')).getByRole('button', { name: '启动' }));
         expect(await screen.findByText('模拟已启动')).toBeInTheDocument();
+        await dismissNotification('模拟已启动');
         expect(sent.at(-1)).toMatchObject({ path: '/api/simulation/start' });
         expect(Object.fromEntries(sent.at(-1)!.body)).toEqual({ id: '2' });
 

@@ -3,7 +3,15 @@ import { http } from 'msw';
 import { beforeEach, describe, expect, it } from 'vitest';
 import subscriptions from '../../resources/subscriptions';
 import userCenter from '../../resources/userCenter';
-import { chooseOption, mswServer, ok, renderDefinitions, searchParam, shellHandlers } from './helpers';
+import {
+    chooseOption,
+    dismissNotifications,
+    mswServer,
+    ok,
+    renderDefinitions,
+    searchParam,
+    shellHandlers,
+} from './helpers';
 
 /**
  * Server-side subscription as definitions (resources/subscriptions.tsx, resources/userCenter.tsx) against msw:
@@ -181,6 +189,7 @@ describe('/subscription', () => {
         fireEvent.click(within(dialog).getByRole('button', { name: '确定' }));
         await waitFor(() => expect(within(dialog).getByText(/请选择消息类型/)).toBeInTheDocument());
         fireEvent.click(within(dialog).getByRole('checkbox', { name: '设备上报消息' }));
+        await dismissNotifications();
         fireEvent.click(within(dialog).getByRole('button', { name: '确定' }));
         expect(await screen.findByText('添加成功')).toBeInTheDocument();
         const save = sent.find((s) => s.path === '/api/subscription/save')!;
