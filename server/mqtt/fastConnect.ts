@@ -115,6 +115,19 @@ export function installFastConnect(aedes: Aedes, signIn: Authenticate, { session
         signIn(client, username, password, done);
     };
 
+    // The client ids whose will this broker stored and has not deleted: what its putWill / delWill were asked (the will
+    // of a client id is kept per broker id, aedes-persistence; aedes deletes another, dead broker's wills by that id).
+    const wills = new Set<string>();
+    const store = broker.persistence;
+    const putWill = store.putWill.bind(store);
+    const delWill = store.delWill.bind(store);
+    store.putWill = (client, will) => (wills.add(client.id), putWill(client, will));
+    store.delWill = (client) => {
+        const { brokerId } = client as unknown as { brokerId?: string };
+        if (brokerId === undefined || brokerId === broker.id) wills.delete(client.id);
+        return delWill(client);
+    };
+
     aedes.preConnect = (client, packet, callback) => {
         if (!packet.clean && packet.clientId) persistentIds.add(packet.clientId);
         if (!eligible(packet)) return callback(null, true);
@@ -151,9 +164,9 @@ export function installFastConnect(aedes: Aedes, signIn: Authenticate, { session
             keepAlive(client, packet.keepalive ?? 0);
             client.will = client._will;
             const persistence = broker.persistence;
-            // Any will this client id left behind is replaced (aedes' storeWill).
-            persistence
-                .delWill(asClient)
+            // Any will this client id left behind is replaced (aedes' storeWill); none stored, nothing to delete (with
+            // Redis that was three commands per connect).
+            (wills.has(client.id) ? persistence.delWill(asClient) : Promise.resolve())
                 .catch(noop)
                 .then(() => (client.will ? persistence.putWill(asClient, client.will) : undefined))
                 .then(() => {

@@ -123,6 +123,8 @@ describe.skipIf(!available)('a clean session in a cluster (two brokers, one Redi
             .persistence;
         const outgoing = vi.spyOn(persistence, 'outgoingStream');
         const cleanSubs = vi.spyOn(persistence, 'cleanSubscriptions');
+        // No will stored for it here: none to delete (three Redis commands).
+        const delWill = vi.spyOn(persistence, 'delWill');
         // aedes announces a connect and a disconnect with a publish on `$SYS/{broker}/(new|disconnect)/clients`.
         const publish = vi.spyOn(broker.aedes, 'publish');
         const announced = () =>
@@ -137,10 +139,12 @@ describe.skipIf(!available)('a clean session in a cluster (two brokers, one Redi
             await gone;
             expect(outgoing).not.toHaveBeenCalled();
             expect(cleanSubs).not.toHaveBeenCalled();
+            expect(delWill).not.toHaveBeenCalled();
             expect(announced()).toEqual([]);
         } finally {
             outgoing.mockRestore();
             cleanSubs.mockRestore();
+            delWill.mockRestore();
             publish.mockRestore();
         }
     });
