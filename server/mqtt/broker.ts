@@ -19,6 +19,7 @@ import { createMessageWriter } from './writer';
 import { createTraffic } from './traffic';
 import { createDownlink } from './downlink';
 import { installFastConnect, type Authenticate } from './fastConnect';
+import { createSessionIndex } from './sessionIndex';
 
 /** MQTT CONNACK return codes (3.1.1). */
 const CODE = { IDENTIFIER_REJECTED: 2, BAD_USERNAME_OR_PASSWORD: 4, NOT_AUTHORIZED: 5 } as const;
@@ -76,15 +77,18 @@ export async function createBroker({
     const subLive = new Map<number, Client>();
     const isOnline = (deviceId: number) => live.has(deviceId) || subLive.has(deviceId);
 
+    const backends = redisUrl ? await redisBackends(redisUrl) : undefined;
     const aedes = await Aedes.createBroker({
         drainTimeout: 10_000,
         connectTimeout: connectTimeoutMs,
         // A device reconnecting with the same Alibaba clientId takes over; aedes closes the older session.
-        ...(redisUrl ? await redisBackends(redisUrl) : {}),
+        ...(backends ? { mq: backends.mq, persistence: backends.persistence } : {}),
     });
     /** Connections closed because the device connected again (here or on another process): not an OFFLINE. */
     const takenOver = new WeakSet<Client>();
     const keyOf = (client: Client) => `${aedes.id}/${client.id}`;
+    /** aedes' connected clients by client id. */
+    const clientsById = (aedes as unknown as { clients: Record<string, Client | undefined> }).clients;
 
     /** Delivers the broker's publications on `topic` to `fn` (from every process, with REDIS_URL). */
     const listen = (topic: string, fn: (payload: Buffer) => void) =>
@@ -154,6 +158,12 @@ export async function createBroker({
             }
             const gateway = subLive.get(deviceId);
             if (gateway && keep === null) subOffline(gateway, deviceId);
+            // [MQTT-3.1.4-2] across processes: another connection under the new one's client id (another device's)
+            // closes, as aedes' `$SYS/+/new/clients` would, which a short-path connect does not publish
+            // (fastConnect.ts). Not a takeover: that device goes OFFLINE.
+            if (keep === null) continue;
+            const same = clientsById[keep.slice(keep.indexOf('/') + 1)];
+            if (same && same !== client && keyOf(same) !== keep) same.close();
         }
     });
 
@@ -206,7 +216,10 @@ export async function createBroker({
             });
     };
     // A clean session's CONNECT without aedes' steps for persistent sessions (fastConnect.ts); it signs in here.
-    installFastConnect(aedes, authenticate, { shared: Boolean(redisUrl) });
+    // In a cluster, for a client id with no persistent session anywhere (sessionIndex.ts).
+    installFastConnect(aedes, authenticate, {
+        sessions: backends ? await createSessionIndex(aedes, backends.redis) : undefined,
+    });
 
     /** The device itself, and for a gateway the sub-devices signed in through this connection. */
     const owners = (client: Client, device: DeviceEntry): DeviceEntry[] => [

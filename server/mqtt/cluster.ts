@@ -1,3 +1,5 @@
+import type { RedisReader } from './sessionIndex';
+
 /**
  * Several server processes as one platform (docs/deployment.md): with REDIS_URL, the brokers share publications
  * through Redis (mqemitter-redis) and their sessions and retained messages (aedes-persistence-redis), so a device on
@@ -6,7 +8,7 @@
 export async function redisBackends(
     url: string,
     log: (line: string) => void = (line) => console.error(line),
-): Promise<{ mq: unknown; persistence: unknown }> {
+): Promise<{ mq: unknown; persistence: unknown; redis: RedisReader }> {
     const [{ default: mqemitterRedis }, { default: persistence }, { Redis }] = await Promise.all([
         import('mqemitter-redis'),
         import('aedes-persistence-redis'),
@@ -35,5 +37,7 @@ export async function redisBackends(
     (mq as unknown as { state: NodeJS.EventEmitter }).state.on('error', (err: Error) =>
         log(`MQTT 集群的 Redis 连接出错 / Redis error in the MQTT cluster: ${err.message}`),
     );
-    return { mq, persistence: persistence(redisOptions) };
+    // The session store's connection, also read by the session index (sessionIndex.ts) at start.
+    const conn = new Redis(redisOptions);
+    return { mq, persistence: persistence({ ...redisOptions, conn }), redis: conn };
 }

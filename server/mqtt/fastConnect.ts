@@ -1,4 +1,5 @@
 import type { Aedes, AuthenticateError, Client, ConnectPacket } from 'aedes';
+import type { SessionIndex } from './sessionIndex';
 
 /**
  * A shorter CONNECT for the common case, through aedes' public `preConnect` hook (aedes 1.2).
@@ -15,11 +16,16 @@ import type { Aedes, AuthenticateError, Client, ConnectPacket } from 'aedes';
  *   devices may only subscribe inside their own topics, topics.ts.)
  * The steps also run one after another through `setImmediate` and callbacks, and the CONNACK is four corked writes.
  *
- * So a CONNECT that asks for a clean session, under a client id that never had a persistent session in this process,
- * and with this process's in-memory persistence (no REDIS_URL: with Redis the session store is shared and another
- * process may hold that id's session), is handled here with aedes' own steps in aedes' order less those three, and
- * one write of the same four CONNACK bytes. Everything else — a persistent session (clean=false), a client id that
- * had one, an MQTT version or client id aedes refuses, a refused sign-in — goes through aedes' handler unchanged.
+ * So a CONNECT that asks for a clean session, under a client id that never asked for a persistent session in this
+ * process and, in a cluster (REDIS_URL: the session store is shared), holds none in any process (`sessions`,
+ * sessionIndex.ts), is handled here with aedes' own steps in aedes' order less those three, and one write of the same
+ * four CONNACK bytes.
+ * In a cluster the `$SYS/{broker}/new/clients` announcement of such a connect is left out too: its one reader, aedes'
+ * closeSameClients in the other processes ([MQTT-3.1.4-2]: a client id connected elsewhere is closed), is done by the
+ * platform's own close message (broker.ts, CLOSE_TOPIC), which each connect sends already, batched per event-loop
+ * turn, and which names the new connection's client id.
+ * Everything else — a persistent session (clean=false), a client id that had one, an MQTT version or client id aedes
+ * refuses, a refused sign-in — goes through aedes' handler unchanged.
  * The sign-in itself runs once: a refusal found here is handed to aedes' handler, which answers it as always.
  *
  * What this relies on of aedes' internals (checked against 1.2.0; tests/server/mqttSession.test.ts covers each):
@@ -88,11 +94,14 @@ const noop = () => undefined;
 
 /**
  * Installs the short CONNECT on `aedes` with `signIn` as its authenticate (it replaces `aedes.authenticate` and
- * `aedes.preConnect`). `shared`: the broker shares sessions with other processes (Redis): then every CONNECT goes
- * through aedes' handler and the `$SYS` client announcements are published as aedes does.
+ * `aedes.preConnect`). `sessions`: the broker shares sessions with other processes (Redis), and these client ids hold
+ * one somewhere: their CONNECTs go through aedes' handler, and its `$SYS` client announcements are published as aedes
+ * does.
  */
-export function installFastConnect(aedes: Aedes, signIn: Authenticate, { shared }: { shared: boolean }) {
+export function installFastConnect(aedes: Aedes, signIn: Authenticate, { sessions }: { sessions?: SessionIndex }) {
     const broker = aedes as unknown as BrokerState;
+    /** Connections that took the short path (in a cluster: announced by the platform's close message). */
+    const short = new WeakSet<Client>();
     /** Client ids that asked for a persistent session here: their clean CONNECT must clear it (aedes' handler). */
     const persistentIds = new Set<string>();
     /** A refusal found on the short path, answered by aedes' handler (which calls authenticate again). */
@@ -106,9 +115,22 @@ export function installFastConnect(aedes: Aedes, signIn: Authenticate, { shared 
         signIn(client, username, password, done);
     };
 
+    // The client ids whose will this broker stored and has not deleted: what its putWill / delWill were asked (the will
+    // of a client id is kept per broker id, aedes-persistence; aedes deletes another, dead broker's wills by that id).
+    const wills = new Set<string>();
+    const store = broker.persistence;
+    const putWill = store.putWill.bind(store);
+    const delWill = store.delWill.bind(store);
+    store.putWill = (client, will) => (wills.add(client.id), putWill(client, will));
+    store.delWill = (client) => {
+        const { brokerId } = client as unknown as { brokerId?: string };
+        if (brokerId === undefined || brokerId === broker.id) wills.delete(client.id);
+        return delWill(client);
+    };
+
     aedes.preConnect = (client, packet, callback) => {
         if (!packet.clean && packet.clientId) persistentIds.add(packet.clientId);
-        if (shared || !eligible(packet)) return callback(null, true);
+        if (!eligible(packet)) return callback(null, true);
         connect(client as unknown as ClientState, packet, callback);
     };
 
@@ -116,6 +138,7 @@ export function installFastConnect(aedes: Aedes, signIn: Authenticate, { shared 
         packet.clean &&
         !!packet.clientId &&
         !persistentIds.has(packet.clientId) &&
+        !sessions?.has(packet.clientId) &&
         (packet.protocolVersion === 4 ||
             (packet.protocolVersion === 3 && packet.clientId.length <= broker.maxClientsIdLength)) &&
         !(broker.keepaliveLimit && (!packet.keepalive || packet.keepalive > broker.keepaliveLimit));
@@ -123,6 +146,7 @@ export function installFastConnect(aedes: Aedes, signIn: Authenticate, { shared 
     /** aedes' steps for a clean session (authenticate, setKeepAlive, storeWill, registerClient, cleanIncoming, doConnack). */
     function connect(client: ClientState, packet: ConnectPacket, callback: (err: Error | null, ok: boolean) => void) {
         const asClient = client as unknown as Client;
+        short.add(asClient);
         client.id = packet.clientId;
         client.clean = true;
         client.version = packet.protocolVersion ?? 4;
@@ -140,9 +164,9 @@ export function installFastConnect(aedes: Aedes, signIn: Authenticate, { shared 
             keepAlive(client, packet.keepalive ?? 0);
             client.will = client._will;
             const persistence = broker.persistence;
-            // Any will this client id left behind is replaced (aedes' storeWill).
-            persistence
-                .delWill(asClient)
+            // Any will this client id left behind is replaced (aedes' storeWill); none stored, nothing to delete (with
+            // Redis that was three commands per connect).
+            (wills.has(client.id) ? persistence.delWill(asClient) : Promise.resolve())
                 .catch(noop)
                 .then(() => (client.will ? persistence.putWill(asClient, client.will) : undefined))
                 .then(() => {
@@ -194,18 +218,25 @@ export function installFastConnect(aedes: Aedes, signIn: Authenticate, { shared 
         callback(err, false);
     }
 
-    if (!shared) {
-        // One process: the `$SYS` announcements of each connect and disconnect have no reader (see above). aedes'
-        // registerClient / unregisterClient less the publish.
-        const own = broker as unknown as { _finishRegisterClient(client: Client): void };
-        own._finishRegisterClient = function (client: Client) {
-            broker.connectedClients++;
-            broker.clients[client.id] = client;
-            broker.emit('client', client);
-        };
-        (broker as unknown as { unregisterClient(client: Client): void }).unregisterClient = function (client) {
-            broker.deleteClient(client.id);
-            broker.emit('clientDisconnect', client);
-        };
-    }
+    // The `$SYS` announcements of each connect and disconnect: no reader in one process, and in a cluster none for a
+    // short-path connection (see above; nothing reads the disconnect one). aedes' registerClient / unregisterClient less
+    // the publish; aedes' own for the others.
+    const own = broker as unknown as {
+        _finishRegisterClient(client: Client): void;
+        unregisterClient(client: Client): void;
+    };
+    const announceNew = own._finishRegisterClient.bind(broker);
+    const announceGone = own.unregisterClient.bind(broker);
+    const quiet = (client: Client) => !sessions || short.has(client);
+    own._finishRegisterClient = function (client: Client) {
+        if (!quiet(client)) return announceNew(client);
+        broker.connectedClients++;
+        broker.clients[client.id] = client;
+        broker.emit('client', client);
+    };
+    own.unregisterClient = function (client) {
+        if (!quiet(client)) return announceGone(client);
+        broker.deleteClient(client.id);
+        broker.emit('clientDisconnect', client);
+    };
 }
