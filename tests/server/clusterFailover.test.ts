@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consume, type Consumer } from './amqpSupport';
 import { until } from './mqttSupport';
 import { createCluster, PG_URL, type ServerProcess } from './spawnServer';
+import { takeTurnOnRedis } from './redisTurn';
 
 /**
  * The deployment of docs/deployment.md, run: three server processes on the machine's PostgreSQL and Redis behind
@@ -110,6 +111,7 @@ describe.skipIf(!enabled)('three processes behind HAProxy survive losing one', (
         return which.every((n) => s.get(`console/node${n}`) === 'UP' && s.get(`mqtt/node${n}`) === 'UP');
     };
 
+    takeTurnOnRedis();
     beforeAll(async () => {
         for (let i = 0; i < 3; i++) {
             ports.http[i] = await freePort();

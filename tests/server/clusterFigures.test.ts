@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alibabaCredentials } from '../../server/mqtt/signIn';
 import { connect, until } from './mqttSupport';
 import { createCluster, PG_URL, postgresReachable, type ServerProcess } from './spawnServer';
+import { takeTurnOnRedis } from './redisTurn';
 
 /**
  * Two server processes on the machine's PostgreSQL and Redis: any process answers the cluster's live figures (the
@@ -55,6 +56,7 @@ describe.skipIf(!available)('the cluster’s figures and simulations across proc
         });
     const q = async <T>(text: string, values: unknown[] = []) => (await db.query(text, values)).rows as T[];
 
+    takeTurnOnRedis();
     beforeAll(async () => {
         a = await start(true);
         b = await start(false);

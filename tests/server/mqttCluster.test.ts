@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alibabaCredentials } from '../../server/mqtt/signIn';
 import { connect, subscribe, until } from './mqttSupport';
 import { createCluster, PG_URL, postgresReachable, type ServerProcess } from './spawnServer';
+import { takeTurnOnRedis } from './redisTurn';
 
 /**
  * Two server processes on one PostgreSQL and one Redis act as one platform (docs/deployment.md): a device connected
@@ -38,6 +39,7 @@ describe.skipIf(!available)('two server processes, one platform', () => {
     let first: Proc;
     let second: Proc;
 
+    takeTurnOnRedis();
     beforeAll(async () => {
         first = await start(true);
         second = await start(false);

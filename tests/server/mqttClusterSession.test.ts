@@ -6,6 +6,7 @@ import { alibabaCredentials } from '../../server/mqtt/signIn';
 import { createTestServer, type TestServer } from '../../server/testing';
 import { connect, secretOf, type Broker } from './mqttSupport';
 import { freshLamp } from './telemetrySupport';
+import { takeTurnOnRedis } from './redisTurn';
 
 /**
  * Two brokers sharing one Redis (REDIS_URL) as two processes of a cluster, in one test process so that each broker's
@@ -80,6 +81,7 @@ async function textsUntilMarker(client: MqttClient, from: number, topic: string,
 }
 
 describe.skipIf(!available)('a clean session in a cluster (two brokers, one Redis)', () => {
+    takeTurnOnRedis();
     beforeAll(async () => {
         s = await createTestServer();
         for (let i = 0; i < 2; i++) {
