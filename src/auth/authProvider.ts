@@ -1,7 +1,7 @@
 import type { AuthProvider, UserIdentity } from 'ra-core';
 import { send, type HttpOptions } from '../../dataProvider/http';
 import { parseEnvelope, readPath } from '../../dataProvider/envelope';
-import { createBootState, type BootState } from './bootState';
+import { bootUser, readBootState, type BootState } from './bootState';
 
 /** Keys SPEC.md keeps the signed-in user under; some platform calls send the userId. */
 export const USER_KEYS = ['userId', 'userName', 'mobilePhone'] as const;
@@ -82,10 +82,16 @@ export function createAuthProvider(options: AuthProviderOptions = {}): AuthProvi
     const http: HttpOptions = { timeout: options.timeout, fetch: options.fetch };
     const redirect = options.redirect ?? ((url: string) => globalThis.location.assign(url));
     const defaultLogin = `${prefix}/sso/login`;
-    const boot = createBootState(options.boot);
+    const boot = options.boot ?? readBootState();
+    const userFromPage = bootUser(boot);
+    /** The page came signed out (its sign-on page): no call asks again until another page loads. */
+    const signedOutPage = boot && !boot.signedIn ? (boot.loginUrl ?? '') : undefined;
     let identity: Promise<UserIdentity> | undefined;
-    /** When the server last said the session is good (react-admin checks on every page change). */
-    let confirmedAt = -Infinity;
+    /**
+     * When the server last said the session is good (react-admin checks on every page change); a page that came
+     * signed in counts as such an answer.
+     */
+    let confirmedAt = boot?.signedIn ? Date.now() : -Infinity;
     /**
      * The sign-on page a failed checkAuth named. react-admin follows a failed checkAuth with logout(), whose answer
      * decides where the browser goes: with no session there is nothing to end on the server, so logout answers this.
@@ -97,8 +103,7 @@ export function createAuthProvider(options: AuthProviderOptions = {}): AuthProvi
      * without it, the network), and the console then relies on the first 401 as before.
      */
     async function probe(): Promise<{ state: 'in' | 'out' | 'unknown'; loginUrl?: string }> {
-        const fromPage = boot.session();
-        if (fromPage) return fromPage.signedIn ? { state: 'in' } : { state: 'out', loginUrl: fromPage.loginUrl ?? '' };
+        if (signedOutPage !== undefined) return { state: 'out', loginUrl: signedOutPage };
         try {
             const answer = await send(
                 `${prefix}/sso/session?redirect=${encodeURIComponent(currentPage())}`,
@@ -129,7 +134,7 @@ export function createAuthProvider(options: AuthProviderOptions = {}): AuthProvi
     };
 
     async function fetchIdentity(): Promise<UserIdentity> {
-        const data = (boot.user() ?? readPath(await get('/api/sso/getUserInfo'), 'data') ?? {}) as UserInfoData;
+        const data = (userFromPage() ?? readPath(await get('/api/sso/getUserInfo'), 'data') ?? {}) as UserInfoData;
         const userId = data.userInfo?.userId ?? '';
         const userName = data.userInfo?.userName ?? data.userInfo?.loginName ?? '';
         const values = { userId: String(userId), userName, mobilePhone: data.mobilePhone ?? '' };

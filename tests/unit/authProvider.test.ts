@@ -200,6 +200,8 @@ describe("the page's session state (index.html, src/auth/bootState.ts)", () => {
         const f = fakeFetch(() => ({ body: { code: 200, msg: 'success', data: { signedIn: true } } }));
         const auth = createAuthProvider({ prefix: '', fetch: f.fetch, boot: { signedIn: true, user } });
         await expect(auth.checkAuth({})).resolves.toBeUndefined();
+        await expect(auth.getPermissions!({})).resolves.toEqual(['device:read']);
+        await expect(auth.checkAuth({})).resolves.toBeUndefined();
         await expect(auth.getIdentity!()).resolves.toMatchObject({
             id: 'u-9',
             fullName: '张三',
@@ -218,7 +220,7 @@ describe("the page's session state (index.html, src/auth/bootState.ts)", () => {
         ]);
     });
 
-    it('signed out: straight to the sign-on page the page names, no request', async () => {
+    it('signed out: straight to the sign-on page the page names, no request, however often asked', async () => {
         const f = fakeFetch();
         const auth = createAuthProvider({
             prefix: '',
@@ -229,6 +231,9 @@ describe("the page's session state (index.html, src/auth/bootState.ts)", () => {
         const target = new URL(rejection.redirectTo);
         expect(target.origin + target.pathname).toBe('https://iot.example.com/sso/login');
         expect(target.searchParams.get('redirect')).toBe('/console/?tab=1#/product');
+        // react-admin asks again (rights, the next check) as the page leaves: still the page's answer.
+        await expect(auth.getPermissions!({})).resolves.toBeUndefined();
+        await expect(auth.checkAuth({})).rejects.toMatchObject({ message: false });
         expect(f.calls).toHaveLength(0);
     });
 });
