@@ -114,17 +114,16 @@ export async function storePackage(db: Db, filesDir: string, maxBytes: number, u
     const part = path.join(partDir(filesDir), `${storedName}.part`);
     const target = path.join(otaDir(filesDir), storedName);
     const hash = hashing(maxBytes, limitText);
+    const out = createWriteStream(part, { flags: 'wx' });
     try {
-        await pipeline(
-            Readable.fromWeb(upload.body as Parameters<typeof Readable.fromWeb>[0]),
-            hash.stream,
-            createWriteStream(part, { flags: 'wx' }),
-        ).catch((err: unknown) => {
-            // The limit's own refusal, or the client's body ending early (a cut connection): nothing is kept either way.
-            throw err instanceof ApiError || (err as { syscall?: string }).syscall
-                ? err
-                : badRequest('固件文件上传中断，请重新上传');
-        });
+        await pipeline(Readable.fromWeb(upload.body as Parameters<typeof Readable.fromWeb>[0]), hash.stream, out).catch(
+            (err: unknown) => {
+                // The limit's own refusal, or the client's body ending early (a cut connection): nothing is kept either way.
+                throw err instanceof ApiError || (err as { syscall?: string }).syscall
+                    ? err
+                    : badRequest('固件文件上传中断，请重新上传');
+            },
+        );
         const { bytes, md5, sha256 } = hash.result();
         if (bytes === 0) throw badRequest(OTA_MESSAGES.empty);
         const row = await db.transaction(async (tx) => {
@@ -150,6 +149,9 @@ export async function storePackage(db: Db, filesDir: string, maxBytes: number, u
         });
         return packageView(row, tz);
     } catch (err) {
+        // A refusal in the first chunk can come before the file is even opened: the stream, destroyed while opening,
+        // still creates the file and then closes it. Removed once it has closed, or an empty .part stayed behind.
+        if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
         await rm(part, { force: true });
         await rm(target, { force: true });
         if (err instanceof ApiError) throw err;
