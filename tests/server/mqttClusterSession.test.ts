@@ -1,10 +1,10 @@
 import { connect as netConnect } from 'node:net';
-import mqtt, { type MqttClient } from 'mqtt';
+import type { MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createBroker } from '../../server/mqtt/broker';
 import { alibabaCredentials } from '../../server/mqtt/signIn';
 import { createTestServer, type TestServer } from '../../server/testing';
-import { connect, secretOf, type Broker } from './mqttSupport';
+import { connect, connectSession, platformPublish, secretOf, type Broker } from './mqttSupport';
 import { freshLamp } from './telemetrySupport';
 import { takeTurnOnRedis } from './redisTurn';
 
@@ -38,43 +38,15 @@ async function lamp() {
 }
 type Device = Awaited<ReturnType<typeof lamp>>;
 
-/** Connects to broker `at` with a fixed client id and `clean`; answers the client and whether it had a session. */
-function session(at: number, device: Device, clean: boolean) {
-    return new Promise<{ client: MqttClient; present: boolean }>((resolve, reject) => {
-        const client = mqtt.connect(brokers[at].url, {
-            ...alibabaCredentials(device, { id: 'session', timestamp: null }),
-            clean,
-            reconnectPeriod: 0,
-            connectTimeout: 5_000,
-        });
-        clients.push(client);
-        client.once('connect', (connack) => resolve({ client, present: connack.sessionPresent }));
-        client.once('error', reject);
-    });
-}
-
-/** A QoS 1 message from the platform (queued for an offline persistent session that subscribed to it). */
-const platformPublish = (at: number, topic: string, text: string) =>
-    new Promise<void>((resolve, reject) =>
-        brokers[at].broker.aedes.publish(
-            {
-                cmd: 'publish',
-                topic,
-                payload: Buffer.from(JSON.stringify({ text })),
-                qos: 1,
-                retain: false,
-                dup: false,
-            },
-            (err) => (err ? reject(err) : resolve()),
-        ),
-    );
+const session = (at: number, device: Device, clean: boolean) => connectSession(brokers[at].url, device, clean, clients);
+const toBroker = (at: number, topic: string, text: string) => platformPublish(brokers[at].broker, topic, text);
 
 /** Subscribes, publishes a marker from broker `from`, and answers every text received up to the marker. */
 async function textsUntilMarker(client: MqttClient, from: number, topic: string, marker: string) {
     const texts: unknown[] = [];
     client.on('message', (_t, payload: Buffer) => texts.push(JSON.parse(payload.toString()).text));
     await client.subscribeAsync(topic, { qos: 1 });
-    await platformPublish(from, topic, marker);
+    await toBroker(from, topic, marker);
     const end = Date.now() + 5000;
     while (!texts.includes(marker) && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
     return texts;
@@ -105,7 +77,7 @@ describe.skipIf(!available)('a clean session in a cluster (two brokers, one Redi
         const first = await session(0, device, false);
         await first.client.subscribeAsync(topic, { qos: 1 });
         await first.client.endAsync();
-        await platformPublish(0, topic, 'while away');
+        await toBroker(0, topic, 'while away');
         // Clean, on the second process: the stored session ends there.
         const clean = await session(1, device, true);
         expect(clean.present).toBe(false);

@@ -1,10 +1,18 @@
 import { connect as netConnect, type Socket } from 'node:net';
-import mqtt, { type MqttClient } from 'mqtt';
+import type { MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { alibabaCredentials } from '../../server/mqtt/signIn';
 import { createTestServer, type TestServer } from '../../server/testing';
 import { connectPacket, subscribePacket } from '../bench/mqtt/packets';
-import { connect, nextMessage, secretOf, startBroker, type Broker } from './mqttSupport';
+import {
+    connect,
+    connectSession,
+    nextMessage,
+    platformPublish,
+    secretOf,
+    startBroker,
+    type Broker,
+} from './mqttSupport';
 import { freshLamp } from './telemetrySupport';
 
 /**
@@ -36,37 +44,9 @@ afterAll(async () => {
     await s?.close();
 });
 
-/** A QoS 1 message from the platform to whoever subscribed (also queued for an offline persistent session). */
-const platformPublish = (topic: string, text: string) =>
-    new Promise<void>((resolve, reject) =>
-        broker.aedes.publish(
-            {
-                cmd: 'publish',
-                topic,
-                payload: Buffer.from(JSON.stringify({ text })),
-                qos: 1,
-                retain: false,
-                dup: false,
-            },
-            (err) => (err ? reject(err) : resolve()),
-        ),
-    );
-
-/** Connects with a fixed client id and `clean`; answers the client and whether the broker had its session. */
-function session(device: Awaited<ReturnType<typeof lamp>>, clean: boolean) {
-    return new Promise<{ client: MqttClient; present: boolean }>((resolve, reject) => {
-        const client = mqtt.connect(url, {
-            // no timestamp: the same client id on every connect (a timestamp is part of Alibaba's client id)
-            ...alibabaCredentials(device, { id: 'session', timestamp: null }),
-            clean,
-            reconnectPeriod: 0,
-            connectTimeout: 5_000,
-        });
-        clients.push(client);
-        client.once('connect', (connack) => resolve({ client, present: connack.sessionPresent }));
-        client.once('error', reject);
-    });
-}
+const session = (device: Awaited<ReturnType<typeof lamp>>, clean: boolean) =>
+    connectSession(url, device, clean, clients);
+const toSubscribers = (topic: string, text: string) => platformPublish(broker, topic, text);
 
 /** Opens a raw socket and answers it with a reader of the bytes it receives. */
 function rawSocket() {
@@ -182,20 +162,20 @@ describe('a persistent session (clean=false)', () => {
         expect(first.present).toBe(false);
         await first.client.subscribeAsync(topic, { qos: 1 });
         await first.client.endAsync();
-        await platformPublish(topic, 'while away');
+        await toSubscribers(topic, 'while away');
         // Back with its session: the queued message arrives.
         const second = await session(device, false);
         expect(second.present).toBe(true);
         expect(await nextMessage(second.client, topic)).toEqual({ text: 'while away' });
         await second.client.endAsync();
-        await platformPublish(topic, 'never delivered');
+        await toSubscribers(topic, 'never delivered');
         // A clean session ends the stored one: nothing queued comes, only what it subscribes to now.
         const clean = await session(device, true);
         expect(clean.present).toBe(false);
         const texts: unknown[] = [];
         clean.client.on('message', (_t, payload: Buffer) => texts.push(JSON.parse(payload.toString()).text));
         await clean.client.subscribeAsync(topic, { qos: 1 });
-        await platformPublish(topic, 'marker');
+        await toSubscribers(topic, 'marker');
         const until = Date.now() + 5000;
         while (!texts.includes('marker') && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
         expect(texts).toEqual(['marker']);

@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import { devices } from '../../server/db/schema';
 import { createBroker, type Broker } from '../../server/mqtt/broker';
+import { alibabaCredentials } from '../../server/mqtt/signIn';
 import type { TestServer } from '../../server/testing';
 
 export interface DeviceCredentials {
@@ -68,6 +69,46 @@ export async function until(check: () => Promise<boolean> | boolean, timeoutMs =
         await new Promise((r) => setTimeout(r, 25));
     }
     throw new Error('condition not met in time');
+}
+
+/**
+ * Connects with a fixed client id (no timestamp: Alibaba's client id carries one) and `clean`; answers the client and
+ * whether the broker had its session. `opened` collects the client for the file's clean-up.
+ */
+export function connectSession(
+    url: string,
+    device: Parameters<typeof alibabaCredentials>[0],
+    clean: boolean,
+    opened: MqttClient[],
+): Promise<{ client: MqttClient; present: boolean }> {
+    return new Promise((resolve, reject) => {
+        const client = mqtt.connect(url, {
+            ...alibabaCredentials(device, { id: 'session', timestamp: null }),
+            clean,
+            reconnectPeriod: 0,
+            connectTimeout: 5_000,
+        });
+        opened.push(client);
+        client.once('connect', (connack) => resolve({ client, present: connack.sessionPresent }));
+        client.once('error', reject);
+    });
+}
+
+/** A QoS 1 message `{ text }` published by the platform's broker itself (queued for offline persistent sessions). */
+export function platformPublish(broker: Broker, topic: string, text: string): Promise<void> {
+    return new Promise((resolve, reject) =>
+        broker.aedes.publish(
+            {
+                cmd: 'publish',
+                topic,
+                payload: Buffer.from(JSON.stringify({ text })),
+                qos: 1,
+                retain: false,
+                dup: false,
+            },
+            (err) => (err ? reject(err) : resolve()),
+        ),
+    );
 }
 
 export type { Broker };
