@@ -69,7 +69,7 @@ function admit(conn: Duplex, options: GuardOptions, address: string): (() => voi
 }
 
 /** Calls `watch` with each outgoing chunk until it answers true, then leaves `conn.write` as it was. */
-function watchWrites(conn: Duplex, watch: (chunk: Buffer) => boolean): void {
+export function watchWrites(conn: Duplex, watch: (chunk: Buffer) => boolean): void {
     const write = conn.write.bind(conn) as (...args: unknown[]) => boolean;
     conn.write = ((chunk: unknown, ...rest: unknown[]) => {
         if (typeof chunk === 'string' || Buffer.isBuffer(chunk)) {
