@@ -95,7 +95,12 @@ export function mqttConnect(version: 4 | 5, creds?: { clientId: string; username
 }
 
 /** A valid packet a device may send after its CONNECT. */
-export function mqttPacketAfterConnect(rng: Rng, version: 4 | 5, topic = 'fuzz/topic'): Buffer {
+export function mqttPacketAfterConnect(
+    rng: Rng,
+    version: 4 | 5,
+    topic = 'fuzz/topic',
+    subscribeTo = `${topic}/#`,
+): Buffer {
     const messageId = 1 + int(rng, 65535);
     const packets: Packet[] = [
         {
@@ -107,7 +112,7 @@ export function mqttPacketAfterConnect(rng: Rng, version: 4 | 5, topic = 'fuzz/t
             dup: false,
             messageId,
         } as Packet,
-        { cmd: 'subscribe', messageId, subscriptions: [{ topic: `${topic}/#`, qos: 1 }] } as Packet,
+        { cmd: 'subscribe', messageId, subscriptions: [{ topic: subscribeTo, qos: 1 }] } as Packet,
         { cmd: 'unsubscribe', messageId, unsubscriptions: [topic] } as Packet,
         { cmd: 'pingreq' } as Packet,
         { cmd: 'puback', messageId } as Packet,
@@ -229,7 +234,7 @@ function oddValue(rng: Rng): unknown {
 }
 
 export interface HttpCase {
-    method: 'POST' | 'PUT';
+    method: 'GET' | 'POST' | 'PUT';
     path: string;
     headers: Record<string, string>;
     body: Buffer | string;
