@@ -26,7 +26,7 @@ const group: BenchGroup = {
         const figures: Figure[] = [];
         try {
             const runs = [
-                ['mqtt', () => fuzzMqtt(f.mqtt, f.device, CASES, prng(SEED))],
+                ['mqtt', () => fuzzMqtt(f.mqtt, f.devices, CASES, prng(SEED))],
                 ['amqp', () => fuzzAmqp(f.amqp, f.consumer, CASES, prng(SEED + 1))],
             ] as const;
             for (const [name, run] of runs) {

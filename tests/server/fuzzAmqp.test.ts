@@ -22,7 +22,7 @@ let memory: ReturnType<typeof watchMemory>;
 beforeAll(async () => {
     f = await startFuzzPlatform();
     memory = watchMemory();
-}, 120_000);
+}, 300_000);
 afterAll(async () => {
     memory?.stop();
     await f?.close();
@@ -45,4 +45,4 @@ it(`AMQP 1.0 and SASL on AMQP and AMQPS: ${CASES} cases from seed ${SEED}`, asyn
     }
     expect(grown.peak, 'RSS peak growth, MB').toBeLessThan(BOUND.peak);
     expect(grown.heap, 'heap growth, MB').toBeLessThan(BOUND.heap);
-}, 120_000);
+}, 300_000);

@@ -20,7 +20,7 @@ let memory: ReturnType<typeof watchMemory>;
 beforeAll(async () => {
     f = await startFuzzPlatform();
     memory = watchMemory();
-}, 120_000);
+}, 300_000);
 afterAll(async () => {
     memory?.stop();
     await f?.close();
@@ -36,4 +36,4 @@ it(`HTTP bodies on HTTP and HTTPS: ${CASES} cases from seed ${SEED}, no answer o
     for (const t of f.http) expect(await getStatus(t, '/api/product?pageNumber=1&pageSize=10')).toBe(200);
     expect(grown.peak, 'RSS peak growth, MB').toBeLessThan(BOUND.peak);
     expect(grown.heap, 'heap growth, MB').toBeLessThan(BOUND.heap);
-}, 120_000);
+}, 300_000);

@@ -16,6 +16,9 @@ import { startTlsPlatform, type TlsPlatform } from './tlsSupport';
 
 type Json = Record<string, unknown>;
 
+/** Devices signed in at once by the MQTT fuzzer (its connections in parallel). */
+const FUZZ_DEVICES = 6;
+
 /** Routes left out: they start outside work (a video push, an edge deployment) or sign in (throttled). */
 const LEFT_OUT = /\/push|\/deploy|^\/sso\//;
 
@@ -44,7 +47,8 @@ export interface FuzzPlatform {
     mqtt: Target[];
     amqp: Target[];
     http: HttpTarget[];
-    device: MqttDevice;
+    /** One per fuzzing connection at a time. */
+    devices: MqttDevice[];
     consumer(): { username: string; password: string };
     consumerSecrets: { accessKey: string; accessSecret: string; groupId: number };
     close(): Promise<void>;
@@ -54,8 +58,20 @@ export async function startFuzzPlatform(log: string[] = []): Promise<FuzzPlatfor
     const s = await createTestServer({ amqp: { pollMs: 100, log: (m) => log.push(m) } });
     const p = await startTlsPlatform(s);
     const tls = { ca: p.ca, servername: 'localhost' };
-    const lamp = await freshLamp(s);
-    const secret = await secretOf(s, Number(lamp.deviceId));
+    const devices: MqttDevice[] = [];
+    for (let i = 0; i < FUZZ_DEVICES; i++) {
+        const lamp = await freshLamp(s);
+        const secret = await secretOf(s, Number(lamp.deviceId));
+        devices.push({
+            productKey: lamp.productKey,
+            deviceName: lamp.deviceName,
+            credentials: (target) =>
+                alibabaCredentials(
+                    { productKey: lamp.productKey, deviceName: lamp.deviceName, secret },
+                    { securemode: target.tls ? 2 : 3 },
+                ),
+        });
+    }
     const key = await createAccessKey(s);
     const { groupId } = await subscribeLamp(s);
     const cookie = `${COOKIE_NAME}=${s.token}`;
@@ -68,15 +84,7 @@ export async function startFuzzPlatform(log: string[] = []): Promise<FuzzPlatfor
             { port: p.ports.http, cookie },
             { port: p.ports.https, tls, cookie },
         ],
-        device: {
-            productKey: lamp.productKey,
-            deviceName: lamp.deviceName,
-            credentials: (target) =>
-                alibabaCredentials(
-                    { productKey: lamp.productKey, deviceName: lamp.deviceName, secret },
-                    { securemode: target.tls ? 2 : 3 },
-                ),
-        },
+        devices,
         consumerSecrets: { accessKey: key.accessKey, accessSecret: key.accessSecret, groupId },
         consumer: () =>
             amqpCredentials({

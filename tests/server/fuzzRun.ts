@@ -45,7 +45,7 @@ export interface RunFigures {
 }
 
 /** The share of connections made to the TLS listener. */
-const TLS_SHARE = 0.15;
+const TLS_SHARE = 0.1;
 /** The share of generated cases that are mutated (the rest are valid: they keep a connection for the next case). */
 const MUTATED_SHARE = 0.2;
 
@@ -128,32 +128,40 @@ async function runCases(
     targets: Target[],
     total: number,
     concurrency: number,
-    make: { signInStream(): Buffer[]; afterSignIn(): Buffer[]; prelude(target: Target): Prelude; signInShare: number },
+    make: {
+        signInStream(): Buffer[];
+        /** A case for worker `w`'s connection (each worker signs in as its own device or consumer). */
+        afterSignIn(w: number): Buffer[];
+        prelude(target: Target, w: number): Prelude;
+        signInShare: number;
+    },
     rng: Rng,
 ): Promise<RunFigures> {
     const figures: RunFigures = { cases: 0, connections: 0, slowestCloseMs: 0, hung: 0 };
-    let left = total;
-    let carried: Buffer[][] = [];
-    const worker = async () => {
-        while (left > 0 || carried.length) {
+    let signIns = Math.round(total * make.signInShare);
+    let left = total - signIns;
+    const worker = async (w: number) => {
+        let carried: Buffer[][] = [];
+        while (left > 0 || carried.length || signIns > 0) {
             // TLS listeners (the later targets) get a share of the connections: a handshake costs more than a case.
             const target = rng() < TLS_SHARE ? targets[targets.length - 1] : targets[0];
-            if (!carried.length && rng() < make.signInShare) {
-                left--;
+            if (signIns > 0 && (rng() < 0.5 || (!left && !carried.length))) {
+                signIns--;
                 await session(target, undefined, [make.signInStream()], figures);
                 continue;
             }
-            const batch = carried.length ? carried : [];
+            if (!left && !carried.length) continue;
+            const batch = carried;
             carried = [];
             while (batch.length < 50 && left > 0) {
-                batch.push(make.afterSignIn());
+                batch.push(make.afterSignIn(w));
                 left--;
             }
-            const written = await session(target, make.prelude(target), batch, figures);
-            carried.push(...batch.slice(Math.max(written, 1)));
+            const written = await session(target, make.prelude(target, w), batch, figures);
+            carried = batch.slice(Math.max(written, 1));
         }
     };
-    await Promise.all(Array.from({ length: concurrency }, worker));
+    await Promise.all(Array.from({ length: concurrency }, (_, w) => worker(w)));
     return figures;
 }
 
@@ -176,18 +184,23 @@ function connackAnswer(): Prelude['answered'] {
     };
 }
 
-export function fuzzMqtt(targets: Target[], device: MqttDevice, total: number, rng: Rng, concurrency = 6) {
-    const own = `/sys/${device.productKey}/${device.deviceName}/thing/event/property/post`;
-    const set = `/sys/${device.productKey}/${device.deviceName}/thing/service/property/set`;
+/** One connection per device at a time: a device signing in again takes over its other connection. */
+export function fuzzMqtt(targets: Target[], devices: MqttDevice[], total: number, rng: Rng) {
+    const topics = devices.map((d) => `/sys/${d.productKey}/${d.deviceName}/thing`);
     return runCases(
         targets,
         total,
-        concurrency,
+        devices.length,
         {
             signInShare: 0.1,
             signInStream: () => split(rng, mqttStream(rng).bytes),
-            prelude: (target) => ({ bytes: mqttConnect(4, device.credentials(target)), answered: connackAnswer() }),
-            afterSignIn: () => {
+            prelude: (target, w) => ({
+                bytes: mqttConnect(4, devices[w].credentials(target)),
+                answered: connackAnswer(),
+            }),
+            afterSignIn: (w) => {
+                const own = `${topics[w]}/event/property/post`;
+                const set = `${topics[w]}/service/property/set`;
                 const packet = mqttPacketAfterConnect(rng, 4, rng() < 0.95 ? own : 'fuzz/topic', set);
                 return split(rng, rng() < MUTATED_SHARE ? mutate(rng, packet) : packet);
             },
