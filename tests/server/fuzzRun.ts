@@ -47,7 +47,7 @@ export interface RunFigures {
 /** The share of connections made to the TLS listener. */
 const TLS_SHARE = 0.1;
 /** The share of generated cases that are mutated (the rest are valid: they keep a connection for the next case). */
-const MUTATED_SHARE = 0.2;
+const MUTATED_SHARE = 0.15;
 
 /** The longest a connection may take to close once we have ended it. */
 export const CLOSE_BOUND_MS = 10_000;
@@ -192,7 +192,7 @@ export function fuzzMqtt(targets: Target[], devices: MqttDevice[], total: number
         total,
         devices.length,
         {
-            signInShare: 0.1,
+            signInShare: 0.05,
             signInStream: () => split(rng, mqttStream(rng).bytes),
             prelude: (target, w) => ({
                 bytes: mqttConnect(4, devices[w].credentials(target)),
@@ -231,7 +231,7 @@ export function fuzzAmqp(targets: Target[], consumer: () => AmqpConsumer, total:
         total,
         concurrency,
         {
-            signInShare: 0.1,
+            signInShare: 0.05,
             signInStream: () => {
                 const { sasl, after } = amqpStream(rng, rng() < 0.5 ? consumer() : undefined);
                 return split(rng, Buffer.concat([sasl, after]));
