@@ -7,6 +7,7 @@ import rhea, { type Connection, type Delivery, type EventContext, type Sender } 
 import type { Db } from '../db/client';
 import { accessKeys, consumerGroups } from '../db/schema';
 import type { AcceptedMessage } from '../mqtt/uplink';
+import type { MessageCopies } from './copies';
 import { createQueue, NOTIFY_CHANNEL, type QueuedMessage } from './queue';
 import { createRefusalLog, guardAmqp } from '../mqtt/packetLimit';
 import { amqpPassword, parseAmqpUsername, passwordMatches, TIMESTAMP_SKEW_MS } from './signIn';
@@ -489,9 +490,9 @@ export function createAmqpService({
             return started;
         },
         /** Device messages from the broker's uplink. */
-        attach(broker: { uplink: { onAccepted(fn: (m: AcceptedMessage) => unknown): () => void } }) {
+        attach(broker: { uplink: { addCopier(fn: (m: AcceptedMessage) => MessageCopies | undefined): () => void } }) {
             void this.start();
-            unsubscribes.push(broker.uplink.onAccepted((m) => queue.accept(m)));
+            unsubscribes.push(broker.uplink.addCopier((m) => queue.copiesOf(m)));
         },
         /** A subscription or consumer group changed. */
         invalidate: () => queue.invalidate(),
