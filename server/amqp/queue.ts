@@ -168,6 +168,7 @@ export function createQueue(options: QueueOptions) {
     };
     return {
         owner: s.owner,
+        leaseMs: s.leaseMs,
         counters: s.counters,
         /** Loads the subscriptions (call once before messages flow; they refresh every few seconds after). */
         start() {
