@@ -465,12 +465,13 @@ export async function createBroker({
         get inflight() {
             return inflight;
         },
-        /** In a cluster: this member's id on its devices' ONLINE rows; the devices connected now are noted again. */
+        /**
+         * In a cluster: this member's id on its devices' ONLINE rows; the devices connected now (gateway sub-devices
+         * too) are noted again.
+         */
         joinCluster(id: string) {
             nodeId = id;
-            for (const [deviceId, client] of live) {
-                presence.online(deviceId, (client.conn as { remoteAddress?: string }).remoteAddress);
-            }
+            presence.reassert();
         },
         /**
          * SIGTERM: stop taking connections, stop reading from the connected devices, wait until what they sent is
