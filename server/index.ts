@@ -10,6 +10,7 @@ import { compilePgliteWasm } from './db/pgliteRemote';
 import { DataDirLockedError } from './db/lock';
 import { PRODUCT_NAME } from './sso/page';
 import { ADMIN_USERNAME, ensureAdmin, prepareAdminPassword } from './sso/users';
+import type { NodeHandle } from './cluster/node';
 import { loadTlsOrExit, redirectToHttps, startTlsListeners } from './tls/listeners';
 
 type HttpServer = Server;
@@ -155,7 +156,12 @@ async function main(): Promise<void> {
     const simulator = createSimulator({ db: handle.db, access });
     // Server-side subscription: property posts of subscribed products queue per consumer group (in the database) and go
     // to AMQP 1.0 consumers on AMQP_PORT.
+    // In a cluster a member that cannot renew its heartbeat fences itself (server/cluster/lease.ts): the broker and the
+    // AMQP service ask before each new connection. The node is made once the listeners exist (below).
+    let node: NodeHandle | undefined;
+    const fenced = () => node?.fenced ?? false;
     const amqp = createAmqpService({
+        fenced,
         db: handle.db,
         backlogMax: config.amqpBacklogMax,
         backlogHours: config.amqpBacklogHours,
@@ -224,13 +230,12 @@ async function main(): Promise<void> {
         redisUrl: config.redisUrl,
         maxPacketBytes: config.mqttMaxPacketBytes,
         connectTimeoutMs: config.handshakeTimeoutMs,
+        fenced,
     });
     access.attach(broker);
     amqp.attach(broker);
     // Readiness, /metrics, cluster membership (REDIS_URL) and the SIGTERM drain (server/cluster/node.ts).
-    const node = await (
-        await import('./cluster/node')
-    ).startNode({ handle, config, http: server, broker, amqp, simulator });
+    node = await (await import('./cluster/node')).startNode({ handle, config, http: server, broker, amqp, simulator });
     // The subscriptions are known before the first device can post.
     await amqp.start().catch((err) => console.error('读取服务端订阅失败 / failed to load subscriptions:', err));
     if (!config.tlsOnly) broker.attachWebSocket(server);

@@ -35,6 +35,8 @@ export interface AmqpOptions {
     maxFrameBytes?: number;
     /** A connection not open (TLS handshake, SASL, open) within this is closed (HANDSHAKE_TIMEOUT_MS). */
     handshakeTimeoutMs?: number;
+    /** In a cluster: this member is fenced (server/cluster/lease.ts) and takes no consumer now. */
+    fenced?: () => boolean;
 }
 
 export interface ConsumerInfo {
@@ -93,6 +95,7 @@ export function createAmqpService({
     log = (m) => console.warn(m),
     maxFrameBytes = 256 * 1024,
     handshakeTimeoutMs = 10_000,
+    fenced = () => false,
 }: AmqpOptions) {
     const queue = createQueue({
         db,
@@ -346,7 +349,9 @@ export function createAmqpService({
         const socket = (connection as unknown as { socket?: object }).socket;
         if (socket) pendingOpen.get(socket)?.();
         const result = signInOf(connection);
-        if (!result || result.error || closed) {
+        if (result && !result.error && fenced()) {
+            connection.close({ condition: 'amqp:connection:forced', description: '节点暂不可用，请重新连接' });
+        } else if (!result || result.error || closed) {
             connection.close(
                 result?.error ?? { condition: 'amqp:unauthorized-access', description: '请使用 AccessKey 签名登录' },
             );
@@ -358,7 +363,7 @@ export function createAmqpService({
         const sender = context.sender!;
         const result = signInOf(connection);
         // A refused connection is being closed with its reason (its links go with it).
-        if (!result?.groupId || closed) return;
+        if (!result?.groupId || closed || fenced()) return;
         const taken = [...(groups.get(result.groupId)?.consumers ?? [])].some(
             (c) => c.connection === connection && !c.gone,
         );
@@ -565,6 +570,12 @@ export function createAmqpService({
             for (const c of [...(g?.consumers ?? [])]) {
                 c.connection.close({ condition: 'amqp:not-found', description: '消费者组已删除' });
                 drop(c);
+            }
+        },
+        /** Disconnects every consumer here (this member fenced itself: they reconnect elsewhere). */
+        closeAll() {
+            for (const connection of connections) {
+                connection.close({ condition: 'amqp:connection:forced', description: '节点暂不可用，请重新连接' });
             }
         },
         /** Disconnects the consumers signed in with this AccessKey (it was disabled or deleted). */
