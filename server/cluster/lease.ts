@@ -63,7 +63,7 @@ export class Lease {
     private arm(): void {
         clearTimeout(this.timer);
         const left = this.renewedAt + this.lengthMs - this.clock();
-        this.timer = setTimeout(() => this.check(), Math.max(0, left) + 1);
+        this.timer = setTimeout(() => this.check(), Math.max(0, left));
         this.timer.unref();
     }
 

@@ -61,6 +61,9 @@ export interface MembershipOptions {
 /** How often a member heartbeats and looks for the dead: a third of the timeout, at most 5 s. */
 export const heartbeatMs = (timeoutMs: number) => Math.max(200, Math.min(5_000, Math.floor(timeoutMs / 3)));
 
+/** A renewal (and each of its statements) is given up after this: before the next beat, which then tries afresh. */
+export const renewalTimeoutMs = (timeoutMs: number) => Math.floor(heartbeatMs(timeoutMs) * 0.8);
+
 export function newNodeId(): string {
     return `${os.hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
 }
@@ -129,7 +132,9 @@ export async function renew(state: MemberState, clock: Clock): Promise<boolean> 
     const sentAt = clock();
     const { options, log } = state;
     try {
-        const outcome = await onHeartbeatConnection(state, heartbeatMs(options.timeoutMs), (db) => renewOn(db, state));
+        const outcome = await onHeartbeatConnection(state, renewalTimeoutMs(options.timeoutMs), (db) =>
+            renewOn(db, state),
+        );
         if (state.stopped) return false;
         if (outcome === 'lost') {
             log(`集群: 本节点 ${state.nodeId} 曾被判定失联，重新登记并恢复其设备的在线状态`);

@@ -7,7 +7,7 @@ import type { DatabaseHandle } from '../db/client';
 import type { Broker } from '../mqtt/broker';
 import type { Simulator } from '../simulation/simulator';
 import { localFigures } from './figures';
-import { createMembership, heartbeatMs, newNodeId, type Membership } from './membership';
+import { createMembership, newNodeId, renewalTimeoutMs, type Membership } from './membership';
 import { createMetrics } from './metrics';
 import { setProcessState, type ProcessState, type Published } from './processState';
 import { connectRedis, readPublished, startPublishing, type Publisher, type RedisLink } from './publish';
@@ -83,7 +83,7 @@ async function joinCluster(state: NodeState): Promise<void> {
     const { nodeId, log } = state;
     state.membership = await createMembership({
         db: handle.db,
-        heartbeat: handle.dedicated?.(heartbeatMs(config.nodeTimeoutMs)),
+        heartbeat: handle.dedicated?.(renewalTimeoutMs(config.nodeTimeoutMs)),
         nodeId,
         timeoutMs: config.nodeTimeoutMs,
         amqpOwner: state.options.amqp.queue.owner,
