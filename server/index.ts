@@ -158,8 +158,8 @@ async function main(): Promise<void> {
     // to AMQP 1.0 consumers on AMQP_PORT.
     // In a cluster a member that cannot renew its heartbeat fences itself (server/cluster/lease.ts): the broker and the
     // AMQP service ask before each new connection. The node is made once the listeners exist (below).
-    let node: NodeHandle | undefined;
-    const fenced = () => node?.fenced ?? false;
+    const cluster: { node?: NodeHandle } = {};
+    const fenced = () => cluster.node?.fenced ?? false;
     const amqp = createAmqpService({
         fenced,
         db: handle.db,
@@ -235,7 +235,10 @@ async function main(): Promise<void> {
     access.attach(broker);
     amqp.attach(broker);
     // Readiness, /metrics, cluster membership (REDIS_URL) and the SIGTERM drain (server/cluster/node.ts).
-    node = await (await import('./cluster/node')).startNode({ handle, config, http: server, broker, amqp, simulator });
+    const node = await (
+        await import('./cluster/node')
+    ).startNode({ handle, config, http: server, broker, amqp, simulator });
+    cluster.node = node;
     // The subscriptions are known before the first device can post.
     await amqp.start().catch((err) => console.error('读取服务端订阅失败 / failed to load subscriptions:', err));
     if (!config.tlsOnly) broker.attachWebSocket(server);
