@@ -37,6 +37,8 @@ export interface AmqpOptions {
     maxFrameBytes?: number;
     /** A connection not open (TLS handshake, SASL, open) within this is closed (HANDSHAKE_TIMEOUT_MS). */
     handshakeTimeoutMs?: number;
+    /** In a cluster: this member is fenced (server/cluster/lease.ts) and takes no consumer now. */
+    fenced?: () => boolean;
 }
 
 interface ServiceState extends LinkState {
@@ -52,7 +54,10 @@ interface ServiceState extends LinkState {
     notifications?: NotificationListener;
     timers: NodeJS.Timeout[];
     unsubscribes: Array<() => void>;
+    fenced: () => boolean;
 }
+
+const FENCED = { condition: 'amqp:connection:forced', description: '节点暂不可用，请重新连接' };
 
 /** A connection opened: refused with its sign-in's reason unless the sign-in named a group it may consume. */
 function connectionOpen(s: ServiceState, context: EventContext) {
@@ -61,7 +66,9 @@ function connectionOpen(s: ServiceState, context: EventContext) {
     const socket = (connection as unknown as { socket?: object }).socket;
     if (socket) s.pendingOpen.get(socket)?.();
     const result = signInOf(s.signIns, connection);
-    if (!result || result.error || s.closed) {
+    if (result && !result.error && s.fenced()) {
+        connection.close(FENCED);
+    } else if (!result || result.error || s.closed) {
         connection.close(
             result?.error ?? { condition: 'amqp:unauthorized-access', description: '请使用 AccessKey 签名登录' },
         );
@@ -81,7 +88,7 @@ function wireContainer(s: ServiceState) {
     container.on('sender_open', (context: EventContext) => {
         const result = signInOf(s.signIns, context.connection);
         // A refused connection is being closed with its reason (its links go with it).
-        if (!result?.groupId || s.closed) return;
+        if (!result?.groupId || s.closed || s.fenced()) return;
         openConsumer(s, context.connection, context.sender!, { ...result, groupId: result.groupId });
     });
     container.on('sendable', (context: EventContext) => {
@@ -166,9 +173,11 @@ export function createAmqpService({
     log = (m) => console.warn(m),
     maxFrameBytes = 256 * 1024,
     handshakeTimeoutMs = 10_000,
+    fenced = () => false,
 }: AmqpOptions) {
     const s: ServiceState = {
         db,
+        fenced,
         log,
         groups: new Map(),
         consumers: new WeakMap(),
@@ -283,6 +292,10 @@ export function createAmqpService({
                 condition: 'amqp:unauthorized-access',
                 description: 'AccessKey 已禁用或已删除',
             });
+        },
+        /** Disconnects every consumer here (this member fenced itself: they reconnect elsewhere). */
+        closeAll() {
+            for (const connection of s.connections) connection.close(FENCED);
         },
         close: () => closeService(s),
     };
