@@ -22,6 +22,7 @@ import { packageById } from '../../server/ota/packages';
 import { scheduleBatch } from '../../server/ota/scheduler';
 import { createOtaState, type OtaFailure, type OtaState } from '../../server/ota/state';
 import { downloadOrigin, upgradeData } from '../../server/ota/urls';
+import { parseRange } from '../../server/routes/ota';
 import { seedDatabase } from '../../server/seed';
 
 /**
@@ -300,5 +301,18 @@ describe('steps over the claims', () => {
                 at.getTime(),
             ),
         ).toBe('ok');
+    });
+});
+
+describe('the download route', () => {
+    it('parseRange reads one range within the file; a malformed or out-of-file one is unsatisfiable', () => {
+        expect(parseRange(undefined, 100)).toBeUndefined();
+        expect(parseRange('bytes=10-', 100)).toEqual({ start: 10, end: 99 });
+        expect(parseRange('bytes=10-500', 100)).toEqual({ start: 10, end: 99 });
+        expect(parseRange('bytes=-30', 100)).toEqual({ start: 70, end: 99 });
+        expect(parseRange('bytes=100-', 100)).toBe('unsatisfiable');
+        expect(parseRange('bytes=-', 100)).toBe('unsatisfiable');
+        expect(parseRange('bytes=5-2', 100)).toBe('unsatisfiable');
+        expect(parseRange('items=1-2', 100)).toBe('unsatisfiable');
     });
 });
