@@ -83,21 +83,14 @@ async function publishUpgrade(state: OtaState, deviceId: number, data: UpgradeDa
 }
 
 /**
- * Pushes the tasks this process claims (pending → pushed first, so a fast device's progress finds them); a task
- * another process took or a cancel reached meanwhile is not pushed. Unreached devices' tasks go back to pending.
- * Answers the ids pushed.
+ * Publishes the upgrade to tasks this process claimed (pending → pushed first, so a fast device's progress finds
+ * them); the tasks of devices not reached go back to pending. Answers the ids pushed.
  */
-export async function pushTasks(
+export async function publishUpgrades(
     state: OtaState,
-    tasks: Array<{ id: number; deviceId: number }>,
+    claimed: Array<{ id: number; deviceId: number }>,
     pkg: OtaPackageRow,
 ): Promise<number[]> {
-    if (!tasks.length || !state.backend) return [];
-    const claimed = await claimPush(
-        state.db,
-        tasks.map((t) => t.id),
-        state.now(),
-    );
     if (!claimed.length) return [];
     const data = await upgradeData(state, pkg);
     const sent = await Promise.all(claimed.map((t) => publishUpgrade(state, t.deviceId, data)));

@@ -1,7 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { otaBatches, otaTasks } from '../db/schema';
-import { claimBatchDone, claimWindowClosed } from './claims';
-import { pushTasks } from './device';
+import type { Db } from '../db/client';
+import { claimBatchDone, claimPush, claimWindowClosed } from './claims';
+import { publishUpgrades } from './device';
 import { failLateTasks } from './failures';
 import { packageById } from './packages';
 import type { OtaState } from './state';
@@ -19,9 +20,9 @@ export const SLICE = 500;
 type Batch = typeof otaBatches.$inferSelect;
 
 /** How many more the batch may push now: its rate per minute less those pushed in the last minute, up to a slice. */
-export async function pushBudget(state: OtaState, b: Batch, at: Date): Promise<number> {
+export async function pushBudget(db: Db, b: Batch, at: Date): Promise<number> {
     if (!b.ratePerMinute) return SLICE;
-    const [recent] = await state.db
+    const [recent] = await db
         .select({ n: sql<number>`count(*)::int` })
         .from(otaTasks)
         .where(
@@ -34,8 +35,8 @@ export async function pushBudget(state: OtaState, b: Batch, at: Date): Promise<n
 }
 
 /** Pending tasks of the batch whose devices are online here, oldest first, up to `budget`. */
-export async function pushable(state: OtaState, batchId: number, budget: number) {
-    const pending = await state.db
+export async function pushable(db: Db, state: OtaState, batchId: number, budget: number) {
+    const pending = await db
         .select({ id: otaTasks.id, deviceId: otaTasks.deviceId })
         .from(otaTasks)
         .where(and(eq(otaTasks.batchId, batchId), eq(otaTasks.state, 'pending')))
@@ -54,12 +55,37 @@ export async function scheduleBatch(state: OtaState, b: Batch, at: Date): Promis
         return;
     }
     if (b.startTime && b.startTime > at) return;
-    const budget = await pushBudget(state, b, at);
-    if (budget > 0) {
-        const tasks = await pushable(state, b.id, budget);
-        if (tasks.length) await pushTasks(state, tasks, await packageById(state.db, b.packageId));
-    }
+    const claimed = await claimBatchPushes(state, b, at);
+    if (claimed.length) await publishUpgrades(state, claimed, await packageById(state.db, b.packageId));
     if (!b.dynamic) await claimBatchDone(state.db, b);
+}
+
+/** The batch's push lock (a transaction-level advisory lock, per schema: advisory locks are per database). */
+const pushLock = (batchId: number) =>
+    sql`pg_try_advisory_xact_lock(hashtext('iot_ota_push:' || current_schema()), ${batchId})`;
+
+/**
+ * Claims the batch's next pushes within its rate: the count of the last minute's pushes and the claim run under the
+ * batch's push lock, so processes scheduling at once do not each spend the whole rate. A process that finds the lock
+ * taken leaves the batch to the one holding it until its next run. Answers the tasks claimed (to publish).
+ */
+export async function claimBatchPushes(state: OtaState, b: Batch, at: Date) {
+    if (!state.backend) return [];
+    return state.db.transaction(async (tx) => {
+        const db = tx as unknown as Db;
+        const lock = (await db.execute(sql`SELECT ${pushLock(b.id)} AS got`)) as unknown as {
+            rows: Array<{ got: boolean }>;
+        };
+        if (!lock.rows[0]?.got) return [];
+        const budget = await pushBudget(db, b, at);
+        if (budget <= 0) return [];
+        const tasks = await pushable(db, state, b.id, budget);
+        return claimPush(
+            db,
+            tasks.map((t) => t.id),
+            at,
+        );
+    });
 }
 
 /** One scheduler run over every running batch. */

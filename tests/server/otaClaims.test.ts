@@ -14,7 +14,8 @@ import { PG_URL, postgresReachable } from './spawnServer';
  * OTA in a cluster, on PostgreSQL (row locks, READ COMMITTED): two OTA services over one database, as two processes
  * run them. A lock held by a third connection lets both reach their claim before either may take the rows, so the
  * interleaving is the worst one every run: a timeout seen by both fails each task once (one failure fan-out), and a
- * task cancelled after the scheduler chose it is not pushed. Required in CI (E2E_REQUIRED) and with DATABASE_URL.
+ * task cancelled after the scheduler chose it is not pushed. A batch's pushes are claimed under its push lock, so the
+ * processes keep to its rate together. Required in CI (E2E_REQUIRED) and with DATABASE_URL.
  */
 const REQUIRED = Boolean(process.env.E2E_REQUIRED || process.env.DATABASE_URL);
 const available = await postgresReachable();
@@ -72,6 +73,7 @@ async function openProcess(): Promise<Process> {
 let a: Process;
 let b: Process;
 let productId: number;
+let versions = 0;
 
 beforeAll(async () => {
     if (!available) return;
@@ -102,7 +104,7 @@ afterAll(async () => {
 });
 
 /** A running batch of `n` new devices, their tasks in `state` (pushed ones 10 minutes ago, timeout 1 minute). */
-async function batchOf(db: Db, n: number, state: 'pending' | 'pushed', tag: string) {
+async function batchOf(db: Db, n: number, state: 'pending' | 'pushed', tag: string, ratePerMinute?: number) {
     const made = await db
         .insert(devices)
         .values(
@@ -120,7 +122,7 @@ async function batchOf(db: Db, n: number, state: 'pending' | 'pushed', tag: stri
         .values({
             productId,
             name: `fw_${tag}`,
-            version: `2.0.${tag.length}`,
+            version: `2.0.${++versions}`,
             signMethod: 'SHA256',
             fileName: 'fw.bin',
             storedName: `fw_${tag}.bin`,
@@ -131,7 +133,7 @@ async function batchOf(db: Db, n: number, state: 'pending' | 'pushed', tag: stri
         .returning();
     const [batch] = await db
         .insert(otaBatches)
-        .values({ packageId: pkg.id, kind: 'batch', scope: 'product', timeoutMinutes: 1, retries: 0 })
+        .values({ packageId: pkg.id, kind: 'batch', scope: 'product', timeoutMinutes: 1, retries: 0, ratePerMinute })
         .returning();
     const tasks = await db
         .insert(otaTasks)
@@ -228,5 +230,29 @@ describe.skipIf(!available)('OTA claims on PostgreSQL, two processes over one da
             ['pushed', 1],
             ['pushed', 1],
         ]);
+    }, 60_000);
+
+    it('two processes pushing one batch at once keep to its rate per minute together', async () => {
+        const { tasks } = await batchOf(a.handle.db, 10, 'pending', 'rate', 4);
+        const before = a.pushed.length + b.pushed.length;
+        await Promise.all([a.ota.tick(), b.ota.tick(), a.ota.tick(), b.ota.tick()]);
+        const pushed = [...a.pushed, ...b.pushed].slice(before).filter((d) => tasks.some((t) => t.deviceId === d));
+        expect(pushed.sort((x, y) => x - y)).toEqual(tasks.slice(0, 4).map((t) => t.deviceId));
+    }, 60_000);
+
+    it('a batch whose pushes another process is claiming (its push lock held) is left to that process', async () => {
+        const { batchId, tasks } = await batchOf(a.handle.db, 3, 'pending', 'locked', 2);
+        // The other process, between its count of the last minute's pushes and its claim.
+        const other = new pg.Client({ connectionString: urlOf(database) });
+        await other.connect();
+        await other.query('BEGIN');
+        await other.query(`SELECT pg_advisory_xact_lock(hashtext('iot_ota_push:' || current_schema()), $1)`, [batchId]);
+        const before = a.pushed.length;
+        await a.ota.tick();
+        expect(a.pushed.slice(before).filter((d) => tasks.some((t) => t.deviceId === d))).toEqual([]);
+        await other.query('COMMIT');
+        await other.end();
+        await a.ota.tick();
+        expect(a.pushed.slice(before).sort((x, y) => x - y)).toEqual(tasks.slice(0, 2).map((t) => t.deviceId));
     }, 60_000);
 });

@@ -16,7 +16,7 @@ import {
     claimWindowClosed,
     unclaimPush,
 } from '../../server/ota/claims';
-import { pushTasks } from '../../server/ota/device';
+import { publishUpgrades } from '../../server/ota/device';
 import { failLateTasks, failTask, onFailed } from '../../server/ota/failures';
 import { packageById } from '../../server/ota/packages';
 import { scheduleBatch } from '../../server/ota/scheduler';
@@ -240,12 +240,17 @@ describe('claims: each row changes from its expected state once', () => {
 });
 
 describe('steps over the claims', () => {
-    it('pushTasks publishes what it claimed: not a cancelled task; an offline device goes back to pending', async () => {
+    it('publishes what was claimed: not a cancelled task; an offline device goes back to pending', async () => {
         const { pkg, tasks } = await batchOf({ n: 3 });
         const [up, offline, cancelled] = tasks;
         await db.update(otaTasks).set({ state: 'cancelled' }).where(eq(otaTasks.id, cancelled.id));
         const { state, published } = stateWith((d) => d !== offline.deviceId);
-        expect(await pushTasks(state, tasks, pkg)).toEqual([up.id]);
+        const claimed = await claimPush(
+            db,
+            tasks.map((t) => t.id),
+            at,
+        );
+        expect(await publishUpgrades(state, claimed, pkg)).toEqual([up.id]);
         expect(published.map((p) => p.deviceId)).toEqual([up.deviceId]);
         expect(published[0].topic).toBe(`/ota/device/upgrade/OtaSteps0001/${pkg.name.replace('fw_', '')}_0`);
         const body = JSON.parse(published[0].payload) as { data: { url: string; sign: string } };
