@@ -1,5 +1,5 @@
 import type { Client } from 'aedes';
-import type { DeviceEntry } from './directory';
+import type { DeviceEntry } from './deviceTypes';
 
 /** What the broker knows of its connections: who signed in on each, which one is each device's live one. */
 export interface BrokerState {

@@ -3,7 +3,7 @@ import type { SessionIndex } from './sessionIndex';
 
 /**
  * A shorter CONNECT for the common case, through two hooks aedes takes as options (patches/aedes+1.2.0.patch, applied
- * by patch-package on install; tests/server/aedesPatch.test.ts pins the aedes version it was checked against).
+ * by patch-package on install; tests/unit/aedesPatch.test.ts pins the aedes version it was checked against).
  *
  * aedes' CONNECT handler (node_modules/aedes/lib/handlers/connect.js) runs nine steps for every connection, whatever
  * its session. For a clean session under a client id with no stored session three of them do nothing anyone can see,

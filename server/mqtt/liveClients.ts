@@ -1,6 +1,6 @@
 import type { Client } from 'aedes';
 import { nameOf, type BrokerState } from './brokerState';
-import type { DeviceEntry } from './directory';
+import type { DeviceEntry } from './deviceTypes';
 
 /** Where a device's coming and going is told: its status rows, the monitor, pending downlink calls, other processes. */
 export interface LiveDeps {
