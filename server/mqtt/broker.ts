@@ -3,16 +3,16 @@ import type { Server as HttpServer } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import { Aedes, type Client, type PublishPacket } from 'aedes';
 import type { Db } from '../db/client';
-import { createDirectory, type DeviceEntry } from './directory';
-import { createPresence } from './presence';
+import { createDirectory, type DeviceEntry, type Directory } from './directory';
+import { createPresence, type Presence } from './presence';
 import { createRefusalLog } from './packetLimit';
 import { redisBackends } from './cluster';
 import { createGatewaySessions } from './gateway';
 import { topicAllowed } from './topics';
-import { createUplink } from './uplink';
+import { createUplink, type Uplink } from './uplink';
 import { createMessageWriter, type MessageWriter } from './writer';
-import { createTraffic } from './traffic';
-import { createDownlink } from './downlink';
+import { createTraffic, type Traffic } from './traffic';
+import { createDownlink, type Downlink } from './downlink';
 import { announceClient, createFastConnect, noStoredSession } from './fastConnect';
 import { createLocalSessionIndex, createSessionIndex } from './sessionIndex';
 import { createBrokerState, isOnline, owners, ownerOf, type BrokerState } from './brokerState';
@@ -199,67 +199,103 @@ export async function createBroker({
     aedes.on('clientError', () => undefined);
     aedes.on('connectionError', () => undefined);
 
-    return {
+    return brokerApi({
         aedes,
+        state,
         directory,
         writer,
         uplink,
         downlink,
         traffic,
+        presence,
+        listeners,
+        live,
+        publish,
+        online,
+        setNodeId: (id) => (nodeId = id),
+    });
+}
+
+/** What createBroker assembled. */
+interface Assembled {
+    aedes: Aedes;
+    state: BrokerState;
+    directory: Directory;
+    writer: MessageWriter;
+    uplink: Uplink;
+    downlink: Downlink;
+    traffic: Traffic;
+    presence: Presence;
+    listeners: Listeners;
+    live: LiveDeps;
+    publish: (topic: string, payload: string | Buffer, qos?: 0 | 1) => Promise<void>;
+    online: (deviceId: number) => boolean;
+    setNodeId: (id: string) => void;
+}
+
+/** The broker as the server uses it (server/index.ts, cluster/node.ts, the routes). */
+function brokerApi(b: Assembled) {
+    return {
+        aedes: b.aedes,
+        directory: b.directory,
+        writer: b.writer,
+        uplink: b.uplink,
+        downlink: b.downlink,
+        traffic: b.traffic,
         /** Publishes to a connected device's own topic (the debug page's 发布消息); false when it is not connected. */
         async publishTo(deviceId: number, topic: string, payload: string, qos: 0 | 1): Promise<boolean> {
-            const client = state.live.get(deviceId) ?? state.subLive.get(deviceId);
-            const device = client && state.devices.get(client);
-            const target = client && device && owners(state, client, device).find((o) => o.deviceId === deviceId);
+            const client = b.state.live.get(deviceId) ?? b.state.subLive.get(deviceId);
+            const device = client && b.state.devices.get(client);
+            const target = client && device && owners(b.state, client, device).find((o) => o.deviceId === deviceId);
             if (!target || !topicAllowed(topic, [target])) return false;
-            await publish(topic, payload, qos);
+            await b.publish(topic, payload, qos);
             return true;
         },
         /** Devices connected now. */
         get connected() {
-            return state.live.size;
+            return b.state.live.size;
         },
-        isOnline: online,
+        isOnline: b.online,
         /** Listens for MQTT over TCP; resolves with the port taken. */
-        listen: (port: number, host: string) => listenTcp(listeners, port, host),
+        listen: (port: number, host: string) => listenTcp(b.listeners, port, host),
         /** Listens for MQTT over TLS (MQTTS); resolves with the port taken. */
         listenTls: (port: number, host: string, context: SecureContextOptions) =>
-            listenTls(listeners, port, host, context),
+            listenTls(b.listeners, port, host, context),
         /** A renewed certificate for the next handshakes; connections already made keep theirs. */
         setSecureContext(context: SecureContextOptions) {
-            for (const s of listeners.tlsServers) s.setSecureContext(context);
+            for (const s of b.listeners.tlsServers) s.setSecureContext(context);
         },
         /** MQTT over WebSocket on the HTTP (or HTTPS) server's /mqtt (the mqtt subprotocol). */
-        attachWebSocket: (http: HttpServer | HttpsServer) => attachWebSocket(listeners, http),
+        attachWebSocket: (http: HttpServer | HttpsServer) => attachWebSocket(b.listeners, http),
         /** Every MQTT listener is listening (readiness). */
         get listening() {
-            return listeners.servers.length > 0 && listeners.servers.every((s) => s.listening);
+            return b.listeners.servers.length > 0 && b.listeners.servers.every((s) => s.listening);
         },
         /** Uplink messages not yet answered. */
         get inflight() {
-            return state.inflight;
+            return b.state.inflight;
         },
         /** In a cluster: this member's id on its devices' ONLINE rows; the devices connected now are noted again. */
         joinCluster(id: string) {
-            nodeId = id;
-            noteAllOnline(live);
+            b.setNodeId(id);
+            noteAllOnline(b.live);
         },
-        drain: (timeoutMs = 10_000) => drainBroker(state, listeners, writer, timeoutMs),
+        drain: (timeoutMs = 10_000) => drainBroker(b.state, b.listeners, b.writer, timeoutMs),
         /** Closes the connections of these devices at once (disabled, deleted, renamed). */
         disconnect(deviceIds: number[]) {
-            directory.forget(deviceIds);
-            disconnectDevices(live, deviceIds);
+            b.directory.forget(deviceIds);
+            disconnectDevices(b.live, deviceIds);
         },
         async close() {
-            for (const s of listeners.servers) s.close();
-            for (const c of state.live.values()) c.close();
-            listeners.wss.close();
-            await new Promise<void>((resolve) => aedes.close(() => resolve()));
-            traffic.close();
-            await presence.drain();
-            await writer.drain();
+            for (const s of b.listeners.servers) s.close();
+            for (const c of b.state.live.values()) c.close();
+            b.listeners.wss.close();
+            await new Promise<void>((resolve) => b.aedes.close(() => resolve()));
+            b.traffic.close();
+            await b.presence.drain();
+            await b.writer.drain();
         },
     };
 }
 
-export type Broker = Awaited<ReturnType<typeof createBroker>>;
+export type Broker = ReturnType<typeof brokerApi>;
