@@ -1,8 +1,9 @@
-import type { Aedes } from 'aedes';
+import type { EventEmitter } from 'node:events';
+import type { Aedes, Client } from 'aedes';
 
 /**
- * Which client ids hold a persistent session anywhere in a cluster, known in this process without a Redis command per
- * CONNECT (fastConnect.ts asks it for each clean CONNECT).
+ * Which client ids hold a persistent session, in this process (createLocalSessionIndex) or anywhere in a cluster
+ * (createSessionIndex), known without a persistence call per CONNECT (fastConnect.ts asks for each clean CONNECT).
  *
  * A persistent session (clean=false) is, in aedes-persistence-redis, the subscriptions it stored: the set `clients`
  * and a hash `client:{id}` of its topics. Its outgoing queue is only fed through those subscriptions and is deleted
@@ -34,13 +35,7 @@ interface Announcement {
 }
 
 export async function createSessionIndex(aedes: Aedes, redis: RedisReader): Promise<SessionIndex> {
-    const topics = new Map<string, Set<string>>();
-    const add = (clientId: string, list: Iterable<string>) => {
-        let set = topics.get(clientId);
-        if (!set) topics.set(clientId, (set = new Set()));
-        for (const t of list) set.add(t);
-        if (!set.size) topics.delete(clientId);
-    };
+    const { topics, add, remove } = topicSets();
     await new Promise<void>((resolve) =>
         aedes.subscribe(
             '$SYS/sub/+',
@@ -51,11 +46,11 @@ export async function createSessionIndex(aedes: Aedes, redis: RedisReader): Prom
                         clientId,
                         subs.map((s) => s.topic),
                     );
-                else if (packet.topic === '$SYS/sub/rm') {
-                    const set = topics.get(clientId);
-                    for (const s of subs) set?.delete(s.topic);
-                    if (set && !set.size) topics.delete(clientId);
-                }
+                else if (packet.topic === '$SYS/sub/rm')
+                    remove(
+                        clientId,
+                        subs.map((s) => s.topic),
+                    );
                 cb();
             },
             () => resolve(),
@@ -69,6 +64,56 @@ export async function createSessionIndex(aedes: Aedes, redis: RedisReader): Prom
         has: (clientId) => topics.has(clientId),
         get size() {
             return topics.size;
+        },
+    };
+}
+
+/** Client ids and the topics each holds; an id without topics is dropped. */
+function topicSets() {
+    const topics = new Map<string, Set<string>>();
+    return {
+        topics,
+        add(clientId: string, list: Iterable<string>) {
+            let set = topics.get(clientId);
+            if (!set) topics.set(clientId, (set = new Set()));
+            for (const t of list) set.add(t);
+            if (!set.size) topics.delete(clientId);
+        },
+        remove(clientId: string, list: Iterable<string>) {
+            const set = topics.get(clientId);
+            if (!set) return;
+            for (const t of list) set.delete(t);
+            if (!set.size) topics.delete(clientId);
+        },
+    };
+}
+
+/**
+ * The persistent sessions stored in this process (aedes' in-memory persistence), from aedes' own events: a clean=false
+ * client's granted subscriptions are stored ('subscribe'), its unsubscriptions removed ('unsubscribe'), and a clean
+ * CONNECT through aedes' full handler clears the id's stored subscriptions ('clientReady' of a clean client). So the
+ * index holds what the persistence holds and no more: a clean=false client that never subscribes, or whose session
+ * ended, leaves nothing here.
+ */
+export function createLocalSessionIndex(aedes: Pick<EventEmitter, 'on'>): SessionIndex {
+    const sets = topicSets();
+    aedes.on('subscribe', (subs: Array<{ topic: string; qos: number }>, client: Client) => {
+        if (client.clean) return;
+        sets.add(
+            client.id,
+            subs.filter((s) => s.qos !== 128).map((s) => s.topic),
+        );
+    });
+    aedes.on('unsubscribe', (unsubs: string[], client: Client) => {
+        if (!client.clean) sets.remove(client.id, unsubs);
+    });
+    aedes.on('clientReady', (client: Client) => {
+        if (client.clean) sets.topics.delete(client.id);
+    });
+    return {
+        has: (clientId) => sets.topics.has(clientId),
+        get size() {
+            return sets.topics.size;
         },
     };
 }

@@ -154,6 +154,23 @@ describe('a clean session', () => {
 });
 
 describe('a persistent session (clean=false)', () => {
+    it('leaves nothing behind when it stored no subscription: its next clean CONNECT takes the short path', async () => {
+        const device = await lamp();
+        const persistent = await session(device, false);
+        await persistent.client.endAsync();
+        const outgoing = vi.spyOn(
+            (broker.aedes as unknown as { persistence: { outgoingStream(c: unknown): unknown } }).persistence,
+            'outgoingStream',
+        );
+        try {
+            const clean = await session(device, true);
+            await clean.client.endAsync();
+            expect(outgoing).not.toHaveBeenCalled();
+        } finally {
+            outgoing.mockRestore();
+        }
+    });
+
     it('gets what was queued while it was away; a clean session discards it', async () => {
         const device = await lamp();
         const topic = `/${device.productKey}/${device.deviceName}/user/get`;
