@@ -157,7 +157,7 @@ export class AmqpFraming {
  * followed across writes all the same.
  */
 export class SaslOutcomeWatch {
-    private pending = Buffer.alloc(0);
+    private pending: Buffer = Buffer.alloc(0);
     private headerSeen = false;
     done = false;
 

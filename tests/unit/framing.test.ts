@@ -29,7 +29,7 @@ describe('MQTT: MqttFraming and mqtt-packet agree', () => {
             const parser = mqttPacket.parser({ protocolVersion: 4 });
             const parsed: Array<{ cmd: string; length: number }> = [];
             let error: Error | undefined;
-            parser.on('packet', (p: { cmd: string; length: number }) => parsed.push(p));
+            parser.on('packet', (p) => parsed.push(p as unknown as { cmd: string; length: number }));
             parser.on('error', (e: Error) => (error ??= e));
             let refused: string | undefined;
             let passed = 0; // packets the parser read from chunks the scanner passed
