@@ -188,6 +188,9 @@ describe('on the listeners', () => {
         global.gc?.();
         for (const [name, open] of runs) {
             const { peers, peakMB } = await headerInFrame(open);
+            console.log(
+                `${name}: RSS peak +${peakMB.toFixed(1)} MB, written before the close: ${peers.map((x) => x.sent)}`,
+            );
             expect(peakMB, `${name}: RSS grew ${peakMB.toFixed(1)} MB while the peers streamed`).toBeLessThan(50);
             for (const { sent, closedByServer } of peers) {
                 expect(closedByServer, `${name}: a peer wrote ${sent} bytes and was not closed`).toBe(true);
