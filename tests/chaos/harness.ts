@@ -83,6 +83,8 @@ export class ChaosPlatform {
     productKey = '';
     deviceRows: Array<{ id: number; name: string; secret: string }> = [];
     readonly clients: MqttClient[] = [];
+    /** Clients a scenario connects beside the DEVICES lamps (the flood's). */
+    readonly extraClients: MqttClient[] = [];
     readonly acked = new Set<number>();
     /** Payload ids delivered to the AMQP consumer, and how many deliveries in all. */
     readonly received = new Set<number>();
@@ -128,6 +130,7 @@ export class ChaosPlatform {
 
     /** Proxies, three processes, HAProxy, the consumer, the devices and the simulation. */
     async start(): Promise<void> {
+        const started = Date.now();
         this.pgProxy = await startProxy(PG_URL, 'postgres');
         this.redisProxy = await startProxy(REDIS_URL, 'redis');
         for (let i = 0; i < 3; i++) {
@@ -155,6 +158,7 @@ export class ChaosPlatform {
         await this.connectDevices();
         await this.startSimulation();
         this.startSampling();
+        console.log(`chaos ${this.name}: platform up in ${Math.round((Date.now() - started) / 1000)} s`);
     }
 
     /** A consumer group subscribed to the lamps' property posts, and a consumer of it on the first process. */
@@ -373,10 +377,8 @@ export class ChaosPlatform {
 
     /** Test devices not deliberately stopped (a scenario may stop some). */
     devicesAlive(): number {
-        return this.clients.filter((c) => c && !c.disconnecting && !c.disconnected).length + this.extraDevices;
+        return [...this.clients, ...this.extraClients].filter((c) => c && !c.disconnecting && !c.disconnected).length;
     }
-    /** Devices a scenario connects beside the DEVICES lamps (the flood's). */
-    extraDevices = 0;
 
     rss(): number[] {
         return this.nodes.map((n) => {
@@ -421,8 +423,13 @@ export class ChaosPlatform {
     async notRecovered(): Promise<string> {
         const disconnected = this.clients.filter((c) => !c.connected).length;
         const rows = await this.db.query<{ status: string; n: number }>(
-            `SELECT status, count(*)::int AS n FROM devices WHERE id = ANY($1::bigint[]) GROUP BY status`,
-            [this.deviceRows.map((d) => d.id)],
+            `SELECT d.status || CASE WHEN d.status <> 'ONLINE' THEN ''
+                        WHEN n.node_id IS NULL THEN ' on a member that is gone'
+                        WHEN n.heartbeat_at < now() - make_interval(secs => $2) THEN ' on a silent member'
+                        ELSE '' END AS status, count(*)::int AS n
+             FROM devices d LEFT JOIN cluster_nodes n ON n.node_id = d.node_id
+             WHERE d.id = ANY($1::bigint[]) GROUP BY 1`,
+            [this.deviceRows.map((d) => d.id), NODE_TIMEOUT_S],
         );
         return `${disconnected} clients disconnected; devices by status: ${rows.rows.map((r) => `${r.status} ${r.n}`).join(', ')}`;
     }
@@ -487,7 +494,7 @@ export class ChaosPlatform {
         this.sampling = false;
         for (const t of this.timers) clearInterval(t);
         for (const i of this.paused) this.nodes[i]?.child.kill('SIGCONT');
-        for (const c of this.clients) c?.end(true);
+        for (const c of [...this.clients, ...this.extraClients]) c?.end(true);
         this.amqp?.close();
         await this.db?.end().catch(() => undefined);
         this.haproxy?.stop();
@@ -506,6 +513,8 @@ export function checkInvariants(f: Figures): void {
             `${f.rssGrowthMb.join('/')} MB, unanswered ${f.unanswered}, double-connected samples ` +
             `${f.doubleConnected.length}, simulation-twice samples ${f.simulationTwice.length}`,
     );
+    for (const line of [...f.doubleConnected, ...f.simulationTwice].slice(0, 10))
+        console.log(`chaos ${f.scenario}: ${line}`);
     expect.soft(f.lost, 'acknowledged but not stored').toBe(0);
     expect.soft(f.duplicates, 'acknowledged messages stored more than once').toBe(0);
     expect.soft(f.undelivered, 'stored but never delivered to the AMQP consumer').toBe(0);
