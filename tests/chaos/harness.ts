@@ -405,12 +405,15 @@ export class ChaosPlatform {
         const ids = this.deviceRows.map((d) => d.id);
         while (Date.now() < deadline) {
             if (this.clients.every((c) => c.connected)) {
+                // A member's id carries its process id (host-pid-random): ONLINE on a process that runs now.
+                const running = this.nodes.filter((n) => n.child.exitCode === null && n.child.signalCode === null);
                 const rows = await this.db.query<{ n: number }>(
                     `SELECT count(*)::int AS n FROM devices d
                      WHERE d.id = ANY($1::bigint[]) AND d.status = 'ONLINE' AND EXISTS (
                          SELECT 1 FROM cluster_nodes n WHERE n.node_id = d.node_id
-                             AND n.heartbeat_at >= now() - make_interval(secs => $2))`,
-                    [ids, NODE_TIMEOUT_S],
+                             AND n.heartbeat_at >= now() - make_interval(secs => $2)
+                             AND n.node_id LIKE ANY($3::text[]))`,
+                    [ids, NODE_TIMEOUT_S, running.map((n) => `%-${n.child.pid}-%`)],
                 );
                 if (rows.rows[0].n === ids.length) return Date.now() - since;
             }
