@@ -144,7 +144,7 @@ export class ChaosPlatform {
         this.nodes.push(await this.startNode(0));
         this.nodes.push(...(await Promise.all([this.startNode(1), this.startNode(2)])));
         this.haproxy = await startHaproxy(this.ports.http.map((http, i) => ({ http, mqtt: this.ports.mqtt[i] })));
-        await until(() => this.haproxy.allUp(), 30_000).catch((err) => {
+        await until(() => this.haproxy.allUp(), 60_000).catch((err) => {
             throw new Error(`HAProxy did not see three ready processes: ${String(err)}\n${this.haproxy.log()}`);
         });
         const direct = new URL(PG_URL);
@@ -236,7 +236,9 @@ export class ChaosPlatform {
         for (let i = 0; i < DEVICES; i += 20) {
             await Promise.all(Array.from({ length: Math.min(20, DEVICES - i) }, (_, k) => this.device(i + k)));
         }
-        await until(() => this.acked.size >= DEVICES, 30_000);
+        await until(() => this.acked.size >= DEVICES, 60_000).catch(() => {
+            throw new Error(`${this.acked.size} of ${DEVICES} first posts acknowledged in 60 s`);
+        });
     }
 
     /** An MQTT client of the lamp `row` through HAProxy: persistent session, reconnecting every second. */
@@ -314,7 +316,7 @@ export class ChaosPlatform {
         });
         expect(saved.code, saved.msg).toBe(200);
         this.simulationId = Number(saved.data.id);
-        await until(async () => (await this.simulationsActive(this.nodes[2])).includes(this.simulationId), 15_000);
+        await until(async () => (await this.simulationsActive(this.nodes[2])).includes(this.simulationId), 30_000);
     }
 
     async simulationsActive(node: ServerProcess): Promise<number[]> {
@@ -543,7 +545,7 @@ export async function scenario(
         const p = new ChaosPlatform(name, options.env);
         takeTurnOnRedis();
         beforeAll(() => p.start(), 240_000);
-        afterAll(() => p.close(), 90_000);
+        afterAll(() => p.close(), 180_000);
         it('keeps every invariant: acknowledged = stored once, delivered, one owner, recovered, memory bounded', async () => {
             const started = Date.now();
             await sleep(SETTLE_MS);
