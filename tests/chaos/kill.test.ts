@@ -6,7 +6,11 @@ import { scenario } from './harness';
  * devices and checks the lost devices' OFFLINE and /monitor/real; this one checks the suite's invariants.
  */
 await scenario('kill', 'one process killed with SIGKILL', async (p) => {
+    const { child } = p.nodes[2];
     p.restarted.add(2);
-    p.nodes[2].child.kill('SIGKILL');
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    // Dead once its exit is seen: recovery counts devices on the processes still running.
+    await exited;
     return Date.now();
 });
