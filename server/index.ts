@@ -10,6 +10,7 @@ import { compilePgliteWasm } from './db/pgliteRemote';
 import { DataDirLockedError } from './db/lock';
 import { PRODUCT_NAME } from './sso/page';
 import { ADMIN_USERNAME, ensureAdmin, prepareAdminPassword } from './sso/users';
+import type { NodeHandle } from './cluster/node';
 import { loadTlsOrExit, redirectToHttps, startTlsListeners } from './tls/listeners';
 
 type HttpServer = Server;
@@ -65,6 +66,179 @@ function once<T>(load: () => Promise<T>): () => Promise<T> {
     return () => (loading ??= load());
 }
 
+/** The database (PGlite in DATA_DIR, or DATABASE_URL), migrated; a data directory another process holds ends the start. */
+async function openDatabaseOrExit(config: ServerConfig, whileStarting: () => void): Promise<DatabaseHandle> {
+    try {
+        return await openDatabase(
+            config.databaseUrl
+                ? { databaseUrl: config.databaseUrl, whileStarting }
+                : { pgliteDir: pgliteDirOf(config.dataDir), whileStarting },
+        );
+    } catch (err) {
+        if (err instanceof DataDirLockedError) {
+            console.error(err.message);
+            process.exit(1);
+        }
+        throw err;
+    }
+}
+
+/** The console's port; a taken one ends the start, naming PORT. */
+async function listenOrExit(server: HttpServer, config: ServerConfig, handle: DatabaseHandle): Promise<number> {
+    try {
+        return await listen(server, config.port, config.host);
+    } catch (err) {
+        await handle.close();
+        if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+            console.error(
+                `端口 ${config.port} 已被占用，请用 PORT 指定其他端口。\n` +
+                    `Port ${config.port} is already in use; set PORT to another port.`,
+            );
+            process.exit(1);
+        }
+        throw err;
+    }
+}
+
+interface DeviceListeners {
+    listen(port: number, host: string): Promise<number>;
+}
+
+/**
+ * Plain MQTT and AMQP on MQTT_PORT and AMQP_PORT (none with TLS_ONLY=1): the start's lines for each. A taken port
+ * leaves the rest running and says how to choose another.
+ */
+async function listenDeviceAccess(
+    broker: DeviceListeners,
+    amqp: DeviceListeners,
+    config: ServerConfig,
+    port: number,
+): Promise<{ mqttLine: string; amqpLine: string }> {
+    // TLS_ONLY=1: no plain MQTT and AMQP (reported as unbound, so /platform shows only the TLS endpoints).
+    if (config.tlsOnly) {
+        config.unboundListeners.push('mqtt', 'amqp');
+        return { mqttLine: 'MQTT、AMQP 明文端口: 已关闭（TLS_ONLY=1），明文 HTTP 只跳转到 HTTPS', amqpLine: '' };
+    }
+    return { mqttLine: await listenMqtt(broker, config, port), amqpLine: await listenAmqp(amqp, config, port) };
+}
+
+async function listenMqtt(broker: DeviceListeners, config: ServerConfig, port: number): Promise<string> {
+    const shown = hostOf(urls0(config.host, port));
+    try {
+        // The port taken (MQTT_PORT=0 picks one): GET /api/platform/info tells integrators this one.
+        config.mqttPort = await broker.listen(config.mqttPort, config.host);
+        return `MQTT: mqtt://${shown}:${config.mqttPort}（设备接入），WebSocket: ws://${shown}:${port}/mqtt`;
+    } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+        config.unboundListeners.push('mqtt');
+        return (
+            `MQTT 端口 ${config.mqttPort} 已被占用（例如本机已运行 Mosquitto），设备暂不能通过 TCP 接入；` +
+            `请用 MQTT_PORT 指定其他端口（MQTT_PORT=0 自动选择空闲端口）后重启。WebSocket 接入照常: ws://${shown}:${port}/mqtt\n` +
+            `MQTT port ${config.mqttPort} is in use; set MQTT_PORT to another port (0 picks a free one).`
+        );
+    }
+}
+
+async function listenAmqp(amqp: DeviceListeners, config: ServerConfig, port: number): Promise<string> {
+    try {
+        config.amqpPort = await amqp.listen(config.amqpPort, config.host); // AMQP_PORT=0 picks one: /platform shows it
+        return `AMQP: amqp://${hostOf(urls0(config.host, port))}:${config.amqpPort}（服务端订阅，AMQP 1.0）`;
+    } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+        config.unboundListeners.push('amqp');
+        return (
+            `AMQP 端口 ${config.amqpPort} 已被占用（例如本机已运行 RabbitMQ），服务端订阅的消费端暂不能连接，消息在消费者组中堆积；` +
+            `请用 AMQP_PORT 指定其他端口（AMQP_PORT=0 自动选择空闲端口）后重启。\n` +
+            `AMQP port ${config.amqpPort} is in use; set AMQP_PORT to another port (0 picks a free one).`
+        );
+    }
+}
+
+/**
+ * SIGINT and SIGTERM: readiness answers 503 first (the load balancer takes this process out), then devices are closed
+ * once what they sent is stored and acknowledged (server/cluster/readiness.ts), then `closeAll` stops the rest.
+ */
+function stopOnSignals(node: Pick<NodeHandle, 'drain'>, closeAll: () => void): void {
+    let stoppingSince = 0;
+    const stop = (signal: NodeJS.Signals) => {
+        if (stoppingSince) {
+            // Ctrl+C reaches both `npm start`'s launcher (which forwards it) and this process: a signal
+            // right after the first is that echo; a later one means the user insists.
+            if (Date.now() - stoppingSince < 1500) return;
+            console.error('强制退出 / forced exit');
+            process.exit(1);
+        }
+        stoppingSince = Date.now();
+        console.log(`收到 ${signal}，正在停止…`);
+        void node.drain().then(closeAll, closeAll);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+}
+
+/** Stops taking requests, then `closeRest`, then the process exits. */
+function closeServer(server: HttpServer, closeRest: () => Promise<void>): void {
+    // Idle keep-alive sockets would hold close() open; busy ones get a few seconds to finish.
+    server.close(() => void closeRest().finally(() => process.exit(0)));
+    server.closeIdleConnections();
+    setTimeout(() => server.closeAllConnections(), 5000).unref();
+}
+
+/** The SIP endpoint for gb28181 cameras, and the start's line for it (a taken port: none, and how to choose another). */
+async function startSip(
+    createSipServer: typeof import('./video/sip').createSipServer,
+    handle: DatabaseHandle,
+    config: ServerConfig,
+) {
+    try {
+        const sip = await createSipServer({
+            db: handle.db,
+            port: config.sipPort,
+            host: config.host,
+            // Cameras on the network need an address they can reach: the first LAN address when bound to all.
+            publicAddress: hostOf(addresses(config.host, 1).at(-1)!),
+            log: (line) => console.log(`视频: ${line}`),
+        });
+        config.sipPort = sip.port(); // the port taken (SIP_PORT=0 picks one): /platform shows this one
+        return { sip, sipLine: `GB28181 SIP: udp://${sip.address()}:${sip.port()}` };
+    } catch (err) {
+        config.unboundListeners.push('sip');
+        return {
+            sip: undefined,
+            sipLine:
+                `GB28181 SIP 端口 ${config.sipPort} 不可用（${(err as Error).message}），GB28181 设备暂不能注册；请用 SIP_PORT 指定其他端口（0 自动选择）。\n` +
+                `SIP port ${config.sipPort} unavailable; set SIP_PORT (0 picks a free one).`,
+        };
+    }
+}
+
+/** The start's summary: how long it took, the database, the console's URLs, each listener's line, the sign-in. */
+function printStarted(
+    config: ServerConfig,
+    port: number,
+    startedAt: number,
+    generatedPassword: string | undefined,
+    listenerLines: string[],
+): void {
+    const urls = addresses(config.host, port);
+    const password = generatedPassword
+        ? `${generatedPassword}（随机生成，仅显示这一次，请妥善保存）`
+        : config.adminPassword
+          ? 'ADMIN_PASSWORD 中设置的密码'
+          : '首次启动时显示的密码（忘记时可设置 ADMIN_PASSWORD 后重启以重置）';
+    console.log(
+        [
+            `${PRODUCT_NAME} 已启动（${Math.round(performance.now() - startedAt)} ms）`,
+            `数据库: ${describeDatabase(config)}`,
+            `控制台: ${urls[0]}`,
+            ...urls.slice(1).map((u) => `        ${u}`),
+            ...listenerLines,
+            `登录: ${ADMIN_USERNAME} / ${password}`,
+            '按 Ctrl+C 停止',
+        ].join('\n'),
+    );
+}
+
 async function main(): Promise<void> {
     const config = loadConfig();
     const startedAt = performance.now();
@@ -102,20 +276,7 @@ async function main(): Promise<void> {
         ]),
     );
     const whileStarting = () => void rest();
-    let handle: DatabaseHandle;
-    try {
-        handle = await openDatabase(
-            config.databaseUrl
-                ? { databaseUrl: config.databaseUrl, whileStarting }
-                : { pgliteDir: pgliteDirOf(config.dataDir), whileStarting },
-        );
-    } catch (err) {
-        if (err instanceof DataDirLockedError) {
-            console.error(err.message);
-            process.exit(1);
-        }
-        throw err;
-    }
+    const handle = await openDatabaseOrExit(config, whileStarting);
 
     const [
         { createApp },
@@ -155,7 +316,12 @@ async function main(): Promise<void> {
     const simulator = createSimulator({ db: handle.db, access });
     // Server-side subscription: property posts of subscribed products queue per consumer group (in the database) and go
     // to AMQP 1.0 consumers on AMQP_PORT.
+    // In a cluster a member that cannot renew its heartbeat fences itself (server/cluster/lease.ts): the broker and the
+    // AMQP service ask before each new connection. The node is made once the listeners exist (below).
+    const cluster: { node?: NodeHandle } = {};
+    const fenced = () => cluster.node?.fenced ?? false;
     const amqp = createAmqpService({
+        fenced,
         db: handle.db,
         backlogMax: config.amqpBacklogMax,
         backlogHours: config.amqpBacklogHours,
@@ -177,45 +343,14 @@ async function main(): Promise<void> {
         log: (line) => console.log(`视频: ${line}`),
     });
     // gb28181 cameras register over SIP/UDP; a taken port leaves everything else running and says so.
-    let sipLine: string;
-    let sip: Awaited<ReturnType<typeof createSipServer>> | undefined;
-    try {
-        sip = await createSipServer({
-            db: handle.db,
-            port: config.sipPort,
-            host: config.host,
-            // Cameras on the network need an address they can reach: the first LAN address when bound to all.
-            publicAddress: hostOf(addresses(config.host, 1).at(-1)!),
-            log: (line) => console.log(`视频: ${line}`),
-        });
-        config.sipPort = sip.port(); // the port taken (SIP_PORT=0 picks one): /platform shows this one
-        sipLine = `GB28181 SIP: udp://${sip.address()}:${sip.port()}`;
-    } catch (err) {
-        config.unboundListeners.push('sip');
-        sipLine =
-            `GB28181 SIP 端口 ${config.sipPort} 不可用（${(err as Error).message}），GB28181 设备暂不能注册；请用 SIP_PORT 指定其他端口（0 自动选择）。\n` +
-            `SIP port ${config.sipPort} unavailable; set SIP_PORT (0 picks a free one).`;
-    }
+    const { sip, sipLine } = await startSip(createSipServer, handle, config);
     // OTA's scheduler runs every second once the broker attaches: held here so it stops before the database closes.
     const ota = createOtaService({ db: handle.db, access, config });
     const app = createApp({ db: handle.db, config, access, simulator, amqp, rules, video, sip, ota });
     // Plain HTTP/1.1 (no TLS or HTTP/2 options), so the adaptor returns a node:http Server.
     // TLS_ONLY=1: plain HTTP only redirects to HTTPS.
     const server = createAdaptorServer({ fetch: config.tlsOnly ? redirectToHttps(config) : app.fetch }) as Server;
-    let port: number;
-    try {
-        port = await listen(server, config.port, config.host);
-    } catch (err) {
-        await handle.close();
-        if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-            console.error(
-                `端口 ${config.port} 已被占用，请用 PORT 指定其他端口。\n` +
-                    `Port ${config.port} is already in use; set PORT to another port.`,
-            );
-            process.exit(1);
-        }
-        throw err;
-    }
+    const port = await listenOrExit(server, config, handle);
 
     // Device access: MQTT over TCP on MQTT_PORT and over WebSocket on this port's /mqtt. A taken MQTT port leaves the
     // console and the WebSocket access running, and says how to choose another.
@@ -224,6 +359,7 @@ async function main(): Promise<void> {
         redisUrl: config.redisUrl,
         maxPacketBytes: config.mqttMaxPacketBytes,
         connectTimeoutMs: config.handshakeTimeoutMs,
+        fenced,
     });
     access.attach(broker);
     amqp.attach(broker);
@@ -231,6 +367,7 @@ async function main(): Promise<void> {
     const node = await (
         await import('./cluster/node')
     ).startNode({ handle, config, http: server, broker, amqp, simulator });
+    cluster.node = node;
     // The subscriptions are known before the first device can post.
     await amqp.start().catch((err) => console.error('读取服务端订阅失败 / failed to load subscriptions:', err));
     if (!config.tlsOnly) broker.attachWebSocket(server);
@@ -253,38 +390,7 @@ async function main(): Promise<void> {
             if (ids.length) console.log(`视频: 已恢复 ${ids.length} 路推流`);
         })
         .catch((err) => console.error('恢复视频推流失败 / failed to resume video pushes:', err));
-    let mqttLine = 'MQTT、AMQP 明文端口: 已关闭（TLS_ONLY=1），明文 HTTP 只跳转到 HTTPS';
-    let amqpLine = '';
-    // TLS_ONLY=1: no plain MQTT and AMQP (reported as unbound, so /platform shows only the TLS endpoints).
-    if (config.tlsOnly) config.unboundListeners.push('mqtt', 'amqp');
-    else {
-        try {
-            const mqttPort = await broker.listen(config.mqttPort, config.host);
-            // The port taken (MQTT_PORT=0 picks one): GET /api/platform/info tells integrators this one.
-            config.mqttPort = mqttPort;
-            mqttLine = `MQTT: mqtt://${hostOf(urls0(config.host, port))}:${mqttPort}（设备接入），WebSocket: ws://${hostOf(urls0(config.host, port))}:${port}/mqtt`;
-        } catch (err) {
-            if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
-            config.unboundListeners.push('mqtt');
-            mqttLine =
-                `MQTT 端口 ${config.mqttPort} 已被占用（例如本机已运行 Mosquitto），设备暂不能通过 TCP 接入；` +
-                `请用 MQTT_PORT 指定其他端口（MQTT_PORT=0 自动选择空闲端口）后重启。WebSocket 接入照常: ws://${hostOf(urls0(config.host, port))}:${port}/mqtt\n` +
-                `MQTT port ${config.mqttPort} is in use; set MQTT_PORT to another port (0 picks a free one).`;
-        }
-
-        try {
-            const amqpPort = await amqp.listen(config.amqpPort, config.host);
-            config.amqpPort = amqpPort; // the port taken (AMQP_PORT=0 picks one): /platform shows this one
-            amqpLine = `AMQP: amqp://${hostOf(urls0(config.host, port))}:${amqpPort}（服务端订阅，AMQP 1.0）`;
-        } catch (err) {
-            if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
-            config.unboundListeners.push('amqp');
-            amqpLine =
-                `AMQP 端口 ${config.amqpPort} 已被占用（例如本机已运行 RabbitMQ），服务端订阅的消费端暂不能连接，消息在消费者组中堆积；` +
-                `请用 AMQP_PORT 指定其他端口（AMQP_PORT=0 自动选择空闲端口）后重启。\n` +
-                `AMQP port ${config.amqpPort} is in use; set AMQP_PORT to another port (0 picks a free one).`;
-        }
-    }
+    const { mqttLine, amqpLine } = await listenDeviceAccess(broker, amqp, config, port);
 
     let tlsLines: string[] = [];
     let tlsListeners: Awaited<ReturnType<typeof startTlsListeners>> | undefined;
@@ -301,26 +407,12 @@ async function main(): Promise<void> {
         tlsListeners = started;
     }
 
-    const urls = addresses(config.host, port);
-    const password = admin.generatedPassword
-        ? `${admin.generatedPassword}（随机生成，仅显示这一次，请妥善保存）`
-        : config.adminPassword
-          ? 'ADMIN_PASSWORD 中设置的密码'
-          : '首次启动时显示的密码（忘记时可设置 ADMIN_PASSWORD 后重启以重置）';
-    console.log(
-        [
-            `${PRODUCT_NAME} 已启动（${Math.round(performance.now() - startedAt)} ms）`,
-            `数据库: ${describeDatabase(config)}`,
-            `控制台: ${urls[0]}`,
-            ...urls.slice(1).map((u) => `        ${u}`),
-            mqttLine,
-            ...(amqpLine ? [amqpLine] : []),
-            ...tlsLines,
-            sipLine,
-            `登录: ${ADMIN_USERNAME} / ${password}`,
-            '按 Ctrl+C 停止',
-        ].join('\n'),
-    );
+    printStarted(config, port, startedAt, admin.generatedPassword, [
+        mqttLine,
+        ...(amqpLine ? [amqpLine] : []),
+        ...tlsLines,
+        sipLine,
+    ]);
 
     // The first start's reference and demo data go in while the server already answers, once it has answered its
     // first request (or after SEED_AFTER_MS without one): seeding takes the main thread for a few hundred ms, and on a
@@ -361,29 +453,13 @@ async function main(): Promise<void> {
     server.once('request', (_req, res) => res.once('finish', () => setImmediate(seedNow)));
     setTimeout(seedNow, SEED_AFTER_MS);
 
-    let stoppingSince = 0;
-    const stop = (signal: NodeJS.Signals) => {
-        if (stoppingSince) {
-            // Ctrl+C reaches both `npm start`'s launcher (which forwards it) and this process: a signal
-            // right after the first is that echo; a later one means the user insists.
-            if (Date.now() - stoppingSince < 1500) return;
-            console.error('强制退出 / forced exit');
-            process.exit(1);
-        }
-        stoppingSince = Date.now();
-        console.log(`收到 ${signal}，正在停止…`);
-        // Readiness answers 503 first (the load balancer takes this process out), then devices are closed once what
-        // they sent is stored and acknowledged (server/cluster/node.ts), then the rest stops.
-        void node.drain().then(closeAll, closeAll);
-    };
-    const closeAll = () => {
+    stopOnSignals(node, () => {
         // The HTTPS listener stops taking requests with the plain one; its open sockets end with the process.
         tlsListeners?.https.close();
         tlsListeners?.https.closeIdleConnections();
         tlsListeners?.watcher?.close();
-        // Idle keep-alive sockets would hold close() open; busy ones get a few seconds to finish.
-        server.close(() => {
-            simulator
+        closeServer(server, async () => {
+            await simulator
                 .close()
                 .catch((err) => console.error('停止设备模拟失败 / failed to stop simulations:', err))
                 .then(() => amqp.close())
@@ -397,14 +473,9 @@ async function main(): Promise<void> {
                 .catch((err) => console.error('关闭 MQTT 失败 / failed to close MQTT:', err))
                 .then(() => node.leave())
                 .then(() => handle.close())
-                .catch((err) => console.error('关闭数据库失败 / failed to close the database:', err))
-                .finally(() => process.exit(0));
+                .catch((err) => console.error('关闭数据库失败 / failed to close the database:', err));
         });
-        server.closeIdleConnections();
-        setTimeout(() => server.closeAllConnections(), 5000).unref();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    });
 }
 
 main().catch((err) => {

@@ -1,12 +1,15 @@
 import os from 'node:os';
-import { processState } from './health';
-import type { NodeFigures } from './node';
+import type { AmqpService } from '../amqp/service';
+import type { Broker } from '../mqtt/broker';
+import { processState, type MemberState, type NodeFigures, type Published } from './processState';
+
+export type { MemberState, NodeFigures, Published };
 
 /**
  * The cluster's live figures as the routes answer them (/monitor/real, consumer groups, /platform, /vaServices).
  *
  * How they travel: each member writes its share to Redis every second (`SET iot:cluster:figures:<node> … PX 5000`,
- * server/cluster/node.ts), and whoever answers reads the living members' keys with one MGET. Who is living comes
+ * server/cluster/publish.ts), and whoever answers reads the living members' keys with one MGET. Who is living comes
  * from PostgreSQL (cluster_nodes, server/cluster/membership.ts), what each is doing from Redis. Why Redis for the
  * figures: they change every second and are worthless seconds later; a per-second UPDATE per process on the shared
  * database would add dead rows and WAL to the store the fleet's ingest needs, and the heartbeat (every NODE_TIMEOUT / 3,
@@ -20,15 +23,18 @@ export const FIGURES_KEY = (nodeId: string) => `iot:cluster:figures:${nodeId}`;
 /** A member's published figures expire after this long without a new publication. */
 export const FIGURES_TTL_MS = 5_000;
 
-export type MemberState = 'ready' | 'draining' | 'notReady' | 'unknown';
-
-/** What a member publishes each second: who it is, whether it takes traffic, and its share of the figures. */
-export interface Published extends NodeFigures {
-    host: string;
-    pid: number;
-    state: MemberState;
-    /** When published (ms). */
-    at: number;
+/** This member's share of the live figures, read now. */
+export function localFigures(broker: Broker, amqp: AmqpService): NodeFigures {
+    const rates = broker.traffic.rates();
+    return {
+        connected: broker.connected,
+        upPerSecond: rates.upPerSecond,
+        downPerSecond: rates.downPerSecond,
+        totals: rates.totals,
+        byProduct: rates.byProduct,
+        series: rates.series,
+        consumers: amqp.consumerFigures(),
+    };
 }
 
 export interface Member {

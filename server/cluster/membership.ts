@@ -1,24 +1,26 @@
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import type { Db } from '../db/client';
+import type { Db, DedicatedConnection } from '../db/client';
 import { rowsOf } from '../db/rows';
+import { Lease, monotonic, type Clock } from './lease';
+import { sweepDead } from './sweep';
 
 /**
  * Cluster membership (docs/deployment.md "Losing a process"). Each process of a cluster (REDIS_URL) registers a row
- * in cluster_nodes and heartbeats it; every heartbeat also looks for members silent for NODE_TIMEOUT and cleans up
- * after them: their devices OFFLINE (the devices' presence trigger writes the presence history, and a
- * `device.status` message says why), their AMQP claims released at once instead of after their 60 s lease, and the
- * once-per-cluster jobs (retention sweeps) move to the oldest living member.
+ * in cluster_nodes and renews it with a heartbeat; after each renewal it looks for members silent for NODE_TIMEOUT
+ * and cleans up after them (server/cluster/sweep.ts): their devices OFFLINE, their AMQP claims released at once
+ * instead of after their 60 s lease, and the once-per-cluster jobs (retention sweeps) move to the oldest member.
  *
- * Why PostgreSQL and not Redis: PostgreSQL is the platform's shared truth (ARCHITECTURE.md). The heartbeat, the
- * death verdict and the cleanup are one transaction on the same database as the devices and amqp_queue they change,
- * so exactly one survivor cleans up after a member (the DELETE ... RETURNING decides who) and a survivor that dies
- * midway leaves the member to the next (its transaction rolls back). Redis keys with a TTL would need a second
- * store to agree with the first. A heartbeat is one small UPDATE every NODE_TIMEOUT / 3 (at most 5 s) per process.
+ * The renewal runs on a connection of its own (not the pool the ingest fills), each statement and the whole renewal
+ * held to the heartbeat's period, so one hung query costs one beat and the next beat tries afresh. A member that
+ * cannot renew for NODE_TIMEOUT / 2 fences itself (server/cluster/lease.ts) and lifts the fence when a renewal
+ * succeeds again; when the others declared it lost meanwhile (its heartbeat older than NODE_TIMEOUT by the database's
+ * clock, or its row gone), it registers again and marks its devices ONLINE again before it takes devices.
  *
- * A restarted process is a new member (a fresh node id), so its predecessor is cleaned up like any dead member.
- * One process without REDIS_URL never starts this: no table writes, no timer.
+ * Why PostgreSQL and not Redis: PostgreSQL is the platform's shared truth (ARCHITECTURE.md); the heartbeat, the death
+ * verdict and the cleanup are on the same database as the devices and amqp_queue they change. A restarted process is
+ * a new member (a fresh node id). One process without REDIS_URL never starts this: no table writes, no timer.
  */
 
 export interface NodeRow {
@@ -29,7 +31,12 @@ export interface NodeRow {
 }
 
 export interface MembershipOptions {
+    /** This member's id (newNodeId() when absent). */
+    nodeId?: string;
+    /** The shared database: the sweep, the nodes' list, the hooks. */
     db: Db;
+    /** The heartbeat's own connection (PostgreSQL); without it the renewal runs on `db`, still under its timeout. */
+    heartbeat?: DedicatedConnection;
     /** Silent this long (ms), a member is dead (NODE_TIMEOUT). */
     timeoutMs: number;
     /** This member's claims in amqp_queue (released when it dies). */
@@ -38,164 +45,202 @@ export interface MembershipOptions {
     figures: () => Record<string, unknown>;
     /** This member was declared dead by another while alive (a long pause): its devices must be marked again. */
     onRevived?: () => void;
-    /** After each heartbeat and sweep (the simulations' takeover, server/cluster/simulations.ts). */
+    /** The lease ran out (server/cluster/lease.ts): take no devices and close those held. */
+    onFenced?: () => void;
+    /** A renewal succeeded after a fence (after onRevived when the member had been declared dead). */
+    onUnfenced?: () => void;
+    /** After each renewal and sweep while not fenced (the simulations' takeover, server/cluster/simulations.ts). */
     onBeat?: () => Promise<unknown>;
     /** Called when this member becomes the oldest living one (runs the once-per-cluster jobs). */
     onLeader?: () => void;
     log?: (message: string) => void;
+    /** Monotonic milliseconds (tests pass a fake one). */
+    clock?: Clock;
 }
 
 /** How often a member heartbeats and looks for the dead: a third of the timeout, at most 5 s. */
 export const heartbeatMs = (timeoutMs: number) => Math.max(200, Math.min(5_000, Math.floor(timeoutMs / 3)));
 
+/** A renewal (and each of its statements) is given up after this: before the next beat, which then tries afresh. */
+export const renewalTimeoutMs = (timeoutMs: number) => Math.floor(heartbeatMs(timeoutMs) * 0.8);
+
 export function newNodeId(): string {
     return `${os.hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
 }
 
-export async function createMembership({
-    db,
-    timeoutMs,
-    amqpOwner,
-    figures,
-    onRevived,
-    onLeader,
-    onBeat,
-    log = (m) => console.warn(m),
-}: MembershipOptions) {
-    const nodeId = newNodeId();
-    let leader = false;
-    let stopped = false;
-    let beating: Promise<void> | undefined;
-    const register = () =>
-        db.execute(sql`
-            INSERT INTO cluster_nodes (node_id, amqp_owner, figures)
-            VALUES (${nodeId}, ${amqpOwner ?? null}, ${JSON.stringify(figures())}::jsonb)
-            ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = now()`);
-    await register();
+/** A membership's state: who, its lease, and what is running now. */
+export interface MemberState {
+    options: MembershipOptions;
+    nodeId: string;
+    lease: Lease;
+    leader: boolean;
+    stopped: boolean;
+    /** The renewal in flight (at most one; each ends within the heartbeat's period). */
+    renewing?: Promise<boolean>;
+    /** The sweep and hooks after a renewal, on the shared pool (at most one; they never hold up a renewal). */
+    following?: Promise<void>;
+    timer?: NodeJS.Timeout;
+    log: (message: string) => void;
+}
 
-    /** Cleans up after members silent for the timeout; the number of devices marked OFFLINE. */
-    async function sweepDead(): Promise<number> {
-        return db.transaction(async (tx) => {
-            const dead = rowsOf<{ node_id: string; amqp_owner: string | null; heartbeat_at: string | Date }>(
-                await tx.execute(sql`
-                    DELETE FROM cluster_nodes
-                    WHERE heartbeat_at < now() - ${`${timeoutMs} milliseconds`}::interval AND node_id <> ${nodeId}
-                    RETURNING node_id, amqp_owner, heartbeat_at`),
-            );
-            if (!dead.length) return 0;
-            const ids = `{${dead.map((d) => `"${d.node_id}"`).join(',')}}`;
-            const owners = dead.map((d) => d.amqp_owner).filter((o): o is string => Boolean(o));
-            let marked = 0;
-            for (const d of dead) {
-                // OFFLINE as of the member's last heartbeat (the last moment it is known to have held them): a device
-                // that reconnected to a survivor since is newer, so its ONLINE (written by presence, maybe after
-                // this) wins. The presence trigger writes device_presence; a device.status message says why, like
-                // markLeftOnline's serverRestart.
-                const at = new Date(d.heartbeat_at).toISOString();
-                marked += Number(
-                    rowsOf<{ n: number }>(
-                        await tx.execute(sql`
-                            WITH gone AS (
-                                UPDATE devices d SET status = 'OFFLINE', status_time = ${at}::timestamptz, node_id = NULL
-                                WHERE d.node_id = ${d.node_id} AND d.status = 'ONLINE'
-                                    AND (d.status_time IS NULL OR d.status_time <= ${at}::timestamptz)
-                                RETURNING d.id, d.product_id),
-                            logged AS (
-                                INSERT INTO device_messages (device_id, ts, method, identifier, data, product_id)
-                                SELECT id, ${at}::timestamptz, 'device.status', NULL,
-                                    '{"status": "offline", "reason": "nodeLost"}'::jsonb, product_id FROM gone
-                                RETURNING 1)
-                            SELECT count(*)::int AS n FROM logged`),
-                    )[0]?.n ?? 0,
-                );
-            }
-            // Devices of the dead member that were not ONLINE any more keep their status; the marker goes.
-            await tx.execute(sql`UPDATE devices SET node_id = NULL WHERE node_id = ANY(${ids}::text[])`);
-            if (owners.length) {
-                await tx.execute(sql`
-                    UPDATE amqp_queue SET owner = NULL, lease_until = NULL
-                    WHERE owner = ANY(${`{${owners.map((o) => `"${o}"`).join(',')}}`}::text[])`);
-            }
-            log(
-                `集群: 节点 ${dead.map((d) => d.node_id).join(', ')} 已 ${timeoutMs / 1000} 秒无心跳，` +
-                    `已将其 ${marked} 台设备标记为离线并释放其 AMQP 消息`,
-            );
-            return marked;
-        });
-    }
+const register = (db: Db, state: MemberState) =>
+    db.execute(sql`
+        INSERT INTO cluster_nodes (node_id, amqp_owner, figures)
+        VALUES (${state.nodeId}, ${state.options.amqpOwner ?? null}, ${JSON.stringify(state.options.figures())}::jsonb)
+        ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = now()`);
 
-    async function beat() {
-        const updated = rowsOf<{ node_id: string }>(
-            await db.execute(sql`
-                UPDATE cluster_nodes SET heartbeat_at = now(), figures = ${JSON.stringify(figures())}::jsonb
-                WHERE node_id = ${nodeId} RETURNING node_id`),
+/**
+ * Renews the heartbeat; 'renewed', or 'lost' when the others may have declared this member dead (its row gone, or
+ * its last heartbeat older than the timeout by the database's clock): it registers again here.
+ */
+export async function renewOn(db: Db, state: MemberState): Promise<'renewed' | 'lost'> {
+    const timeout = `${state.options.timeoutMs} milliseconds`;
+    const rows = rowsOf<{ expired: boolean }>(
+        await db.execute(sql`
+            UPDATE cluster_nodes n SET heartbeat_at = now(), figures = ${JSON.stringify(state.options.figures())}::jsonb
+            FROM cluster_nodes o
+            WHERE n.node_id = ${state.nodeId} AND o.node_id = n.node_id
+            RETURNING o.heartbeat_at < now() - ${timeout}::interval AS expired`),
+    );
+    if (rows.length && !rows[0].expired) return 'renewed';
+    await register(db, state);
+    return 'lost';
+}
+
+/** Runs `work` on the heartbeat's connection, given up after `ms`. */
+function onHeartbeatConnection<T>(state: MemberState, ms: number, work: (db: Db) => Promise<T>): Promise<T> {
+    const { heartbeat, db } = state.options;
+    const controller = new AbortController();
+    const run = heartbeat ? heartbeat.run(work, controller.signal) : work(db);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+            controller.abort();
+            reject(new Error(`heartbeat took over ${ms} ms`));
+        }, ms);
+    });
+    run.catch(() => undefined); // given up: its late failure is nobody's
+    return Promise.race([run, timedOut]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * One renewal, held to the heartbeat's period. On success the lease runs from when it was sent; a member declared
+ * lost marks its devices again before its fence lifts. False when it failed or timed out (the lease then runs out by
+ * itself, and the next beat tries again).
+ */
+export async function renew(state: MemberState, clock: Clock): Promise<boolean> {
+    const sentAt = clock();
+    const { options, log } = state;
+    try {
+        const outcome = await onHeartbeatConnection(state, renewalTimeoutMs(options.timeoutMs), (db) =>
+            renewOn(db, state),
         );
-        if (!updated.length) {
-            // Declared dead during a pause (its devices were marked OFFLINE): it is alive, so it says so again.
-            log(`集群: 本节点 ${nodeId} 曾被判定失联，重新登记并恢复其设备的在线状态`);
-            await register();
-            onRevived?.();
+        if (state.stopped) return false;
+        if (outcome === 'lost') {
+            log(`集群: 本节点 ${state.nodeId} 曾被判定失联，重新登记并恢复其设备的在线状态`);
+            options.onRevived?.();
         }
-        await sweepDead();
-        await onBeat?.();
-        const oldest = rowsOf<{ node_id: string }>(
-            await db.execute(sql`SELECT node_id FROM cluster_nodes ORDER BY started_at, node_id LIMIT 1`),
-        )[0]?.node_id;
-        if (oldest === nodeId && !leader) {
-            leader = true;
-            onLeader?.();
-        }
+        state.lease.renewed(sentAt);
+        return true;
+    } catch (err) {
+        if (!state.stopped) log(`集群心跳失败 / heartbeat failed: ${String(err)}`);
+        return false;
     }
+}
 
-    const timer = setInterval(() => {
-        if (beating || stopped) return; // a slow database: the next tick tries again
-        beating = beat()
+/** After a renewal: the sweep, the hooks, and whether this member is now the oldest. */
+export async function follow(state: MemberState): Promise<void> {
+    const { db, timeoutMs, onBeat, onLeader } = state.options;
+    await sweepDead(db, state.nodeId, timeoutMs, heartbeatMs(timeoutMs), state.log);
+    if (state.lease.check()) return;
+    await onBeat?.();
+    const oldest = rowsOf<{ node_id: string }>(
+        await db.execute(sql`SELECT node_id FROM cluster_nodes ORDER BY started_at, node_id LIMIT 1`),
+    )[0]?.node_id;
+    if (oldest === state.nodeId && !state.leader) {
+        state.leader = true;
+        onLeader?.();
+    }
+}
+
+/**
+ * One heartbeat: a renewal unless one is still in flight, then (not fenced, and none still running) the sweep and
+ * hooks. A hung renewal or sweep never stops the beats: each renewal ends within the period.
+ */
+export function beat(state: MemberState, clock: Clock): Promise<void> {
+    if (state.stopped) return Promise.resolve();
+    state.lease.check();
+    const renewing = (state.renewing ??= renew(state, clock).finally(() => (state.renewing = undefined)));
+    return renewing.then((renewed) => {
+        if (!renewed || state.stopped || state.lease.check() || state.following) return;
+        state.following = follow(state)
             .catch((err) => {
-                if (!stopped) log(`集群心跳失败 / heartbeat failed: ${String(err)}`);
+                if (!state.stopped) state.log(`集群心跳失败 / heartbeat failed: ${String(err)}`);
             })
-            .finally(() => (beating = undefined));
-    }, heartbeatMs(timeoutMs));
-    timer.unref();
-    beating = beat()
-        .catch((err) => log(`集群心跳失败 / heartbeat failed: ${String(err)}`))
-        .finally(() => (beating = undefined));
-    await beating;
+            .finally(() => (state.following = undefined));
+        return state.following;
+    });
+}
 
+export async function createMembership(options: MembershipOptions) {
+    const clock = options.clock ?? monotonic;
+    const state: MemberState = {
+        options,
+        nodeId: options.nodeId ?? newNodeId(),
+        lease: new Lease(options.timeoutMs, { onFenced: options.onFenced, onUnfenced: options.onUnfenced }, clock),
+        leader: false,
+        stopped: false,
+        log: options.log ?? ((m) => console.warn(m)),
+    };
+    await register(options.db, state);
+    state.lease.renewed(clock());
+    state.timer = setInterval(() => void beat(state, clock), heartbeatMs(options.timeoutMs));
+    state.timer.unref();
+    await beat(state, clock);
+    return membershipHandle(state);
+}
+
+/** What the node sees of its membership. */
+function membershipHandle(state: MemberState) {
+    const { db, timeoutMs } = state.options;
     return {
-        nodeId,
+        nodeId: state.nodeId,
         get leader() {
-            return leader;
+            return state.leader;
+        },
+        /** Fenced now: take no devices (read by the broker and the AMQP service before each new connection). */
+        get fenced() {
+            return state.lease.check();
         },
         /** The living members (heartbeat within the timeout), oldest first, with their last published figures. */
-        async nodes(): Promise<NodeRow[]> {
-            const rows = rowsOf<{
-                node_id: string;
-                started_at: string | Date;
-                heartbeat_at: string | Date;
-                figures: unknown;
-            }>(
-                await db.execute(sql`
-                    SELECT node_id, started_at, heartbeat_at, figures FROM cluster_nodes
-                    WHERE heartbeat_at >= now() - ${`${timeoutMs} milliseconds`}::interval
-                    ORDER BY started_at, node_id`),
-            );
-            return rows.map((r) => ({
-                nodeId: r.node_id,
-                startedAt: new Date(r.started_at).toISOString(),
-                heartbeatAt: new Date(r.heartbeat_at).toISOString(),
-                figures: (typeof r.figures === 'string' ? JSON.parse(r.figures) : r.figures) as Record<string, unknown>,
-            }));
-        },
+        nodes: () => livingNodes(db, timeoutMs),
         /** Runs a sweep now (tests, and the drain's last look). */
-        sweepDead,
+        sweepDead: () => sweepDead(db, state.nodeId, timeoutMs, heartbeatMs(timeoutMs), state.log),
         /** Leaves the cluster (SIGTERM): the row goes, so no survivor waits out the timeout for it. */
         async leave() {
-            stopped = true;
-            clearInterval(timer);
-            await beating;
-            await db.execute(sql`DELETE FROM cluster_nodes WHERE node_id = ${nodeId}`);
+            state.stopped = true;
+            clearInterval(state.timer);
+            state.lease.stop();
+            await state.renewing;
+            await state.following;
+            await db.execute(sql`DELETE FROM cluster_nodes WHERE node_id = ${state.nodeId}`);
         },
     };
 }
 
-export type Membership = Awaited<ReturnType<typeof createMembership>>;
+export type Membership = ReturnType<typeof membershipHandle>;
+
+async function livingNodes(db: Db, timeoutMs: number): Promise<NodeRow[]> {
+    const rows = rowsOf<{ node_id: string; started_at: string | Date; heartbeat_at: string | Date; figures: unknown }>(
+        await db.execute(sql`
+            SELECT node_id, started_at, heartbeat_at, figures FROM cluster_nodes
+            WHERE heartbeat_at >= now() - ${`${timeoutMs} milliseconds`}::interval
+            ORDER BY started_at, node_id`),
+    );
+    return rows.map((r) => ({
+        nodeId: r.node_id,
+        startedAt: new Date(r.started_at).toISOString(),
+        heartbeatAt: new Date(r.heartbeat_at).toISOString(),
+        figures: (typeof r.figures === 'string' ? JSON.parse(r.figures) : r.figures) as Record<string, unknown>,
+    }));
+}

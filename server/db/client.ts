@@ -23,7 +23,30 @@ export interface DatabaseHandle {
     inWorker?: boolean;
     /** PGlite only: the data directory held no database before this open (a first start). */
     created?: boolean;
+    /**
+     * PostgreSQL only: a connection of its own, outside the pool the routes and the ingest share, whose statements
+     * are held to `statementTimeoutMs` (the cluster heartbeat, server/cluster/membership.ts).
+     */
+    dedicated?(statementTimeoutMs: number): DedicatedConnection;
+    /** PostgreSQL only: the pool's connections, and each statement's time to those who ask (/metrics). */
+    pool?: PoolFigures;
     close(): Promise<void>;
+}
+
+/** One connection of its own for work that must not wait behind others. */
+export interface DedicatedConnection {
+    /**
+     * Runs `work` on the connection; when `signal` aborts first, the connection is given up (the next run opens a new
+     * one) and the run rejects.
+     */
+    run<T>(work: (db: Db) => Promise<T>, signal: AbortSignal): Promise<T>;
+    close(): Promise<void>;
+}
+
+export interface PoolFigures {
+    stats(): { total: number; idle: number; waiting: number };
+    /** Calls `listener` with each statement's time (ms) on the pool's connections; returns its removal. */
+    onQuery(listener: (ms: number) => void): () => void;
 }
 
 export interface OpenDatabaseOptions {
@@ -145,20 +168,29 @@ async function openPostgres(url: string, opts: OpenDatabaseOptions): Promise<Dat
         }
     }
     // search_path set per connection, so every pooled connection resolves unqualified names in pgSchema.
-    const pool = new pg.Pool({
-        connectionString: url,
-        max: 10,
-        ...(pgSchema ? { options: `-c search_path="${pgSchema}"` } : {}),
-    });
+    const options = pgSchema ? { options: `-c search_path="${pgSchema}"` } : {};
+    const timed = timedClient();
+    const pool = new pg.Pool({ connectionString: url, max: 10, Client: timed.Client, ...options });
     pool.on('error', (err) => console.error('PostgreSQL 连接错误 / connection error:', err.message));
     opts.whileStarting?.();
     let closed = false;
+    const dedicated: DedicatedConnection[] = [];
     return {
         db: drizzleNodePg(pool, { schema }) as unknown as Db,
         kind: 'postgres',
+        dedicated(statementTimeoutMs) {
+            const connection = dedicatedConnection({ connectionString: url, ...options }, statementTimeoutMs);
+            dedicated.push(connection);
+            return connection;
+        },
+        pool: {
+            stats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+            onQuery: timed.onQuery,
+        },
         async close() {
             if (closed) return;
             closed = true;
+            await Promise.all(dedicated.map((d) => d.close()));
             await pool.end();
             if (pgSchema && opts.dropSchemaOnClose) {
                 const admin = new pg.Client({ connectionString: url });
@@ -170,5 +202,75 @@ async function openPostgres(url: string, opts: OpenDatabaseOptions): Promise<Dat
                 }
             }
         },
+    };
+}
+
+/**
+ * pg's Client with each query timed for those listening (the pool makes its connections of it): statements in
+ * transactions too, and nothing to do while no one listens (/metrics off).
+ */
+function timedClient() {
+    const listeners = new Set<(ms: number) => void>();
+    class TimedClient extends pg.Client {
+        // pg's query() has many overloads; each is passed on as it came.
+        query(...args: unknown[]): never {
+            const result = (super.query as (...a: unknown[]) => unknown)(...args);
+            if (listeners.size && result instanceof Promise) {
+                const start = performance.now();
+                const end = () => {
+                    const ms = performance.now() - start;
+                    for (const l of listeners) l(ms);
+                };
+                result.then(end, end);
+            }
+            return result as never;
+        }
+    }
+    return {
+        Client: TimedClient,
+        onQuery(listener: (ms: number) => void) {
+            listeners.add(listener);
+            return () => void listeners.delete(listener);
+        },
+    };
+}
+
+/**
+ * A pool of one connection, its statements held to `statementTimeoutMs` by the server (statement_timeout: a lock
+ * wait, a slow plan) and a little later by the client (query_timeout: a link that carries nothing). A run given up
+ * releases its connection as broken, so the next run does not queue behind a statement that never answers.
+ */
+function dedicatedConnection(config: pg.PoolConfig, statementTimeoutMs: number): DedicatedConnection {
+    const pool = new pg.Pool({
+        ...config,
+        max: 1,
+        statement_timeout: statementTimeoutMs,
+        query_timeout: statementTimeoutMs + 500,
+        connectionTimeoutMillis: statementTimeoutMs,
+        keepAlive: true,
+        idleTimeoutMillis: 0,
+    });
+    pool.on('error', () => undefined); // an idle connection lost: the next run opens another
+    return {
+        async run(work, signal) {
+            if (signal.aborted) throw new Error('aborted');
+            const client = await pool.connect();
+            let broken: Error | undefined;
+            const giveUp = () => {
+                broken ??= new Error('dedicated connection given up');
+                client.release(broken);
+            };
+            signal.addEventListener('abort', giveUp, { once: true });
+            try {
+                return await work(drizzleNodePg(client, { schema }) as unknown as Db);
+            } catch (err) {
+                broken ??= err as Error;
+                throw err;
+            } finally {
+                signal.removeEventListener('abort', giveUp);
+                if (!signal.aborted) client.release(broken);
+            }
+        },
+        close: () => pool.end(),
     };
 }

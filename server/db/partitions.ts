@@ -49,19 +49,52 @@ export async function dayPartitions(db: Db, table: PartitionedTable): Promise<Ar
 }
 
 /**
- * Keeps the partitions ahead (today + AHEAD_DAYS, UTC) and moves whatever waits in the default partitions into
- * their own day partitions. Each partition is its own statement (a short lock on the parent, not one long one).
+ * LOG_RETENTION_DAYS as server/config.ts reads it (which refuses a bad value at start): the days messages are kept,
+ * 30 when unset.
  */
-export async function maintainPartitions(db: Db, now = new Date()): Promise<{ made: number }> {
+export function retentionDaysFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+    const days = Number(env.LOG_RETENTION_DAYS?.trim() || 30);
+    return Number.isInteger(days) && days >= 1 && days <= 36_500 ? days : 30;
+}
+
+/**
+ * The days maintenance may make a partition of `table` for (UTC days, inclusive): up to AHEAD_DAYS on, and for
+ * device_messages, whose times devices write, from `retentionDays` back; the other tables' rows carry the server's
+ * or the database's time.
+ */
+export function partitionWindow(
+    table: PartitionedTable,
+    now: number,
+    retentionDays: number,
+): { first: string; last: string } {
+    const today = Math.floor(now / DAY_MS) * DAY_MS;
+    const first = table === 'device_messages' ? utcDay(today - retentionDays * DAY_MS) : '0000-01-01';
+    return { first, last: utcDay(today + AHEAD_DAYS * DAY_MS) };
+}
+
+/**
+ * Keeps the partitions ahead (today + AHEAD_DAYS, UTC) and moves whatever waits in the default partitions into
+ * their own day partitions, within partitionWindow only: a message of a day past the retention stays in the default
+ * partition until the retention sweep deletes it, and a far future row until its day comes near, so no number of
+ * back-dated messages makes more partitions than the window holds days. Each partition is its own statement (a short lock on the
+ * parent, not one long one).
+ */
+export async function maintainPartitions(
+    db: Db,
+    now = new Date(),
+    retentionDays = retentionDaysFromEnv(),
+): Promise<{ made: number }> {
     let made = 0;
     const today = Math.floor(now.getTime() / DAY_MS) * DAY_MS;
     for (const table of PARTITIONED_TABLES) {
+        const { first, last } = partitionWindow(table, now.getTime(), retentionDays);
         for (let d = 0; d <= AHEAD_DAYS; d++) {
             if (await ensureDayPartition(db, table, utcDay(today + d * DAY_MS))) made++;
         }
-        const waiting = (await db.execute(
-            sql`SELECT DISTINCT to_char(ts AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day FROM ${sql.identifier(`${table}_default`)}`,
-        )) as unknown as Rows<{ day: string }>;
+        const waiting = (await db.execute(sql`
+            SELECT day FROM (SELECT DISTINCT to_char(ts AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day
+                FROM ${sql.identifier(`${table}_default`)}) d
+            WHERE day BETWEEN ${first} AND ${last}`)) as unknown as Rows<{ day: string }>;
         for (const { day } of waiting.rows) if (await ensureDayPartition(db, table, day)) made++;
     }
     return { made };
@@ -101,7 +134,7 @@ export function requestMaintenance(db: Db, logError = (m: string, e: unknown) =>
         again.add(db);
         return;
     }
-    const run: Promise<unknown> = maintainPartitions(db)
+    const run: Promise<unknown> = maintainPartitions(db, new Date())
         .catch((err) => {
             if (!/closed|ended/i.test(String((err as Error)?.message)))
                 logError('创建消息分区失败 / making message partitions failed:', err);

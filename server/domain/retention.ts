@@ -26,7 +26,7 @@ export interface SweepOptions {
  */
 export async function sweepOldMessages(db: Db, days: number, opts: SweepOptions = {}): Promise<RetentionResult> {
     const now = opts.now?.() ?? new Date();
-    await maintainPartitions(db, now);
+    await maintainPartitions(db, now, days);
     const r = await dropPartitionsBefore(db, 'device_messages', new Date(now.getTime() - days * DAY_MS));
     return { messages: r.rows, partitions: r.partitions };
 }

@@ -44,6 +44,8 @@ export interface BrokerOptions {
     maxPacketBytes?: number;
     /** A connection that has not signed in (TLS handshake and CONNECT) within this is closed (HANDSHAKE_TIMEOUT_MS). */
     connectTimeoutMs?: number;
+    /** In a cluster: this member is fenced (server/cluster/lease.ts) and takes no device now. */
+    fenced?: () => boolean;
 }
 
 /**
@@ -57,6 +59,7 @@ export async function createBroker({
     log = (m) => console.warn(m),
     maxPacketBytes = 256 * 1024,
     connectTimeoutMs = 10_000,
+    fenced = () => false,
 }: BrokerOptions) {
     const directory = createDirectory(db);
     const writer = createMessageWriter(db);
@@ -172,6 +175,7 @@ export async function createBroker({
     const refusal = createRefusalLog(log);
 
     const authenticate: Authenticate = (client, username, password, done) => {
+        if (fenced()) return done(refuse(3, '服务暂不可用'), false);
         const who = parseUsername(username);
         if (!who) {
             return done(refuse(CODE.BAD_USERNAME_OR_PASSWORD, '用户名应为 {deviceName}&{productKey}'), false);
@@ -465,12 +469,13 @@ export async function createBroker({
         get inflight() {
             return inflight;
         },
-        /** In a cluster: this member's id on its devices' ONLINE rows; the devices connected now are noted again. */
+        /**
+         * In a cluster: this member's id on its devices' ONLINE rows; the devices connected now (gateway sub-devices
+         * too) are noted again.
+         */
         joinCluster(id: string) {
             nodeId = id;
-            for (const [deviceId, client] of live) {
-                presence.online(deviceId, (client.conn as { remoteAddress?: string }).remoteAddress);
-            }
+            presence.reassert();
         },
         /**
          * SIGTERM: stop taking connections, stop reading from the connected devices, wait until what they sent is
@@ -489,6 +494,10 @@ export async function createBroker({
             await writer.drain();
             // The PUBACKs just queued reach the sockets before they close.
             await new Promise((r) => setTimeout(r, 50));
+            for (const c of live.values()) c.close();
+        },
+        /** Closes every device connection here (this member fenced itself: the devices reconnect elsewhere). */
+        closeAll() {
             for (const c of live.values()) c.close();
         },
         /** Closes the connections of these devices at once (disabled, deleted, renamed). */

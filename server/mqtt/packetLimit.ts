@@ -1,4 +1,9 @@
 import type { Duplex } from 'node:stream';
+import { AmqpFraming, SaslOutcomeWatch } from './amqpFraming';
+import { ConnackWatch, MqttFraming } from './mqttFraming';
+import { SignInGate } from './signInGate';
+
+export { MAX_CONNECT_BYTES } from './mqttFraming';
 
 /**
  * Packet limits read from the raw stream, before a parser buffers a packet's body. aedes (mqtt-packet) and rhea both
@@ -6,10 +11,10 @@ import type { Duplex } from 'node:stream';
  * and streaming it held that much memory. Here the length in each header is compared with the limit as the header
  * arrives, and the connection is closed from the header: at most the chunk that carried it ever reaches the parser.
  * The same guard serves MQTT over TCP, TLS and WebSocket (it wraps the stream aedes reads) and AMQP over TCP and TLS.
+ * The framing models are the parsers' own (mqttFraming.ts for mqtt-packet, amqpFraming.ts for rhea); each learns the
+ * sign-in from the server's own answer going out (CONNACK, SASL outcome). Connections not yet signed in are counted
+ * by a SignInGate (signInGate.ts): at most its cap at once in the process.
  */
-
-/** The largest CONNECT accepted: a sign-in is a few hundred bytes; this leaves room for a will message. */
-export const MAX_CONNECT_BYTES = 64 * 1024;
 
 /** A refusal line once per key (listener and address) and minute, however many packets or connections it sends. */
 export function createRefusalLog(log: (line: string) => void, windowMs = 60_000) {
@@ -26,56 +31,6 @@ export function createRefusalLog(log: (line: string) => void, windowMs = 60_000)
 
 export type RefusalLog = ReturnType<typeof createRefusalLog>;
 
-/**
- * Follows MQTT packet boundaries (fixed header: one type byte, then the remaining length in 1-4 bytes of 7 bits) and
- * answers a reason when a packet must not be read: the first packet is not a CONNECT, a CONNECT above `maxConnect`,
- * any packet above `maxPacket`, or a malformed length.
- */
-export function mqttScanner(maxPacket: number, maxConnect = MAX_CONNECT_BYTES) {
-    let first = true;
-    let skip = 0; // body bytes of the current packet still to pass
-    let type = -1; // the type byte of a header being read, -1 between packets
-    let length = 0;
-    let multiplier = 1;
-    let lengthBytes = 0;
-    return (chunk: Buffer): string | undefined => {
-        let pos = 0;
-        while (pos < chunk.length) {
-            if (skip > 0) {
-                const take = Math.min(skip, chunk.length - pos);
-                skip -= take;
-                pos += take;
-                continue;
-            }
-            const byte = chunk[pos++];
-            if (type < 0) {
-                if (first && byte !== 0x10) {
-                    return byte === 0x16
-                        ? '收到的是 TLS 握手，这是明文端口（TLS 客户端请连接 MQTTS 端口）'
-                        : `第一个报文不是 CONNECT（0x${byte.toString(16).padStart(2, '0')}），不是 MQTT 客户端`;
-                }
-                type = byte;
-                length = 0;
-                multiplier = 1;
-                lengthBytes = 0;
-                continue;
-            }
-            length += (byte & 0x7f) * multiplier;
-            multiplier *= 128;
-            if (++lengthBytes > 4) return '报文长度字段格式错误';
-            if (byte & 0x80) continue;
-            const limit = first ? Math.min(maxConnect, maxPacket) : maxPacket;
-            if (length > limit) {
-                return `${first ? 'CONNECT ' : ''}报文声明长度 ${length} 字节，超过上限 ${limit} 字节`;
-            }
-            first = false;
-            type = -1;
-            skip = length;
-        }
-        return undefined;
-    };
-}
-
 function addressOf(conn: Duplex, fallback?: string): string {
     const remote = (conn as { remoteAddress?: string }).remoteAddress ?? fallback ?? '未知地址';
     return remote.replace(/^::ffff:/, '');
@@ -90,93 +45,101 @@ function refuse(conn: Duplex, options: { refusal: RefusalLog; listener: string }
     conn.destroy();
 }
 
+/** Connections not yet signed in, on every listener of this process, unless a guard is given its own gate. */
+export const processGate = new SignInGate();
+
+interface GuardOptions {
+    refusal: RefusalLog;
+    listener: string;
+    gate?: SignInGate;
+}
+
+/**
+ * Counts `conn` as not signed in until `signedIn` is called or it closes; answers false (and closes it) when the gate
+ * is full.
+ */
+function admit(conn: Duplex, options: GuardOptions, address: string): (() => void) | undefined {
+    const release = (options.gate ?? processGate).admit(address);
+    if (!release) {
+        refuse(conn, options, address, '未登录的连接过多，稍后重试');
+        return undefined;
+    }
+    conn.once('close', release);
+    return release;
+}
+
+/** Calls `watch` with each outgoing chunk until it answers true, then leaves `conn.write` as it was. */
+export function watchWrites(conn: Duplex, watch: (chunk: Buffer) => boolean): void {
+    const write = conn.write.bind(conn) as (...args: unknown[]) => boolean;
+    conn.write = ((chunk: unknown, ...rest: unknown[]) => {
+        if (typeof chunk === 'string' || Buffer.isBuffer(chunk)) {
+            if (watch(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk))) Reflect.deleteProperty(conn, 'write');
+        }
+        return write(chunk, ...rest);
+    }) as typeof conn.write;
+}
+
 /**
  * Checks every chunk aedes reads from `conn` (aedes reads with `conn.read()` on 'readable') and destroys the connection
- * at a header over the limit; the chunk is then withheld from aedes.
+ * at a header over the limit; the chunk is then withheld from aedes. The CONNACK aedes writes tells the sign-in.
  */
-export function guardMqtt(
-    conn: Duplex,
-    options: { maxPacket: number; refusal: RefusalLog; listener: string; address?: string },
-): void {
-    const scan = mqttScanner(options.maxPacket);
+export function guardMqtt(conn: Duplex, options: GuardOptions & { maxPacket: number; address?: string }): void {
+    const address = addressOf(conn, options.address);
+    const signedIn = admit(conn, options, address);
+    if (!signedIn) return;
+    const framing = new MqttFraming({ maxPacket: options.maxPacket });
+    const connack = new ConnackWatch();
+    watchWrites(conn, (chunk) => {
+        const code = connack.write(chunk);
+        if (code === undefined) return false;
+        framing.connack(code === 0);
+        if (code === 0) signedIn(); // a refused CONNACK is followed by the close
+        return true;
+    });
     const read = conn.read.bind(conn);
     conn.read = (size?: number) => {
         const chunk = read(size) as Buffer | string | null;
         if (chunk === null || conn.destroyed) return chunk;
-        const reason = scan(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+        const reason = framing.scan(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
         if (!reason) return chunk;
-        refuse(conn, options, addressOf(conn, options.address), reason);
+        refuse(conn, options, address, reason);
         return null;
     };
 }
 
-const AMQP_HEADER = Buffer.from('AMQP');
-
 /**
- * Follows AMQP 1.0 framing: an 8-byte protocol header ("AMQP" + id + version; again after SASL), then frames whose first
- * 4 bytes are the frame's size. A frame above `maxFrame`, a size below the 8-byte frame header, or a first packet that
- * is not a protocol header is refused. Frames before the AMQP open (the SASL exchange) are held to MAX_CONNECT_BYTES.
- */
-export function amqpScanner(maxFrame: number, maxSignIn = MAX_CONNECT_BYTES) {
-    let skip = 0;
-    const head = Buffer.alloc(8);
-    let have = 0;
-    let headers = 0; // protocol headers seen: the SASL one, then the AMQP one
-    let protocolId = -1;
-    return (chunk: Buffer): string | undefined => {
-        let pos = 0;
-        while (pos < chunk.length) {
-            if (skip > 0) {
-                const take = Math.min(skip, chunk.length - pos);
-                skip -= take;
-                pos += take;
-                continue;
-            }
-            const take = Math.min(8 - have, chunk.length - pos);
-            chunk.copy(head, have, pos, pos + take);
-            have += take;
-            pos += take;
-            if (have < 4) continue;
-            if (head.subarray(0, 4).equals(AMQP_HEADER)) {
-                if (have < 8) continue;
-                protocolId = head[4];
-                headers++;
-                have = 0;
-                continue;
-            }
-            if (headers === 0) {
-                return head[0] === 0x16
-                    ? '收到的是 TLS 握手，这是明文端口（TLS 客户端请连接 AMQPS 端口）'
-                    : '开头不是 AMQP 协议头，不是 AMQP 1.0 客户端';
-            }
-            const size = head.readUInt32BE(0);
-            // SASL frames (protocol id 3) and everything before the AMQP header are the sign-in.
-            const limit = protocolId === 3 ? Math.min(maxSignIn, maxFrame) : maxFrame;
-            if (size < 8) return `帧长度 ${size} 小于帧头`;
-            if (size > limit) return `帧声明长度 ${size} 字节，超过上限 ${limit} 字节`;
-            skip = size - have;
-            have = 0;
-        }
-        return undefined;
-    };
-}
-
-/**
- * Checks every chunk of an AMQP socket before rhea's 'data' listeners see it and destroys the socket at a frame over the limit; also closes a peer that has not opened its AMQP connection within
- * `handshakeTimeoutMs`. Returns the function to call once the connection is open.
+ * Checks every chunk of an AMQP socket before rhea's 'data' listeners see it and destroys the socket at a frame rhea
+ * must not read (amqpFraming.ts); the SASL outcome rhea writes tells where the AMQP header belongs. Data arriving
+ * after rhea ended the socket (a close, or an error it stopped reading at) is not passed on: the socket is destroyed.
+ * Also closes a peer that has not opened its AMQP connection within `handshakeTimeoutMs`. Returns the function to call
+ * once the connection is open.
  */
 export function guardAmqp(
     socket: Duplex,
-    options: { maxFrame: number; refusal: RefusalLog; listener: string; handshakeTimeoutMs: number },
+    options: GuardOptions & { maxFrame: number; handshakeTimeoutMs: number },
 ): () => void {
-    const scan = amqpScanner(options.maxFrame);
     const address = addressOf(socket);
     const close = (reason: string) => refuse(socket, options, address, reason);
+    const signedIn = admit(socket, options, address);
+    if (!signedIn) return () => undefined;
+    const framing = new AmqpFraming({ maxFrame: options.maxFrame });
+    const outcome = new SaslOutcomeWatch();
+    watchWrites(socket, (chunk) => {
+        const code = outcome.write(chunk);
+        if (code === undefined) return false;
+        framing.saslOutcome(code === 0);
+        if (code === 0) signedIn();
+        return code === 0;
+    });
     // rhea reads with 'data' listeners: a chunk over the limit is withheld from them, not just followed by a close.
     const emit = socket.emit.bind(socket) as (event: string | symbol, ...args: unknown[]) => boolean;
     socket.emit = ((event: string | symbol, ...args: unknown[]) => {
         if (event === 'data' && !socket.destroyed) {
-            const reason = scan(args[0] as Buffer);
+            if (socket.writableEnded) {
+                socket.destroy();
+                return false;
+            }
+            const reason = framing.scan(args[0] as Buffer);
             if (reason) {
                 close(reason);
                 return false;

@@ -8,6 +8,11 @@ import { bigintArray, textArray } from '../db/arrays';
  * UPDATE (a reconnect storm of 100,000 devices is a few hundred statements, not 100,000), each logged as a
  * `device.status` message. A disabled device is never marked ONLINE, and a device already marked otherwise keeps
  * the newer state (statusTime only moves forward).
+ *
+ * Every presence time is the database's (now() of the write), like the cluster's OFFLINE for a lost member
+ * (server/cluster/membership.ts): a process whose clock runs behind would otherwise write an ONLINE older than that
+ * OFFLINE and lose the reconnect. In a cluster an OFFLINE applies only while the row still names this member: a
+ * device that reconnected to another member meanwhile is that member's, however late this write lands.
  */
 
 // Each batch cost an UPDATE and a log transaction (~7 ms of PGlite CPU here whatever its size, ~0.2 ms per device on
@@ -16,13 +21,45 @@ import { bigintArray, textArray } from '../db/arrays';
 const LINGER_MS = 100;
 const MAX_BATCH = 2_000;
 
+interface Change {
+    online: boolean;
+    address?: string;
+}
+
+/** One statement for a batch: each device's status (a disabled one is never ONLINE; a newer state stays) and each
+ * change's `device.status` log row (for every device still there, whether or not the status moved). In a cluster an
+ * ONLINE row names its member (a survivor marks a dead member's devices OFFLINE by it). */
+export function presenceWrite(batch: Array<[number, Change]>, nodeId: string | undefined) {
+    const ids = batch.map(([id]) => id);
+    const states = batch.map(([, c]) => (c.online ? 'ONLINE' : 'OFFLINE'));
+    const addresses = batch.map(([, c]) => c.address ?? null);
+    return sql`
+        WITH v AS (
+            SELECT x.id, x.status, now() AS at, x.ip
+            FROM ROWS FROM (unnest(${bigintArray(ids)}), unnest(${textArray(states)}),
+                unnest(${textArray(addresses)})) AS x(id, status, ip)),
+        changed AS (
+            UPDATE devices d SET status = v.status, status_time = v.at,
+                last_time = CASE WHEN v.status = 'ONLINE' THEN v.at ELSE d.last_time END,
+                node_id = CASE WHEN v.status = 'ONLINE' THEN ${nodeId ?? null}::text END
+            FROM v
+            WHERE d.id = v.id AND d.enabled AND (d.status_time IS NULL OR d.status_time <= v.at)
+                AND (v.status = 'ONLINE' OR d.node_id IS NOT DISTINCT FROM ${nodeId ?? null}))
+        INSERT INTO device_messages (device_id, ts, method, identifier, data, product_id)
+        SELECT v.id, v.at, 'device.status', NULL,
+            jsonb_strip_nulls(jsonb_build_object('status', lower(v.status), 'clientIp', v.ip)), d.product_id
+        FROM v JOIN devices d ON d.id = v.id`;
+}
+
 export function createPresence(
     db: Db,
     onError: (err: unknown) => void,
     /** In a cluster: the member holding the connections (devices.node_id, server/cluster/membership.ts). */
     nodeOf: () => string | undefined = () => undefined,
 ) {
-    const pending = new Map<number, { online: boolean; at: Date; address?: string }>();
+    const pending = new Map<number, Change>();
+    /** The devices noted ONLINE here and not OFFLINE since (direct and gateway sub-devices), with their address. */
+    const online = new Map<number, string | undefined>();
     let timer: NodeJS.Timeout | undefined;
     let running: Promise<void> | undefined;
 
@@ -30,37 +67,7 @@ export function createPresence(
         const batch = [...pending.entries()].slice(0, MAX_BATCH);
         for (const [id] of batch) pending.delete(id);
         if (!batch.length) return;
-        const ids: number[] = [];
-        const states: string[] = [];
-        const times: number[] = [];
-        const addresses: Array<string | null> = [];
-        for (const [id, s] of batch) {
-            ids.push(id);
-            states.push(s.online ? 'ONLINE' : 'OFFLINE');
-            times.push(s.at.getTime());
-            addresses.push(s.address ?? null);
-        }
-        const nodeId = nodeOf();
-        // In a cluster an ONLINE row names its member (a survivor marks a dead member's devices OFFLINE by it).
-        const node = nodeId ? sql`, node_id = CASE WHEN v.status = 'ONLINE' THEN ${nodeId} END` : sql``;
-        // One statement: the status of each device (a disabled one is never ONLINE; a newer state stays) and each
-        // change's `device.status` log row (for every device still there, as before, whether or not the status moved).
-        // One round trip per batch instead of an UPDATE and a batch of the message writer's.
-        const write = () =>
-            db.execute(sql`
-                WITH v AS (
-                    SELECT x.id, x.status, to_timestamp(x.t / 1000.0::float8) AS at, x.ip
-                    FROM ROWS FROM (unnest(${bigintArray(ids)}), unnest(${textArray(states)}),
-                        unnest(${bigintArray(times)}), unnest(${textArray(addresses)})) AS x(id, status, t, ip)),
-                changed AS (
-                    UPDATE devices d SET status = v.status, status_time = v.at,
-                        last_time = CASE WHEN v.status = 'ONLINE' THEN v.at ELSE d.last_time END${node}
-                    FROM v
-                    WHERE d.id = v.id AND d.enabled AND (d.status_time IS NULL OR d.status_time <= v.at))
-                INSERT INTO device_messages (device_id, ts, method, identifier, data, product_id)
-                SELECT v.id, v.at, 'device.status', NULL,
-                    jsonb_strip_nulls(jsonb_build_object('status', lower(v.status), 'clientIp', v.ip)), d.product_id
-                FROM v JOIN devices d ON d.id = v.id`);
+        const write = () => db.execute(presenceWrite(batch, nodeOf()));
         try {
             // Once more when it fails: a device deleted by another connection meanwhile (its log row then breaks the
             // foreign key) is not in the join the second time.
@@ -78,14 +85,23 @@ export function createPresence(
         });
     }
 
-    function note(deviceId: number, online: boolean, address?: string) {
-        pending.set(deviceId, { online, at: new Date(), address });
+    function note(deviceId: number, change: Change) {
+        if (change.online) online.set(deviceId, change.address);
+        else online.delete(deviceId);
+        pending.set(deviceId, change);
         if (!timer && !running) timer = setTimeout(run, LINGER_MS);
     }
 
     return {
-        online: (deviceId: number, address?: string) => note(deviceId, true, address),
-        offline: (deviceId: number) => note(deviceId, false),
+        online: (deviceId: number, address?: string) => note(deviceId, { online: true, address }),
+        offline: (deviceId: number) => note(deviceId, { online: false }),
+        /**
+         * Every device ONLINE here is written ONLINE again (a member back after others declared it lost: they marked
+         * its devices, gateway sub-devices too, OFFLINE).
+         */
+        reassert() {
+            for (const [deviceId, address] of online) note(deviceId, { online: true, address });
+        },
         async drain() {
             while (pending.size || running || timer) {
                 if (timer) {

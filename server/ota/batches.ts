@@ -27,7 +27,7 @@ type Batch = typeof otaBatches.$inferSelect;
 /**
  * The devices a batch reaches when it is made: the scope within the package's product, on a source version (the
  * batch's, else the package's; none: any), not already on the target version and not in another open task of the
- * same module. A dynamic batch reaches more devices later (service.ts).
+ * same module. A dynamic batch reaches more devices later (device.ts joinDynamic).
  */
 async function chooseDevices(db: Db, pkg: typeof otaPackages.$inferSelect, b: Batch): Promise<number[]> {
     const scope =
@@ -134,7 +134,7 @@ export async function createBatch(db: Db, raw: Record<string, unknown>) {
     });
 }
 
-/** Whether a device fits a dynamic batch's scope now (service.ts asks when it informs). */
+/** Whether a device fits a dynamic batch's scope now (device.ts asks when it informs). */
 export function inScopeSql(b: Pick<Batch, 'scope' | 'scopeIds'>, deviceId: number) {
     if (b.scope === 'devices') return sql`${deviceId} = ANY(${bigintArray(b.scopeIds)})`;
     if (b.scope === 'group')

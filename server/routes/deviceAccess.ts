@@ -1,4 +1,4 @@
-import type { NodeFigures } from '../cluster/node';
+import type { NodeFigures } from '../cluster/figures';
 import { clusterShares, memberRows, members, sumSeries } from '../cluster/figures';
 import { eq, inArray } from 'drizzle-orm';
 import { Hono } from 'hono';

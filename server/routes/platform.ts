@@ -7,6 +7,7 @@ import type { AppEnv, Services } from '../deps';
 import type { ServerConfig } from '../config';
 import { fail, ok } from '../http/envelope';
 import { formatTime } from '../http/time';
+import { certificateBlocks, certificatesPem } from '../tls/pem';
 import { checkFfmpeg } from '../video/testPattern';
 
 const VERSION = (() => {
@@ -97,12 +98,16 @@ export function platformRoutes({ config, access }: Services) {
         if (!config.tls || !config.tlsCaFile) {
             return fail(c, 404, 'CA 证书不存在：TLS 未开启，或所用证书（TLS_CERT_FILE）未附带 CA 证书链');
         }
-        let pem: string;
+        let text: string;
         try {
-            pem = readFileSync(config.tlsCaFile, 'utf8');
+            text = readFileSync(config.tlsCaFile, 'utf8');
         } catch {
             return fail(c, 404, `CA 证书文件无法读取：${config.tlsCaFile}`);
         }
+        // Certificate blocks only: the file may be a chain kept together with its private key.
+        const blocks = certificateBlocks(text);
+        if (!blocks.length) return fail(c, 404, `CA 证书文件不含证书：${config.tlsCaFile}，请检查 TLS_CERT_FILE`);
+        const pem = certificatesPem(blocks);
         return c.body(pem, 200, {
             'Content-Type': 'application/x-pem-file',
             'Content-Disposition': 'attachment; filename="iot-platform-ca.pem"',

@@ -7,7 +7,7 @@ import { ok } from '../http/envelope';
 import { badRequest, notFound } from '../http/errors';
 import { idList, paging, positiveInt, readBody, readListBody, validate, type FormValue } from '../http/input';
 import { productByKey } from '../domain/devices';
-import { createDirectory } from '../mqtt/directory';
+import { createDirectory, type Directory } from '../mqtt/directory';
 import { createSimulator, type Simulator } from '../simulation/simulator';
 import {
     createSimulation,
@@ -67,106 +67,123 @@ function identifierOf(body: Body, message: string): string {
 const idOf = (raw: unknown) => positiveInt(raw, '缺少模拟ID');
 const deviceIdOf = (body: Body) => positiveInt(single(body, 'deviceId'), '缺少设备ID');
 
+/** The save form's product: by id, or by its ProductKey (the console's form picks devices by productKey). */
+async function productIdOf(db: Services['db'], body: Body): Promise<string | undefined> {
+    const productKey = single(body, 'productKey')?.trim();
+    const productId = single(body, 'productId');
+    if (productId || !productKey) return productId;
+    const product = await productByKey(db, productKey);
+    if (!product) throw badRequest('产品不存在');
+    return String(product.id);
+}
+
+/** The devices chosen: a JSON list, or a form's repeated or comma-separated deviceIds. */
+function deviceIdsOf(body: Body): number[] {
+    const raw = body.deviceIds;
+    return idList(
+        Array.isArray(raw)
+            ? raw.map((v) => {
+                  if (typeof v !== 'string' && typeof v !== 'number') throw badRequest('设备ID格式不正确');
+                  return String(v);
+              })
+            : (single(body, 'deviceIds') as FormValue | undefined),
+        '设备ID格式不正确',
+    );
+}
+
+/** 新建模拟: the row and its devices; started at once (here, in a cluster) unless start=false or no broker runs. */
+async function saveSimulation(
+    { services, simulator, directory }: { services: Services; simulator: Simulator; directory: Directory },
+    c: Context,
+) {
+    const { db } = services;
+    const body = await readInput(c);
+    const input = await validate(simulationCreateSchema, {
+        productId: await productIdOf(db, body),
+        amount: single(body, 'amount'),
+        intervalSeconds: single(body, 'intervalSeconds'),
+        mode: single(body, 'mode'),
+        events: single(body, 'events'),
+        start: single(body, 'start'),
+    });
+    const id = await createSimulation(
+        db,
+        {
+            productId: input.productId,
+            deviceIds: deviceIdsOf(body),
+            amount: input.amount ?? 0,
+            intervalSeconds: input.intervalSeconds,
+            mode: input.mode as 'random' | 'fixed',
+            fixedValues: jsonObject(body, 'fixedValues') ?? {},
+            events: input.events ?? false,
+        },
+        await directory.model(input.productId),
+    );
+    const start = (input.start ?? true) && simulator.available;
+    if (start) {
+        await ownSimulation(db, id); // in a cluster: this process runs it
+        await simulator.start(id);
+    }
+    return ok(c, { id, running: start });
+}
+
+/** The simulations' page, each with what runs here now (connected devices, messages not yet in its row). */
+async function listWithStatus(services: Services, simulator: Simulator, c: Context) {
+    const { db, config } = services;
+    const { size, offset } = paging(c.req.query('pageNumber'), c.req.query('pageSize'));
+    const rawProduct = c.req.query('productId');
+    const productId =
+        rawProduct === undefined || rawProduct === '' ? undefined : positiveInt(rawProduct, '产品ID格式不正确');
+    const page = await listSimulations(db, config.timeZone, { productId, limit: size, offset });
+    const records = page.records.map((r) => {
+        const live = simulator.status(r.id);
+        return {
+            ...r,
+            connected: live.connected,
+            messagesSent: r.messagesSent + live.unflushed,
+            // Marked running but not running here (no broker): said as it is.
+            active: live.active,
+        };
+    });
+    return ok(c, { records, total: page.total, running: await runningCount(db) });
+}
+
+/** The simulation named by the body's (or query's) id, which must exist. */
+async function existingId(db: Services['db'], raw: unknown): Promise<number> {
+    const id = idOf(raw);
+    if (!(await simulationExists(db, id))) throw notFound('模拟不存在');
+    return id;
+}
+
 /**
  * /api/simulation: device simulations (/monitor/imitate) and SPEC's one-device simulation calls (onLine, offLine,
  * sendProperty, sendEvent; propertyTestSet and serviceTestSet are the device family's, /api/device/*). General family
  * (code 200).
  */
 export function simulationRoutes(services: Services) {
-    const { db, config } = services;
-    const access = services.access;
-    const simulator: Simulator = services.simulator ?? createSimulator({ db, access: access! });
+    const { db } = services;
+    const simulator: Simulator = services.simulator ?? createSimulator({ db, access: services.access! });
     const directory = createDirectory(db);
     const app = new Hono<AppEnv>();
 
-    app.get('/list', async (c) => {
-        const { size, offset } = paging(c.req.query('pageNumber'), c.req.query('pageSize'));
-        const rawProduct = c.req.query('productId');
-        const productId =
-            rawProduct === undefined || rawProduct === '' ? undefined : positiveInt(rawProduct, '产品ID格式不正确');
-        const page = await listSimulations(db, config.timeZone, { productId, limit: size, offset });
-        const records = page.records.map((r) => {
-            const live = simulator.status(r.id);
-            return {
-                ...r,
-                connected: live.connected,
-                messagesSent: r.messagesSent + live.unflushed,
-                // Marked running but not running here (no broker): said as it is.
-                active: live.active,
-            };
-        });
-        return ok(c, { records, total: page.total, running: await runningCount(db) });
-    });
-
-    app.post('/save', async (c) => {
-        const body = await readInput(c);
-        // The product by id, or by its ProductKey (the console's form picks devices by productKey).
-        const productKey = single(body, 'productKey')?.trim();
-        let productId = single(body, 'productId');
-        if (!productId && productKey) {
-            const product = await productByKey(db, productKey);
-            if (!product) throw badRequest('产品不存在');
-            productId = String(product.id);
-        }
-        const input = await validate(simulationCreateSchema, {
-            productId,
-            amount: single(body, 'amount'),
-            intervalSeconds: single(body, 'intervalSeconds'),
-            mode: single(body, 'mode'),
-            events: single(body, 'events'),
-            start: single(body, 'start'),
-        });
-        const rawIds = body.deviceIds;
-        const deviceIds = idList(
-            Array.isArray(rawIds)
-                ? rawIds.map((v) => {
-                      if (typeof v !== 'string' && typeof v !== 'number') throw badRequest('设备ID格式不正确');
-                      return String(v);
-                  })
-                : (single(body, 'deviceIds') as FormValue | undefined),
-            '设备ID格式不正确',
-        );
-        const fixedValues = jsonObject(body, 'fixedValues') ?? {};
-        const model = await directory.model(input.productId);
-        const id = await createSimulation(
-            db,
-            {
-                productId: input.productId,
-                deviceIds,
-                amount: input.amount ?? 0,
-                intervalSeconds: input.intervalSeconds,
-                mode: input.mode as 'random' | 'fixed',
-                fixedValues,
-                events: input.events ?? false,
-            },
-            model,
-        );
-        const start = input.start ?? true;
-        if (start && simulator.available) {
-            await ownSimulation(db, id); // in a cluster: this process runs it
-            await simulator.start(id);
-        }
-        return ok(c, { id, running: start && simulator.available });
-    });
+    app.get('/list', (c) => listWithStatus(services, simulator, c));
+    app.post('/save', (c) => saveSimulation({ services, simulator, directory }, c));
 
     app.post('/start', async (c) => {
-        const id = idOf(single(await readInput(c), 'id'));
-        if (!(await simulationExists(db, id))) throw notFound('模拟不存在');
+        const id = await existingId(db, single(await readInput(c), 'id'));
         await ownSimulation(db, id); // in a cluster: this process runs it
         await simulator.start(id);
         return ok(c, { id, running: true });
     });
 
     app.post('/stop', async (c) => {
-        const id = idOf(single(await readInput(c), 'id'));
-        if (!(await simulationExists(db, id))) throw notFound('模拟不存在');
+        const id = await existingId(db, single(await readInput(c), 'id'));
         await simulator.stop(id);
         return ok(c, { id, running: false });
     });
 
     app.delete('/delete', async (c) => {
-        const id = idOf(c.req.query('id'));
-        if (!(await simulationExists(db, id))) throw notFound('模拟不存在');
+        const id = await existingId(db, c.req.query('id'));
         await simulator.halt(id);
         await deleteSimulation(db, id);
         return ok(c, null);
@@ -178,9 +195,7 @@ export function simulationRoutes(services: Services) {
 
     app.post('/sendProperty', async (c) => {
         const body = await readInput(c);
-        const deviceId = deviceIdOf(body);
-        const params = jsonObject(body, 'params');
-        return ok(c, await simulator.sendProperty(deviceId, params));
+        return ok(c, await simulator.sendProperty(deviceIdOf(body), jsonObject(body, 'params')));
     });
 
     app.post('/sendEvent', async (c) => {

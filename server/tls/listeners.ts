@@ -32,6 +32,17 @@ export async function loadTlsOrExit(config: ServerConfig): Promise<TlsMaterial |
     }
 }
 
+/** The line that tells which certificate devices trust; a file that also holds the key is never named to hand out. */
+function startLine(material: TlsMaterial): string {
+    const fingerprint = `SHA-256 ${material.fingerprint}`;
+    if (material.certFileHoldsKey) {
+        return `TLS 证书: ${material.certFile}（${fingerprint}）含私钥，请勿分发此文件；设备信任的 CA 证书请在控制台下载（/api/platform/ca.pem，只含证书）`;
+    }
+    return material.caFile
+        ? `TLS CA: ${material.caFile}（${fingerprint}）设备与客户端信任此证书`
+        : `TLS 证书: ${material.certFile}（${fingerprint}）`;
+}
+
 /** Plain HTTP under TLS_ONLY=1: every request is sent to the same path on HTTPS. */
 export function redirectToHttps(config: ServerConfig) {
     return (request: Request) => {
@@ -117,11 +128,7 @@ export async function startTlsListeners({ config, material, fetch, broker, amqp,
     } catch (err) {
         unavailable('amqps', 'AMQPS_PORT', config.amqpsPort, err);
     }
-    lines.push(
-        material.caFile
-            ? `TLS CA: ${material.caFile}（SHA-256 ${material.fingerprint}）设备与客户端信任此证书`
-            : `TLS 证书: ${material.certFile}（SHA-256 ${material.fingerprint}）`,
-    );
+    lines.push(startLine(material));
     const watcher = watchTls(material, config.dataDir, (next) => {
         const fresh = { key: next.key, cert: next.cert };
         https.setSecureContext(fresh);

@@ -36,6 +36,7 @@ const groups: Array<() => Promise<{ default: BenchGroup }>> = [
     () => import('./store'),
     () => import('./demoCost'),
     () => import('./ota'),
+    () => import('./fuzz'),
 ];
 
 interface Results {

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribeLamp } from './amqpSupport';
-import { setProcessState } from '../../server/cluster/health';
+import { setProcessState } from '../../server/cluster/processState';
 import { createMembership } from '../../server/cluster/membership';
 import { rowsOf } from '../../server/db/rows';
 import { createTestServer, type TestServer } from '../../server/testing';

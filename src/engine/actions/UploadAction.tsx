@@ -49,52 +49,30 @@ export function fileProblem(
 }
 
 /**
- * The upload dialog: further inputs, a file chooser checked on choice, a progress bar while the file travels,
- * then either closing or the answer shown by the named result widget.
+ * The chosen file: checked on choice (the action's `check`, else type, size and emptiness), and with `parse` read
+ * into the value that travels instead of it. `problem` says why there is no file to send.
  */
-export default function UploadActionDialog({
-    action,
-    scope,
-    resource,
-    open,
-    onClose,
-    extra,
-}: {
-    action: UploadAction;
-    scope: Scope;
-    resource?: string;
-    open: boolean;
-    onClose: () => void;
-    /** The action's `extra` actions, rendered by the caller (e.g. 下载模板). */
-    extra?: ReactNode;
-}) {
-    const definition = useOptionalDefinition();
-    const dataProvider = useDataProvider<PlatformDataProvider>();
-    const after = useAfterSuccess(resource);
-    const toast = useToast();
+function useChosenFile(action: UploadAction) {
     const [file, setFile] = useState<File | null>(null);
     const [problem, setProblem] = useState('');
-    const [progress, setProgress] = useState<number | null>(null);
-    const [result, setResult] = useState<{ answer: unknown; scope: Scope } | null>(null);
-    // `parse`: what the chosen file reads as, travelling instead of the file.
     const [parsed, setParsed] = useState<{ value: unknown } | null>(null);
-    const resolver = useMemo(
-        () => (action.schema ? (yupResolver(action.schema) as Resolver) : undefined),
-        [action.schema],
-    );
-    const inputs = useMemo(() => resolveInputs(action.fields ?? [], definition), [action.fields, definition]);
-    const defaultValues = useMemo(() => action.defaults?.(scope), [action, scope]);
-    const uploading = progress !== null;
-    const Result = action.result ? widgets[action.result] : undefined;
-    const note = action.note ? of(action.note, scope) : undefined;
 
-    const close = () => {
-        if (uploading) return;
+    const refuse = (why: string) => {
+        setProblem(why);
         setFile(null);
-        setParsed(null);
-        setProblem('');
-        setResult(null);
-        onClose();
+    };
+
+    const read = async (chosen: File, parse: NonNullable<UploadAction['parse']>) => {
+        let text: string;
+        try {
+            text = await readText(chosen);
+        } catch {
+            refuse('无法读取文件');
+            return;
+        }
+        const { value, error } = parse(text);
+        if (error) refuse(error);
+        else setParsed({ value });
     };
 
     const choose = (e: ChangeEvent<HTMLInputElement>) => {
@@ -111,54 +89,100 @@ export default function UploadActionDialog({
         if (!why && action.parse) void read(chosen, action.parse);
     };
 
-    const read = async (chosen: File, parse: NonNullable<UploadAction['parse']>) => {
-        let text: string;
-        try {
-            text = await readText(chosen);
-        } catch {
-            setProblem('无法读取文件');
-            setFile(null);
-            return;
-        }
-        const { value, error } = parse(text);
-        if (error) {
-            setProblem(error);
-            setFile(null);
-        } else setParsed({ value });
+    const dropFile = () => {
+        setFile(null);
+        setProblem('');
+    };
+    const clear = () => {
+        dropFile();
+        setParsed(null);
     };
 
+    return { file, problem, setProblem, parsed, choose, dropFile, clear };
+}
+
+type Chosen = ReturnType<typeof useChosenFile>;
+
+interface UploadDialogProps {
+    action: UploadAction;
+    scope: Scope;
+    resource?: string;
+    open: boolean;
+    onClose: () => void;
+    /** The action's `extra` actions, rendered by the caller (e.g. 下载模板). */
+    extra?: ReactNode;
+}
+
+/**
+ * Sending: the form's values plus the file (or what it parsed into) under `fileField`, with progress; then the
+ * action's after-success steps and either the result widget's answer or closing. A failure is toasted and said
+ * beside the file.
+ */
+function useUpload({ action, scope, resource, onClose }: UploadDialogProps, chosen: Chosen, hasResult: boolean) {
+    const dataProvider = useDataProvider<PlatformDataProvider>();
+    const after = useAfterSuccess(resource);
+    const toast = useToast();
+    const [progress, setProgress] = useState<number | null>(null);
+    const [result, setResult] = useState<{ answer: unknown; scope: Scope } | null>(null);
+
     const submit = async (values: FormValues) => {
-        if (!file) {
+        if (!chosen.file) {
             // A file refused on choice keeps its reason.
-            if (!problem) setProblem(action.refusals?.missing ?? '请选择文件');
+            if (!chosen.problem) chosen.setProblem(action.refusals?.missing ?? '请选择文件');
             return;
         }
-        setProblem('');
-        const content = action.parse ? parsed?.value : file;
+        chosen.setProblem('');
+        const content = action.parse ? chosen.parsed?.value : chosen.file;
         const submitScope = { ...scope, values: { ...values, [action.fileField ?? 'file']: content } };
         setProgress(0);
         try {
             const answer = await runCall(dataProvider, action.call, submitScope, resource, { onProgress: setProgress });
             await after({ ...action, callResource: action.call.resource }, answer, submitScope);
-            if (Result) setResult({ answer, scope: submitScope });
+            if (hasResult) setResult({ answer, scope: submitScope });
             else {
-                setFile(null);
-                setParsed(null);
+                chosen.clear();
                 onClose();
             }
         } catch (error) {
             const text = failureText(error, action.failure);
             toast(text, 'error');
             // Said in the dialog too, beside the file it is about.
-            setProblem(text);
+            chosen.setProblem(text);
         } finally {
             setProgress(null);
         }
     };
 
+    return { progress, result, setResult, submit };
+}
+
+/**
+ * The upload dialog: further inputs, a file chooser checked on choice, a progress bar while the file travels,
+ * then either closing or the answer shown by the named result widget.
+ */
+export default function UploadActionDialog(props: UploadDialogProps) {
+    const { action, scope, open, onClose, extra } = props;
+    const definition = useOptionalDefinition();
+    const Result = action.result ? widgets[action.result] : undefined;
+    const chosen = useChosenFile(action);
+    const { progress, result, setResult, submit } = useUpload(props, chosen, !!Result);
+    const resolver = useMemo(
+        () => (action.schema ? (yupResolver(action.schema) as Resolver) : undefined),
+        [action.schema],
+    );
+    const inputs = useMemo(() => resolveInputs(action.fields ?? [], definition), [action.fields, definition]);
+    const defaultValues = useMemo(() => action.defaults?.(scope), [action, scope]);
+    const uploading = progress !== null;
+    const note = action.note ? of(action.note, scope) : undefined;
+
+    const close = () => {
+        if (uploading) return;
+        chosen.clear();
+        setResult(null);
+        onClose();
+    };
     const again = () => {
-        setFile(null);
-        setProblem('');
+        chosen.dropFile();
         setResult(null);
     };
     const buttons = result ? (
@@ -174,7 +198,7 @@ export default function UploadActionDialog({
             <Button onClick={close} disabled={uploading}>
                 取消
             </Button>
-            <Button type="submit" variant="contained" disabled={uploading || (!!action.parse && !parsed)}>
+            <Button type="submit" variant="contained" disabled={uploading || (!!action.parse && !chosen.parsed)}>
                 {uploading ? '上传中…' : (action.submitLabel ?? '上传')}
             </Button>
         </>
@@ -201,41 +225,12 @@ export default function UploadActionDialog({
                     {inputs.map(([source, field]) => (
                         <FormInput key={source} source={source} field={field} disabled={uploading} />
                     ))}
-                    <Box sx={{ display: 'flex', alignItems: 'center', gap: 1.5, flexWrap: 'wrap' }}>
-                        <Button
-                            component="label"
-                            variant="outlined"
-                            startIcon={<UploadFileIcon />}
-                            disabled={uploading}
-                        >
-                            选择文件
-                            <input
-                                hidden
-                                type="file"
-                                accept={action.accept?.map((a) => `.${a}`).join(',')}
-                                onChange={choose}
-                            />
-                        </Button>
-                        <Typography variant="body2" data-testid="upload-file-name" noWrap sx={{ minWidth: 0 }}>
-                            {file ? `${file.name}（${sizeText(file.size)}）` : '未选择文件'}
-                        </Typography>
-                    </Box>
-                    {problem ? <FormHelperText error>{problem}</FormHelperText> : null}
-                    {parsed && action.preview ? (
-                        <Alert severity="warning">{action.preview(parsed.value, scope)}</Alert>
+                    <FileChooser action={action} file={chosen.file} disabled={uploading} onChange={chosen.choose} />
+                    {chosen.problem ? <FormHelperText error>{chosen.problem}</FormHelperText> : null}
+                    {chosen.parsed && action.preview ? (
+                        <Alert severity="warning">{action.preview(chosen.parsed.value, scope)}</Alert>
                     ) : null}
-                    {uploading ? (
-                        <Box>
-                            <LinearProgress
-                                variant="determinate"
-                                value={Math.round((progress ?? 0) * 100)}
-                                aria-label="上传进度"
-                            />
-                            <Typography variant="caption" color="text.secondary">
-                                上传中 {Math.round((progress ?? 0) * 100)}%
-                            </Typography>
-                        </Box>
-                    ) : null}
+                    {uploading ? <UploadProgress progress={progress} /> : null}
                     {note ? (
                         <Typography variant="body2" color="text.secondary">
                             {note}
@@ -244,5 +239,38 @@ export default function UploadActionDialog({
                 </Box>
             )}
         </EngineDialog>
+    );
+}
+
+interface FileChooserProps {
+    action: UploadAction;
+    file: File | null;
+    disabled: boolean;
+    onChange: (e: ChangeEvent<HTMLInputElement>) => void;
+}
+
+function FileChooser({ action, file, disabled, onChange }: FileChooserProps) {
+    return (
+        <Box sx={{ display: 'flex', alignItems: 'center', gap: 1.5, flexWrap: 'wrap' }}>
+            <Button component="label" variant="outlined" startIcon={<UploadFileIcon />} disabled={disabled}>
+                选择文件
+                <input hidden type="file" accept={action.accept?.map((a) => `.${a}`).join(',')} onChange={onChange} />
+            </Button>
+            <Typography variant="body2" data-testid="upload-file-name" noWrap sx={{ minWidth: 0 }}>
+                {file ? `${file.name}（${sizeText(file.size)}）` : '未选择文件'}
+            </Typography>
+        </Box>
+    );
+}
+
+function UploadProgress({ progress }: { progress: number }) {
+    const percent = Math.round(progress * 100);
+    return (
+        <Box>
+            <LinearProgress variant="determinate" value={percent} aria-label="上传进度" />
+            <Typography variant="caption" color="text.secondary">
+                上传中 {percent}%
+            </Typography>
+        </Box>
     );
 }

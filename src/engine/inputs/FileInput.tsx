@@ -2,17 +2,10 @@ import { useRef, useState } from 'react';
 import AttachFileIcon from '@mui/icons-material/AttachFile';
 import { Box, Button, FormHelperText, Typography } from '@mui/material';
 import { useInput } from 'react-admin';
+import type { EngineInputProps } from './fieldView';
 import type { FieldDefinition } from '../types';
 
-export interface FileInputProps {
-    source: string;
-    label: string;
-    field: FieldDefinition;
-    isRequired?: boolean;
-    helperText?: string;
-    disabled?: boolean;
-    onChange?: () => void;
-}
+export type FileInputProps = EngineInputProps;
 
 export function fileSize(bytes: number): string {
     if (bytes < 1024) return `${bytes} B`;

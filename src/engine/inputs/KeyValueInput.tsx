@@ -1,8 +1,5 @@
-import AddIcon from '@mui/icons-material/Add';
-import DeleteOutlineIcon from '@mui/icons-material/DeleteOutline';
-import { Box, Button, FormHelperText, IconButton, Tooltip, Typography } from '@mui/material';
+import { Box } from '@mui/material';
 import { useState } from 'react';
-import { useFieldArray, useFormContext, useFormState } from 'react-hook-form';
 import { Confirm, TextInput, useDataProvider } from 'react-admin';
 import { failureText, useToast } from '../actions/shared';
 import { runCall, useRefresh } from '../calls';
@@ -10,52 +7,32 @@ import type { PlatformDataProvider } from '../choices';
 import { useOptionalDefinition } from '../context';
 import { useScope } from '../scope';
 import type { FieldDefinition, Row } from '../types';
+import type { EngineInputProps } from './fieldView';
+import { DeleteRowButton, RowList, useRowArray } from './RowList';
 
-export interface KeyValueInputProps {
-    source: string;
-    label: string;
-    field: FieldDefinition;
-    isRequired?: boolean;
-    helperText?: string;
-    disabled?: boolean;
-}
-
-interface ErrorNode {
-    message?: string;
-    root?: { message?: string };
-}
-
-/** The whole list's own error (too many rows, duplicate keys said once), not one row's. */
-function listError(errors: Record<string, unknown>, source: string): string | undefined {
-    const node = source.split('.').reduce<unknown>((at, part) => (at as Record<string, unknown>)?.[part], errors) as
-        ErrorNode | undefined;
-    return node?.message ?? node?.root?.message;
-}
+export type KeyValueInputProps = EngineInputProps;
 
 /**
  * Key / value rows (input 'keyValue'): add and remove, at most `max`. Each row's inputs are form fields of their
  * own (`source.i.key`), so the yup schema's messages land beside the row they are about.
  */
-export function KeyValueInput({ source, label, field, isRequired, helperText, disabled }: KeyValueInputProps) {
+export function KeyValueInput(props: KeyValueInputProps) {
+    const { source, label, field, disabled } = props;
     const spec = field.keyValue!;
-    const { control, getValues } = useFormContext();
-    const { errors } = useFormState({ control, name: source });
-    const { fields: rows, append, remove } = useFieldArray({ control, name: source });
+    const { rows, append, remove, getValues, message } = useRowArray(source);
     const removal = useSavedRowRemoval(spec.remove, remove);
-    const full = spec.max !== undefined && rows.length >= spec.max;
-    const message = listError(errors, source);
 
     return (
-        <Box className={`ra-input ra-input-${source}`} sx={{ my: 1 }} role="group" aria-label={label}>
-            <Typography variant="subtitle2" sx={{ mb: 0.5 }}>
-                {label}
-                {isRequired ? ' *' : ''}
-            </Typography>
-            {rows.length === 0 ? (
-                <Typography variant="body2" color="text.secondary" sx={{ py: 1 }}>
-                    暂无{label}
-                </Typography>
-            ) : null}
+        <RowList
+            {...props}
+            empty={`暂无${label}`}
+            count={rows.length}
+            max={spec.max}
+            unit="个"
+            addLabel={spec.addLabel}
+            onAdd={() => append({ key: '', value: '' })}
+            message={message}
+        >
             {rows.map((row, index) => (
                 <Box
                     key={row.id}
@@ -76,40 +53,19 @@ export function KeyValueInput({ source, label, field, isRequired, helperText, di
                         size="small"
                         fullWidth
                     />
-                    <Tooltip title="删除">
-                        <span>
-                            <IconButton
-                                aria-label={`删除第${index + 1}行`}
-                                onClick={() => {
-                                    const value = getValues(`${source}.${index}`) as Row;
-                                    if (spec.remove?.when(value)) removal.ask(index, value);
-                                    else remove(index);
-                                }}
-                                disabled={disabled}
-                                sx={{ mt: 1 }}
-                            >
-                                <DeleteOutlineIcon fontSize="small" />
-                            </IconButton>
-                        </span>
-                    </Tooltip>
+                    <DeleteRowButton
+                        label={`删除第${index + 1}行`}
+                        onClick={() => {
+                            const value = getValues(`${source}.${index}`) as Row;
+                            if (spec.remove?.when(value)) removal.ask(index, value);
+                            else remove(index);
+                        }}
+                        disabled={disabled}
+                    />
                 </Box>
             ))}
-            <Button
-                size="small"
-                startIcon={<AddIcon />}
-                onClick={() => append({ key: '', value: '' })}
-                disabled={disabled || full}
-            >
-                {spec.addLabel ?? '添加'}
-            </Button>
-            {full ? (
-                <Typography variant="caption" color="text.secondary" sx={{ ml: 1 }}>
-                    最多 {spec.max} 个
-                </Typography>
-            ) : null}
-            <FormHelperText error={!!message}>{message ?? helperText ?? ' '}</FormHelperText>
             {removal.dialog}
-        </Box>
+        </RowList>
     );
 }
 

@@ -29,17 +29,9 @@ import { useOptionalDefinition } from '../context';
 import { renderField } from '../fields';
 import { useScope } from '../scope';
 import type { FieldDefinition, FilterSpec, FormValues, Row, Scope } from '../types';
-import { failureText, rowsOf } from './fieldView';
+import { failureText, rowsOf, type EngineInputProps } from './fieldView';
 
-export interface PickerInputProps {
-    source: string;
-    label: string;
-    field: FieldDefinition;
-    isRequired?: boolean;
-    helperText?: string;
-    disabled?: boolean;
-    onChange?: () => void;
-}
+export type PickerInputProps = EngineInputProps;
 
 type Id = string | number;
 
@@ -102,28 +94,31 @@ function FilterBox({ spec, scope, onApply }: { spec: FilterSpec; scope: Scope; o
     );
 }
 
-/**
- * Rows of a paged call with checkboxes (input 'picker'): the value is the chosen rows' ids, held by the form, so
- * the selection survives paging and searching. The call runs through the data provider's getList: the
- * resource's own list for 'getList', else the named custom call (`meta.call`) with the same paging.
- */
-export function PickerInput({ source, label, field, isRequired, helperText, disabled, onChange }: PickerInputProps) {
-    const spec = field.picker!;
-    const perPage = spec.perPage ?? 10;
-    const values = useWatch() as FormValues;
-    const scope: Scope = { ...useScope(), values };
-    const definition = useOptionalDefinition();
-    const dataProvider = useDataProvider<PlatformDataProvider>();
-    const { field: input, fieldState } = useInput({ source, isRequired, onChange, defaultValue: [] });
-    const [page, setPage] = useState(1);
-    const [filters, setFilters] = useState<Record<string, string>>(() =>
-        Object.fromEntries((spec.filters ?? []).filter((f) => f.defaultValue).map((f) => [f.source, f.defaultValue!])),
-    );
+type PickerSpec = NonNullable<FieldDefinition['picker']>;
 
-    const resource = callResource(spec.source, definition?.name);
+/** The filters' starting values: those with a `defaultValue`. */
+function startingFilters(spec: PickerSpec): Record<string, string> {
+    return Object.fromEntries(
+        (spec.filters ?? []).filter((f) => f.defaultValue).map((f) => [f.source, f.defaultValue!]),
+    );
+}
+
+/**
+ * One page of the picker's rows through the data provider's getList, the call's own params under the filters
+ * that have a value. A required filter without its value: nothing is asked for yet, and `waiting` is its text
+ * saying what to choose first.
+ */
+function usePickerRows(
+    spec: PickerSpec,
+    scope: Scope,
+    resource: string,
+    filters: Record<string, string>,
+    page: number,
+) {
+    const dataProvider = useDataProvider<PlatformDataProvider>();
+    const perPage = spec.perPage ?? 10;
     const own = spec.source.params ? spec.source.params(scope) : {};
     const filter: Row = { ...own, ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== '')) };
-    // A required filter without its value: nothing is asked for yet, its text says what to choose first.
     const waiting = (spec.filters ?? []).find((f) => f.required && !filters[f.source])?.required;
     const rowsQuery = useQuery({
         queryKey: [resource, 'picker', spec.source.call, filter, page, perPage],
@@ -138,44 +133,71 @@ export function PickerInput({ source, label, field, isRequired, helperText, disa
         placeholderData: keepPreviousData,
         enabled: !waiting,
     });
-
     const rows = (rowsQuery.data?.data ?? []) as Row[];
-    const idOf = (row: Row) => (row[spec.rowId] ?? row.id) as Id;
-    const nameOf = (row: Row) => String(spec.rowLabel ? (row[spec.rowLabel] ?? idOf(row)) : idOf(row));
-    // keepRows: the value is the chosen rows themselves; otherwise their ids.
-    const held: unknown[] = Array.isArray(input.value) ? (input.value as unknown[]) : [];
-    const chosen: Id[] = spec.keepRows ? (held as Row[]).map(idOf) : (held as Id[]);
-    const isChosen = (id: Id) => chosen.some((c) => String(c) === String(id));
     const total = rowsQuery.data?.total ?? 0;
+    return { rowsQuery, rows, total, pages: Math.max(1, Math.ceil(total / perPage)), waiting };
+}
+
+const sameId = (a: Id, b: Id) => String(a) === String(b);
+
+/**
+ * The chosen ids and the changes to them. With `keepRows` the form holds the chosen rows themselves, else their
+ * ids. A row `disabled` or `taken` says so is shown checked and cannot be chosen.
+ */
+export function pickerSelection(spec: PickerSpec, held: unknown[], rows: Row[], scope: Scope) {
+    const idOf = (row: Row) => (row[spec.rowId] ?? row.id) as Id;
+    const chosen: Id[] = spec.keepRows ? (held as Row[]).map(idOf) : (held as Id[]);
+    const isChosen = (id: Id) => chosen.some((c) => sameId(c, id));
     const why = (row: Row) => spec.disabled?.(row, scope) || false;
     const takenOf = (row: Row) => spec.taken?.(row, scope);
-
-    const set = (next: Id[]) => {
-        if (spec.keepRows) {
-            const known = [...(held as Row[]), ...rows];
-            input.onChange(next.map((id) => known.find((r) => String(idOf(r)) === String(id))));
-        } else input.onChange(next);
-        input.onBlur();
+    /** The form's value for these ids. */
+    const valueOf = (next: Id[]): unknown[] => {
+        if (!spec.keepRows) return next;
+        const known = [...(held as Row[]), ...rows];
+        return next.map((id) => known.find((r) => sameId(idOf(r), id)));
     };
-    const toggle = (id: Id) => {
-        if (spec.single) return set(isChosen(id) ? [] : [id]);
-        set(isChosen(id) ? chosen.filter((c) => String(c) !== String(id)) : [...chosen, id]);
+    const toggled = (id: Id): Id[] => {
+        if (spec.single) return isChosen(id) ? [] : [id];
+        return isChosen(id) ? chosen.filter((c) => !sameId(c, id)) : [...chosen, id];
     };
     const pageIds = rows.filter((r) => !why(r) && !takenOf(r)).map(idOf);
     const allOnPage = pageIds.length > 0 && pageIds.every(isChosen);
     const someOnPage = pageIds.some(isChosen);
-    const togglePage = () =>
-        set(
-            allOnPage
-                ? chosen.filter((c) => !pageIds.some((p) => String(p) === String(c)))
-                : [...chosen, ...pageIds.filter((p) => !isChosen(p))],
-        );
+    const pageToggled = (): Id[] =>
+        allOnPage
+            ? chosen.filter((c) => !pageIds.some((p) => sameId(p, c)))
+            : [...chosen, ...pageIds.filter((p) => !isChosen(p))];
+    return { idOf, chosen, isChosen, why, takenOf, valueOf, toggled, allOnPage, someOnPage, pageToggled };
+}
 
+type Selection = ReturnType<typeof pickerSelection>;
+
+/**
+ * Rows of a paged call with checkboxes (input 'picker'): the value is the chosen rows' ids, held by the form, so
+ * the selection survives paging and searching. The call runs through the data provider's getList: the
+ * resource's own list for 'getList', else the named custom call (`meta.call`) with the same paging.
+ */
+export function PickerInput({ source, label, field, isRequired, helperText, disabled, onChange }: PickerInputProps) {
+    const spec = field.picker!;
+    const values = useWatch() as FormValues;
+    const scope: Scope = { ...useScope(), values };
+    const definition = useOptionalDefinition();
+    const { field: input, fieldState } = useInput({ source, isRequired, onChange, defaultValue: [] });
+    const [page, setPage] = useState(1);
+    const [filters, setFilters] = useState<Record<string, string>>(() => startingFilters(spec));
+    const resource = callResource(spec.source, definition?.name);
+    const { rowsQuery, rows, total, pages, waiting } = usePickerRows(spec, scope, resource, filters, page);
+    const held: unknown[] = Array.isArray(input.value) ? (input.value as unknown[]) : [];
+    const selection = pickerSelection(spec, held, rows, scope);
+    const set = (next: Id[]) => {
+        input.onChange(selection.valueOf(next));
+        input.onBlur();
+    };
     const columns = spec.columns.map((c): [string, FieldDefinition] =>
         typeof c === 'string' ? [c, definition?.fields[c] ?? { label: c }] : c,
     );
     const message = fieldState.error?.message;
-    const pages = Math.max(1, Math.ceil(total / perPage));
+    const count = selection.chosen.length;
 
     return (
         <Box className={`ra-input ra-input-${source}`} sx={{ my: 1 }} role="group" aria-label={label}>
@@ -213,78 +235,20 @@ export function PickerInput({ source, label, field, isRequired, helperText, disa
                     {spec.empty ?? '暂无可选的数据'}
                 </Typography>
             ) : (
-                <TableContainer sx={{ maxHeight: 360, opacity: rowsQuery.isPlaceholderData ? 0.6 : 1 }}>
-                    <Table size="small" stickyHeader aria-label={label}>
-                        <TableHead>
-                            <TableRow>
-                                <TableCell padding="checkbox">
-                                    {spec.single ? null : (
-                                        <Checkbox
-                                            size="small"
-                                            checked={allOnPage}
-                                            indeterminate={someOnPage && !allOnPage}
-                                            disabled={disabled}
-                                            onChange={togglePage}
-                                            slotProps={{ input: { 'aria-label': '选择本页全部' } }}
-                                        />
-                                    )}
-                                </TableCell>
-                                {columns.map(([name, column]) => (
-                                    <TableCell key={name}>{column.label}</TableCell>
-                                ))}
-                                {spec.taken ? <TableCell /> : null}
-                            </TableRow>
-                        </TableHead>
-                        <TableBody>
-                            {rows.map((row) => {
-                                const id = idOf(row);
-                                const Mark = spec.single ? Radio : Checkbox;
-                                const reason = why(row);
-                                const taken = takenOf(row);
-                                const off = disabled || !!reason || !!taken;
-                                return (
-                                    <TableRow
-                                        key={String(id)}
-                                        hover={!off}
-                                        selected={isChosen(id)}
-                                        onClick={() => !off && toggle(id)}
-                                        sx={{ cursor: off ? 'default' : 'pointer' }}
-                                    >
-                                        <TableCell padding="checkbox">
-                                            <Mark
-                                                size="small"
-                                                checked={!!reason || !!taken || isChosen(id)}
-                                                disabled={off}
-                                                onClick={(e) => e.stopPropagation()}
-                                                onChange={() => toggle(id)}
-                                                slotProps={{ input: { 'aria-label': `选择 ${nameOf(row)}` } }}
-                                            />
-                                        </TableCell>
-                                        <RecordContextProvider value={row}>
-                                            {columns.map(([name, column], i) => (
-                                                <TableCell key={name}>
-                                                    {renderField(name, column, 'cell')}
-                                                    {reason && i === 0 ? (
-                                                        <Chip size="small" label={reason} sx={{ ml: 1, height: 20 }} />
-                                                    ) : null}
-                                                </TableCell>
-                                            ))}
-                                        </RecordContextProvider>
-                                        {spec.taken ? (
-                                            <TableCell sx={{ color: 'text.secondary', whiteSpace: 'nowrap' }}>
-                                                {taken ?? ''}
-                                            </TableCell>
-                                        ) : null}
-                                    </TableRow>
-                                );
-                            })}
-                        </TableBody>
-                    </Table>
-                </TableContainer>
+                <PickerTable
+                    spec={spec}
+                    label={label}
+                    rows={rows}
+                    columns={columns}
+                    selection={selection}
+                    set={set}
+                    disabled={disabled}
+                    dimmed={rowsQuery.isPlaceholderData}
+                />
             )}
             <Box sx={{ display: 'flex', alignItems: 'center', gap: 2, mt: 1, flexWrap: 'wrap' }}>
                 <Typography variant="body2" color="text.secondary" sx={{ flex: 1 }} aria-live="polite">
-                    {spec.selectedText ? spec.selectedText(chosen.length) : `已选 ${chosen.length} 个`}
+                    {spec.selectedText ? spec.selectedText(count) : `已选 ${count} 个`}
                 </Typography>
                 {total > 0 && !waiting ? (
                     <>
@@ -299,5 +263,102 @@ export function PickerInput({ source, label, field, isRequired, helperText, disa
             </Box>
             <FormHelperText error={!!message}>{message ?? helperText ?? ' '}</FormHelperText>
         </Box>
+    );
+}
+
+interface PickerTableProps {
+    spec: PickerSpec;
+    label: string;
+    rows: Row[];
+    columns: [string, FieldDefinition][];
+    selection: Selection;
+    set: (next: Id[]) => void;
+    disabled?: boolean;
+    /** The previous page is shown while the next one loads. */
+    dimmed: boolean;
+}
+
+function PickerTable({ spec, label, rows, columns, selection, set, disabled, dimmed }: PickerTableProps) {
+    return (
+        <TableContainer sx={{ maxHeight: 360, opacity: dimmed ? 0.6 : 1 }}>
+            <Table size="small" stickyHeader aria-label={label}>
+                <TableHead>
+                    <TableRow>
+                        <TableCell padding="checkbox">
+                            {spec.single ? null : (
+                                <Checkbox
+                                    size="small"
+                                    checked={selection.allOnPage}
+                                    indeterminate={selection.someOnPage && !selection.allOnPage}
+                                    disabled={disabled}
+                                    onChange={() => set(selection.pageToggled())}
+                                    slotProps={{ input: { 'aria-label': '选择本页全部' } }}
+                                />
+                            )}
+                        </TableCell>
+                        {columns.map(([name, column]) => (
+                            <TableCell key={name}>{column.label}</TableCell>
+                        ))}
+                        {spec.taken ? <TableCell /> : null}
+                    </TableRow>
+                </TableHead>
+                <TableBody>
+                    {rows.map((row) => (
+                        <PickerRow
+                            key={String(selection.idOf(row))}
+                            spec={spec}
+                            row={row}
+                            columns={columns}
+                            selection={selection}
+                            set={set}
+                            disabled={disabled}
+                        />
+                    ))}
+                </TableBody>
+            </Table>
+        </TableContainer>
+    );
+}
+
+type PickerRowProps = Omit<PickerTableProps, 'label' | 'rows' | 'dimmed'> & { row: Row };
+
+function PickerRow({ spec, row, columns, selection, set, disabled }: PickerRowProps) {
+    const id = selection.idOf(row);
+    const nameOf = String(spec.rowLabel ? (row[spec.rowLabel] ?? id) : id);
+    const Mark = spec.single ? Radio : Checkbox;
+    const reason = selection.why(row);
+    const taken = selection.takenOf(row);
+    const off = disabled || !!reason || !!taken;
+    const chosen = selection.isChosen(id);
+    const toggle = () => set(selection.toggled(id));
+    return (
+        <TableRow
+            hover={!off}
+            selected={chosen}
+            onClick={() => !off && toggle()}
+            sx={{ cursor: off ? 'default' : 'pointer' }}
+        >
+            <TableCell padding="checkbox">
+                <Mark
+                    size="small"
+                    checked={!!reason || !!taken || chosen}
+                    disabled={off}
+                    onClick={(e) => e.stopPropagation()}
+                    onChange={toggle}
+                    slotProps={{ input: { 'aria-label': `选择 ${nameOf}` } }}
+                />
+            </TableCell>
+            <RecordContextProvider value={row}>
+                {columns.map(([name, column], i) => (
+                    <TableCell key={name}>
+                        {renderField(name, column, 'cell')}
+                        {reason && i === 0 ? <Chip size="small" label={reason} sx={{ ml: 1, height: 20 }} /> : null}
+                    </TableCell>
+                ))}
+            </RecordContextProvider>
+            {spec.taken ? (
+                <TableCell sx={{ color: 'text.secondary', whiteSpace: 'nowrap' }}>{taken ?? ''}</TableCell>
+            ) : null}
+        </TableRow>
     );
 }

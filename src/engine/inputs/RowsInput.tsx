@@ -1,19 +1,12 @@
-import AddIcon from '@mui/icons-material/Add';
-import DeleteOutlineIcon from '@mui/icons-material/DeleteOutline';
-import { Box, Button, FormHelperText, IconButton, Tooltip, Typography } from '@mui/material';
+import { Box } from '@mui/material';
 import { useMemo } from 'react';
-import { useFieldArray, useFormContext, useFormState, useWatch } from 'react-hook-form';
+import { useWatch } from 'react-hook-form';
 import { FormInput } from '../inputs';
 import type { FieldDefinition, FormValues } from '../types';
+import type { EngineInputProps } from './fieldView';
+import { DeleteRowButton, RowList, useRowArray } from './RowList';
 
-export interface RowsInputProps {
-    source: string;
-    label: string;
-    field: FieldDefinition;
-    isRequired?: boolean;
-    helperText?: string;
-    disabled?: boolean;
-}
+export type RowsInputProps = EngineInputProps;
 
 /** The row's own values, from the whole form's. */
 const rowOf = (values: FormValues, source: string, index: number): FormValues => {
@@ -49,25 +42,15 @@ export function rowField(field: FieldDefinition, source: string, index: number):
     return out;
 }
 
-interface ErrorNode {
-    message?: string;
-    root?: { message?: string };
-}
-
 /**
  * Repeatable row groups (input 'rows'): each row is a group of the declared fields side by side, with a delete button;
  * 添加 appends a row of `newRow` values, at most `max`. Every row field is a form field of its own
  * (`source.i.name`), so a schema's messages land beside the row they are about.
  */
-export function RowsInput({ source, label, field, isRequired, helperText, disabled }: RowsInputProps) {
+export function RowsInput(props: RowsInputProps) {
+    const { source, label, field, disabled } = props;
     const spec = field.rows!;
-    const { control } = useFormContext();
-    const { errors } = useFormState({ control, name: source });
-    const { fields: rows, append, remove } = useFieldArray({ control, name: source });
-    const full = spec.max !== undefined && rows.length >= spec.max;
-    const node = source.split('.').reduce<unknown>((at, part) => (at as Record<string, unknown>)?.[part], errors) as
-        ErrorNode | undefined;
-    const message = node?.message ?? node?.root?.message;
+    const { rows, append, remove, message } = useRowArray(source);
     // Hidden fields take no room: a row shows only what applies to its kind.
     const values = useWatch() as FormValues;
     const fieldsOf = useMemo(
@@ -76,16 +59,16 @@ export function RowsInput({ source, label, field, isRequired, helperText, disabl
     );
 
     return (
-        <Box className={`ra-input ra-input-${source}`} sx={{ my: 1 }} role="group" aria-label={label}>
-            <Typography variant="subtitle2" sx={{ mb: 0.5 }}>
-                {label}
-                {isRequired ? ' *' : ''}
-            </Typography>
-            {rows.length === 0 ? (
-                <Typography variant="body2" color="text.secondary" sx={{ py: 1 }}>
-                    {spec.empty ?? `暂无${label}`}
-                </Typography>
-            ) : null}
+        <RowList
+            {...props}
+            empty={spec.empty ?? `暂无${label}`}
+            count={rows.length}
+            max={spec.max}
+            unit="行"
+            addLabel={spec.addLabel}
+            onAdd={() => append({ ...(spec.newRow ?? {}) })}
+            message={message}
+        >
             {rows.map((row, index) => (
                 <Box
                     key={row.id}
@@ -105,34 +88,13 @@ export function RowsInput({ source, label, field, isRequired, helperText, disabl
                                 <FormInput source={`${source}.${index}.${name}`} field={f} disabled={disabled} />
                             </Box>
                         ))}
-                    <Tooltip title="删除">
-                        <span>
-                            <IconButton
-                                aria-label={`删除${spec.rowLabel ?? label}第${index + 1}行`}
-                                onClick={() => remove(index)}
-                                disabled={disabled || (spec.min !== undefined && rows.length <= spec.min)}
-                                sx={{ mt: 1 }}
-                            >
-                                <DeleteOutlineIcon fontSize="small" />
-                            </IconButton>
-                        </span>
-                    </Tooltip>
+                    <DeleteRowButton
+                        label={`删除${spec.rowLabel ?? label}第${index + 1}行`}
+                        onClick={() => remove(index)}
+                        disabled={disabled || (spec.min !== undefined && rows.length <= spec.min)}
+                    />
                 </Box>
             ))}
-            <Button
-                size="small"
-                startIcon={<AddIcon />}
-                onClick={() => append({ ...(spec.newRow ?? {}) })}
-                disabled={disabled || full}
-            >
-                {spec.addLabel ?? '添加'}
-            </Button>
-            {full ? (
-                <Typography variant="caption" color="text.secondary" sx={{ ml: 1 }}>
-                    最多 {spec.max} 行
-                </Typography>
-            ) : null}
-            <FormHelperText error={!!message}>{message ?? helperText ?? ' '}</FormHelperText>
-        </Box>
+        </RowList>
     );
 }

@@ -1,18 +1,9 @@
 import { Box, FormHelperText, FormLabel, ToggleButton, ToggleButtonGroup } from '@mui/material';
 import { useInput } from 'react-admin';
 import { useFieldChoices } from '../choices';
-import type { FieldDefinition } from '../types';
+import type { EngineInputProps } from './fieldView';
 
-export interface ToggleInputProps {
-    source: string;
-    label: string;
-    field: FieldDefinition;
-    isRequired?: boolean;
-    helperText?: string;
-    disabled?: boolean;
-    /** Runs after a person's choice (the field's `resets`). */
-    onChange?: () => void;
-}
+export type ToggleInputProps = EngineInputProps;
 
 /**
  * A row of toggle buttons, one chosen (input 'toggle'): a short list of choices seen at once, such as scenes.

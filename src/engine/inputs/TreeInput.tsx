@@ -1,11 +1,6 @@
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useRef, useState, type RefObject } from 'react';
 import ArrowDropDownIcon from '@mui/icons-material/ArrowDropDown';
-import ChevronRightIcon from '@mui/icons-material/ChevronRight';
-import ExpandMoreIcon from '@mui/icons-material/ExpandMore';
 import {
-    Box,
-    CircularProgress,
-    IconButton,
     InputAdornment,
     List,
     ListItem,
@@ -17,56 +12,43 @@ import {
 } from '@mui/material';
 import { useFormContext, useWatch } from 'react-hook-form';
 import { useDataProvider, useInput } from 'react-admin';
-import { runCall, useCall } from '../calls';
+import { useCall } from '../calls';
 import type { PlatformDataProvider } from '../choices';
 import { useOptionalDefinition } from '../context';
 import { useScope } from '../scope';
-import type { CallRef, FieldDefinition, FormValues, Row, Scope } from '../types';
-import { failureText, rowsOf } from './fieldView';
+import type { FieldDefinition, FormValues, Scope } from '../types';
+import { failureText, rowsOf, type EngineInputProps } from './fieldView';
+import { TreeLoading, TreeNodes, nodesOf, type TreeNodesProps } from './TreeNodes';
+import { childrenCall, useTreeBranches, type TreeSpec } from './useTreeBranches';
 
-type TreeSpec = NonNullable<FieldDefinition['tree']>;
-type Children = Row[] | 'loading' | Error;
+export type TreeInputProps = EngineInputProps;
 
-export interface TreeInputProps {
-    source: string;
-    label: string;
-    field: FieldDefinition;
-    isRequired?: boolean;
-    helperText?: string;
-    disabled?: boolean;
-    onChange?: () => void;
+const isEmpty = (value: unknown) => value === undefined || value === null || value === '';
+
+/** The empty option is the value. */
+function emptyChosen(spec: TreeSpec, value: unknown): boolean {
+    return !isEmpty(value) && !!spec.emptyOption && String(spec.emptyOption.id) === String(value);
 }
 
-const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The tree's call asked for the children of `parent`: the definition's own params plus the parent's value. */
-function childrenCall(spec: TreeSpec, parent: unknown): CallRef {
-    return { ...spec.source, params: (scope) => ({ ...spec.source.params?.(scope), [spec.parentParam]: parent }) };
+/**
+ * The text in the field: the chosen node's name. A value the form started with (edit) has no loaded node yet:
+ * its name field says what it is.
+ */
+export function shownText(
+    spec: TreeSpec,
+    field: FieldDefinition,
+    value: unknown,
+    names: Map<string, string>,
+    values: FormValues,
+): string {
+    if (isEmpty(value)) return '';
+    if (emptyChosen(spec, value)) return spec.emptyOption!.name;
+    return (
+        names.get(String(value)) ??
+        (field.nameField ? (values[field.nameField] as string | undefined) : undefined) ??
+        String(value)
+    );
 }
-
-interface Node {
-    row: Row;
-    id: string | number;
-    name: string;
-    level: number;
-}
-
-function nodesOf(rows: Row[], spec: TreeSpec, level: number): Node[] {
-    const value = spec.optionValue ?? 'id';
-    const text = spec.optionText ?? 'name';
-    return rows.map((row) => ({
-        row,
-        id: row[value] as string | number,
-        name: String(row[text] ?? row[value] ?? ''),
-        level,
-    }));
-}
-
-const Status = ({ depth, children, role = 'status' }: { depth: number; children: ReactNode; role?: string }) => (
-    <ListItem component="div" sx={{ pl: depth * 2.5 + 4.5 }} role={role}>
-        {children}
-    </ListItem>
-);
 
 /**
  * A tree select (input 'tree'; MUI has none): roots from `tree.source` with the parent param at `rootValue`,
@@ -84,50 +66,13 @@ export function TreeInput({ source, label, field, isRequired, helperText, disabl
     const { field: input, fieldState, id } = useInput({ source, isRequired, onChange });
     const anchor = useRef<HTMLDivElement>(null);
     const [open, setOpen] = useState(false);
-    const [expanded, setExpanded] = useState<Set<string>>(new Set());
-    const [children, setChildren] = useState<Map<string, Children>>(new Map());
     const [names, setNames] = useState<Map<string, string>>(new Map());
 
     const rootRef = spec.roots ?? childrenCall(spec, spec.rootValue ?? 0);
     const blocked = spec.blocked?.(values);
     const roots = useCall<unknown>(rootRef, scope, { enabled: open && !disabled && !blocked });
     const rootKey = JSON.stringify([spec.source.params?.(scope) ?? {}, spec.roots?.params?.(scope) ?? {}]);
-
-    // Other params (another project): another tree.
-    useEffect(() => {
-        setExpanded(new Set());
-        setChildren(new Map());
-    }, [rootKey]);
-
-    const toggle = async (node: Node) => {
-        const key = String(node.id);
-        const next = new Set(expanded);
-        if (next.has(key)) {
-            next.delete(key);
-            setExpanded(next);
-            // A failed load is tried again on the next expand.
-            if (children.get(key) instanceof Error) {
-                setChildren((m) => {
-                    const copy = new Map(m);
-                    copy.delete(key);
-                    return copy;
-                });
-            }
-            return;
-        }
-        next.add(key);
-        setExpanded(next);
-        if (children.has(key)) return;
-        setChildren((m) => new Map(m).set(key, 'loading'));
-        let loaded: Children;
-        try {
-            if (spec.delay) await wait(spec.delay);
-            loaded = rowsOf(await runCall(dataProvider, childrenCall(spec, node.id), scope, definition?.name));
-        } catch (err) {
-            loaded = new Error(failureText(err));
-        }
-        setChildren((m) => new Map(m).set(key, loaded));
-    };
+    const tree = useTreeBranches(spec, scope, dataProvider, definition?.name, rootKey);
 
     const pick = (value: string | number, name: string) => {
         setNames((m) => new Map(m).set(String(value), name));
@@ -136,128 +81,22 @@ export function TreeInput({ source, label, field, isRequired, helperText, disabl
         setOpen(false);
         input.onBlur();
     };
-
-    const renderNodes = (nodes: Node[], depth: number): ReactNode =>
-        nodes.map((node) => {
-            const key = String(node.id);
-            const kids = children.get(key);
-            const isOpen = expanded.has(key);
-            const off = spec.disabled?.(node.row, node.level) ?? false;
-            const expandable =
-                (spec.hasChildren?.(node.row, node.level) ?? true) && !(Array.isArray(kids) && !kids.length);
-            const selected = String(input.value) === key;
-            const note = spec.note?.(node.row, node.level);
-            return (
-                <Box key={key} component="li" role="none" sx={{ listStyle: 'none' }}>
-                    <ListItem
-                        component="div"
-                        disablePadding
-                        role="treeitem"
-                        aria-label={node.name}
-                        aria-level={node.level}
-                        aria-disabled={off || undefined}
-                        aria-selected={selected}
-                        aria-expanded={expandable ? isOpen : undefined}
-                        sx={{ pl: depth * 2.5 }}
-                    >
-                        <Box sx={{ width: 36, flexShrink: 0, display: 'flex', justifyContent: 'center' }}>
-                            {expandable ? (
-                                <IconButton
-                                    size="small"
-                                    aria-label={`${isOpen ? '收起' : '展开'} ${node.name}`}
-                                    onClick={() => void toggle(node)}
-                                >
-                                    {isOpen ? (
-                                        <ExpandMoreIcon fontSize="small" />
-                                    ) : (
-                                        <ChevronRightIcon fontSize="small" />
-                                    )}
-                                </IconButton>
-                            ) : null}
-                        </Box>
-                        <ListItemButton
-                            dense
-                            disabled={off}
-                            selected={selected}
-                            onClick={() => pick(node.id, node.name)}
-                            sx={{ borderRadius: 1, py: 0.25 }}
-                        >
-                            <ListItemText
-                                primary={node.name}
-                                secondary={note}
-                                slotProps={{ primary: { noWrap: true }, secondary: { variant: 'caption' } }}
-                            />
-                        </ListItemButton>
-                    </ListItem>
-                    {isOpen && kids === 'loading' ? (
-                        <Status depth={depth + 1}>
-                            <CircularProgress size={14} sx={{ mr: 1 }} />
-                            <Typography variant="caption">加载中…</Typography>
-                        </Status>
-                    ) : null}
-                    {isOpen && kids instanceof Error ? (
-                        <Status depth={depth + 1} role="alert">
-                            <Typography variant="caption" color="error">
-                                加载失败：{kids.message}，请收起后重试
-                            </Typography>
-                        </Status>
-                    ) : null}
-                    {isOpen && Array.isArray(kids) ? (
-                        <List disablePadding role="group">
-                            {renderNodes(nodesOf(kids, spec, node.level + 1), depth + 1)}
-                        </List>
-                    ) : null}
-                </Box>
-            );
-        });
-
-    const value = input.value as string | number | null | undefined;
-    const empty = value === undefined || value === null || value === '';
-    const emptyChosen = !empty && spec.emptyOption && String(spec.emptyOption.id) === String(value);
-    // A value the form started with (edit) has no loaded node yet: its name field says what it is.
-    const shown = empty
-        ? ''
-        : emptyChosen
-          ? spec.emptyOption!.name
-          : (names.get(String(value)) ??
-            (field.nameField ? (values[field.nameField] as string | undefined) : undefined) ??
-            String(value));
-    const rootRows = rowsOf(roots.data);
     const message = fieldState.error?.message;
+    const nodes = { spec, tree, value: input.value, pick, depth: 0 };
 
     return (
         <>
-            <TextField
-                ref={anchor}
+            <TreeField
+                anchor={anchor}
                 id={id}
                 label={label}
                 required={isRequired}
-                value={shown}
-                error={!!message}
-                helperText={message ?? helperText ?? ' '}
+                shown={shownText(spec, field, input.value, names, values)}
+                error={message}
+                helperText={helperText}
                 disabled={disabled}
-                fullWidth
-                size="small"
-                margin="dense"
-                placeholder="请选择"
-                onClick={() => !disabled && setOpen(true)}
-                onKeyDown={(e) => {
-                    if (!disabled && (e.key === 'Enter' || e.key === ' ' || e.key === 'ArrowDown')) {
-                        e.preventDefault();
-                        setOpen(true);
-                    }
-                }}
-                slotProps={{
-                    input: {
-                        readOnly: true,
-                        endAdornment: (
-                            <InputAdornment position="end">
-                                <ArrowDropDownIcon />
-                            </InputAdornment>
-                        ),
-                    },
-                    htmlInput: { 'aria-haspopup': 'tree', 'aria-expanded': open, style: { cursor: 'pointer' } },
-                }}
+                open={open}
+                onOpen={() => setOpen(true)}
             />
             <Popover
                 open={open}
@@ -271,50 +110,95 @@ export function TreeInput({ source, label, field, isRequired, helperText, disabl
             >
                 <List role="tree" aria-label={label} dense sx={{ py: 0.5 }}>
                     {spec.emptyOption ? (
-                        <ListItem
-                            disablePadding
-                            role="treeitem"
-                            aria-label={spec.emptyOption.name}
-                            aria-selected={!!emptyChosen}
-                        >
-                            <ListItemButton
-                                dense
-                                selected={!!emptyChosen}
-                                onClick={() => pick(spec.emptyOption!.id, spec.emptyOption!.name)}
-                                sx={{ pl: 5.5 }}
-                            >
-                                <ListItemText primary={spec.emptyOption.name} />
-                            </ListItemButton>
-                        </ListItem>
+                        <EmptyOption spec={spec} chosen={emptyChosen(spec, input.value)} pick={pick} />
                     ) : null}
                     {blocked ? (
-                        <ListItem>
-                            <Typography variant="caption" color="text.secondary">
-                                {blocked}
-                            </Typography>
-                        </ListItem>
+                        <Note>{blocked}</Note>
                     ) : roots.isPending ? (
-                        <Status depth={0}>
-                            <CircularProgress size={14} sx={{ mr: 1 }} />
-                            <Typography variant="caption">加载中…</Typography>
-                        </Status>
+                        <TreeLoading depth={0} />
                     ) : roots.error ? (
                         <ListItem>
                             <Typography variant="caption" color="error">
                                 加载失败：{failureText(roots.error)}
                             </Typography>
                         </ListItem>
-                    ) : rootRows.length === 0 && !spec.emptyOption ? (
-                        <ListItem>
-                            <Typography variant="caption" color="text.secondary">
-                                暂无可选项
-                            </Typography>
-                        </ListItem>
+                    ) : rowsOf(roots.data).length === 0 && !spec.emptyOption ? (
+                        <Note>暂无可选项</Note>
                     ) : (
-                        renderNodes(nodesOf(rootRows, spec, 1), 0)
+                        <TreeNodes {...nodes} nodes={nodesOf(rowsOf(roots.data), spec, 1)} />
                     )}
                 </List>
             </Popover>
         </>
+    );
+}
+
+const Note = ({ children }: { children: string }) => (
+    <ListItem>
+        <Typography variant="caption" color="text.secondary">
+            {children}
+        </Typography>
+    </ListItem>
+);
+
+function EmptyOption({ spec, chosen, pick }: { spec: TreeSpec; chosen: boolean; pick: TreeNodesProps['pick'] }) {
+    const option = spec.emptyOption!;
+    return (
+        <ListItem disablePadding role="treeitem" aria-label={option.name} aria-selected={chosen}>
+            <ListItemButton dense selected={chosen} onClick={() => pick(option.id, option.name)} sx={{ pl: 5.5 }}>
+                <ListItemText primary={option.name} />
+            </ListItemButton>
+        </ListItem>
+    );
+}
+
+interface TreeFieldProps {
+    anchor: RefObject<HTMLDivElement | null>;
+    id: string;
+    label: string;
+    required?: boolean;
+    shown: string;
+    error?: string;
+    helperText?: string;
+    disabled?: boolean;
+    open: boolean;
+    onOpen: () => void;
+}
+
+/** The read-only field that shows the chosen node and opens the tree on click, Enter, Space or ArrowDown. */
+function TreeField({ anchor, id, label, required, shown, error, helperText, disabled, open, onOpen }: TreeFieldProps) {
+    return (
+        <TextField
+            ref={anchor}
+            id={id}
+            label={label}
+            required={required}
+            value={shown}
+            error={!!error}
+            helperText={error ?? helperText ?? ' '}
+            disabled={disabled}
+            fullWidth
+            size="small"
+            margin="dense"
+            placeholder="请选择"
+            onClick={() => !disabled && onOpen()}
+            onKeyDown={(e) => {
+                if (!disabled && (e.key === 'Enter' || e.key === ' ' || e.key === 'ArrowDown')) {
+                    e.preventDefault();
+                    onOpen();
+                }
+            }}
+            slotProps={{
+                input: {
+                    readOnly: true,
+                    endAdornment: (
+                        <InputAdornment position="end">
+                            <ArrowDropDownIcon />
+                        </InputAdornment>
+                    ),
+                },
+                htmlInput: { 'aria-haspopup': 'tree', 'aria-expanded': open, style: { cursor: 'pointer' } },
+            }}
+        />
     );
 }

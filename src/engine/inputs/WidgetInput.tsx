@@ -5,17 +5,9 @@ import { useFormContext, useFormState, useWatch } from 'react-hook-form';
 import { useInput } from 'react-admin';
 import type { MapAddress } from '../../components/map/types';
 import { widgets } from '../../widgets/registry';
-import type { FieldDefinition } from '../types';
+import type { EngineInputProps } from './fieldView';
 
-export interface WidgetInputProps {
-    source: string;
-    label: string;
-    field: FieldDefinition;
-    isRequired?: boolean;
-    helperText?: string;
-    disabled?: boolean;
-    onChange?: () => void;
-}
+export type WidgetInputProps = EngineInputProps;
 
 function useSetField() {
     const form = useFormContext();

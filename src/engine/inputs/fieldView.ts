@@ -49,3 +49,15 @@ export function rowsOf(answer: unknown): Array<Record<string, unknown>> {
 export function failureText(error: unknown, fallback = '查询失败'): string {
     return (error instanceof Error && error.message) || fallback;
 }
+
+/** What the engine's form hands every input it renders (src/engine/inputs.tsx). */
+export interface EngineInputProps {
+    source: string;
+    label: string;
+    field: FieldDefinition;
+    isRequired?: boolean;
+    helperText?: string;
+    disabled?: boolean;
+    /** Runs after a person's choice (the field's `resets`). */
+    onChange?: () => void;
+}

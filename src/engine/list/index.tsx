@@ -362,26 +362,28 @@ function RowsList({ spec, resource: given, label }: DataListProps): ReactNode {
     );
 }
 
-function PagedList({ spec, resource: given, label }: DataListProps): ReactNode {
-    const own = useOptionalDefinition();
-    const sourceName = spec.source?.resource ?? given ?? own?.name;
-    const resource = callResource({ call: 'getList', resource: sourceName }, own?.name);
-    const definition = definitionOf(sourceName) ?? own;
-    const scope = useScope();
+type FilterSpecs = NonNullable<ListSpec['filters']>;
+
+/** Each filter's name in the URL and the call: its own, a dialog's fields, a date range's end. */
+export function queryFiltersOf(filters: FilterSpecs, prefix: string): Record<string, string> {
+    return Object.fromEntries([
+        ...filters.filter((f) => !f.path).map((f) => [f.source, f.param ?? prefixed(prefix, f.source)]),
+        // A dialog filter's fields are filters of their own, each under its name.
+        ...filters.flatMap((f) => (f.dialog?.fields ?? []).map(([s]) => [s, prefixed(prefix, s)])),
+        // A date range's end is a filter of its own in the URL and the call.
+        ...filters.flatMap((f) => (f.to ? [[f.to, f.toParam ?? prefixed(prefix, f.to)]] : [])),
+    ]);
+}
+
+/**
+ * The list's filters, their names in the URL and their starting values: each `defaultValue`, and the first
+ * choice of a required select (neither is written to the URL). `missing` is a required filter still without a
+ * value: the list waits for it.
+ */
+function useListFilters(spec: ListSpec) {
     const prefix = spec.urlPrefix ?? '';
     const filters = useMemo(() => spec.filters ?? [], [spec.filters]);
-    const queryFilters = useMemo(
-        () =>
-            Object.fromEntries([
-                ...filters.filter((f) => !f.path).map((f) => [f.source, f.param ?? prefixed(prefix, f.source)]),
-                // A dialog filter's fields are filters of their own, each under its name.
-                ...filters.flatMap((f) => (f.dialog?.fields ?? []).map(([s]) => [s, prefixed(prefix, s)])),
-                // A date range's end is a filter of its own in the URL and the call.
-                ...filters.flatMap((f) => (f.to ? [[f.to, f.toParam ?? prefixed(prefix, f.to)]] : [])),
-            ]),
-        [filters, prefix],
-    );
-    // Required selects start on their first choice (not written to the URL, like defaultValue).
+    const queryFilters = useMemo(() => queryFiltersOf(filters, prefix), [filters, prefix]);
     const [firstChoices, setFirstChoices] = useState<Record<string, string | null>>({});
     const onDefault = useCallback(
         (source: string, value: string | null) =>
@@ -399,6 +401,57 @@ function PagedList({ spec, resource: given, label }: DataListProps): ReactNode {
     );
     const [search] = useSearchParams();
     const missing = filters.find((f) => f.required && !search.get(queryFilters[f.source]) && !defaults[f.source]);
+    return { prefix, filters, queryFilters, firstChoices, onDefault, defaults, missing };
+}
+
+/** Whether the user narrowed the list: a filter with a value other than its default and not fixed by the call. */
+export function isFiltered(
+    queryFilters: Record<string, string>,
+    values: Record<string, unknown> | undefined,
+    defaults: Record<string, string>,
+    fixed: Record<string, unknown> | undefined,
+): boolean {
+    return Object.keys(queryFilters).some((key) => {
+        const value = values?.[key];
+        return value !== undefined && value !== '' && value !== defaults[key] && !(fixed && key in fixed);
+    });
+}
+
+/** The rows as shown: `id` from `rowId`, then reshaped by `map`. */
+function useShownRows(list: ListControllerResult, spec: ListSpec, scope: Scope) {
+    const rowId = spec.rowId;
+    const rows = list.data;
+    const map = spec.map;
+    const data = useMemo(() => {
+        const keyed = rowId && rows ? rows.map((row) => ({ ...row, id: (row as Row)[rowId] as string })) : rows;
+        return map && keyed ? keyed.map((row) => ({ ...map(row, scope), id: row.id })) : keyed;
+    }, [rows, rowId, map, scope]);
+    const shown = useMemo(() => ({ ...list, data }) as ListControllerResult, [list, data]);
+    return { data, shown };
+}
+
+/** Bulk actions that clear the selection once done, and the selected rows for actions in the toolbar. */
+function useBulkSelection(list: ListControllerResult, spec: ListSpec, data: ListControllerResult['data']) {
+    const { onUnselectItems } = list;
+    const clear = useCallback(() => onUnselectItems(), [onUnselectItems]);
+    const bulkActions = useMemo(
+        () => (spec.bulkActions ? clearingSelection(spec.bulkActions, clear) : undefined),
+        [spec.bulkActions, clear],
+    );
+    const selected = useMemo(
+        () => (data ?? []).filter((row) => list.selectedIds.includes(row.id)) as Row[],
+        [data, list.selectedIds],
+    );
+    return { bulkActions, selected };
+}
+
+function PagedList({ spec, resource: given, label }: DataListProps): ReactNode {
+    const own = useOptionalDefinition();
+    const sourceName = spec.source?.resource ?? given ?? own?.name;
+    const resource = callResource({ call: 'getList', resource: sourceName }, own?.name);
+    const definition = definitionOf(sourceName) ?? own;
+    const scope = useScope();
+    const { prefix, filters, queryFilters, firstChoices, onDefault, defaults, missing } = useListFilters(spec);
     const call = spec.source?.call;
     const fixed = spec.source?.params?.(scope);
     const list = useUrlListController({
@@ -414,25 +467,9 @@ function PagedList({ spec, resource: given, label }: DataListProps): ReactNode {
         failure: spec.failure,
         enabled: !spec.rows && !missing,
     });
-    const rowId = spec.rowId;
-    const rows = list.data;
-    const map = spec.map;
-    const data = useMemo(() => {
-        const keyed = rowId && rows ? rows.map((row) => ({ ...row, id: (row as Row)[rowId] as string })) : rows;
-        return map && keyed ? keyed.map((row) => ({ ...map(row, scope), id: row.id })) : keyed;
-    }, [rows, rowId, map, scope]);
-    const shown = useMemo(() => ({ ...list, data }) as ListControllerResult, [list, data]);
+    const { data, shown } = useShownRows(list, spec, scope);
     const navigate = useNavigate();
-    const { onUnselectItems } = list;
-    const clear = useCallback(() => onUnselectItems(), [onUnselectItems]);
-    const bulkActions = useMemo(
-        () => (spec.bulkActions ? clearingSelection(spec.bulkActions, clear) : undefined),
-        [spec.bulkActions, clear],
-    );
-    const selected = useMemo(
-        () => (data ?? []).filter((row) => list.selectedIds.includes(row.id)) as Row[],
-        [data, list.selectedIds],
-    );
+    const { bulkActions, selected } = useBulkSelection(list, spec, data);
     if (spec.when && !spec.when(scope)) return null;
 
     const setFilter = (source: string, value: string) => {
@@ -445,17 +482,11 @@ function PagedList({ spec, resource: given, label }: DataListProps): ReactNode {
         ...list.filterValues,
         ...Object.fromEntries(filters.filter((f) => f.path).map((f) => [f.source, scope.route[f.path!.param] ?? ''])),
     };
-    const shownSpec = bulkActions ? { ...spec, bulkActions } : spec;
     const toolbar = [...(spec.toolbar ?? []), ...(spec.bulkInToolbar && bulkActions ? bulkActions : [])];
     const setFilterValues = (values: Record<string, string>) =>
         list.setFilters({ ...list.filterValues, ...values }, list.displayedFilters);
-    const filtered = Object.keys(queryFilters).some((key) => {
-        const value = list.filterValues?.[key];
-        return value !== undefined && value !== '' && value !== defaults[key] && !(fixed && key in fixed);
-    });
     const counters = spec.counters;
     const hasTop = filters.length > 0 || toolbar.length > 0 || !!spec.title || !!spec.refresh;
-    const refreshName = typeof spec.refresh === 'string' ? spec.refresh : undefined;
     return (
         <Box sx={{ display: 'flex', flexDirection: 'column', gap: 1.5 }}>
             {hasTop ? (
@@ -469,18 +500,7 @@ function PagedList({ spec, resource: given, label }: DataListProps): ReactNode {
                                     scope={spec.bulkInToolbar ? { ...scope, selected } : scope}
                                 />
                             ) : null}
-                            {spec.refresh ? (
-                                <Button
-                                    size="small"
-                                    variant="outlined"
-                                    startIcon={<RefreshIcon />}
-                                    disabled={list.isFetching}
-                                    onClick={() => void list.refetch()}
-                                    aria-label={refreshName}
-                                >
-                                    {list.isFetching ? '刷新中…' : '刷新'}
-                                </Button>
-                            ) : null}
+                            {spec.refresh ? <RefreshButton list={list} refresh={spec.refresh} /> : null}
                         </>
                     }
                 >
@@ -507,19 +527,12 @@ function PagedList({ spec, resource: given, label }: DataListProps): ReactNode {
                 />
             ) : null}
             {missing ? (
-                <Card variant="outlined">
-                    {typeof missing.required === 'string' ? (
-                        <EmptyState spec={{ ...spec, empty: undefined }} scope={scope} text={missing.required} />
-                    ) : firstChoices[missing.source] === undefined ? (
-                        <LinearProgress sx={{ height: 2 }} aria-label="加载中" />
-                    ) : (
-                        <EmptyState
-                            spec={{ ...spec, empty: undefined }}
-                            scope={scope}
-                            text={`暂无可选的${missing.label}`}
-                        />
-                    )}
-                </Card>
+                <MissingFilter
+                    spec={spec}
+                    scope={scope}
+                    missing={missing}
+                    loading={firstChoices[missing.source] === undefined}
+                />
             ) : list.error && spec.failure && !list.isFetching ? (
                 <Card variant="outlined">
                     <EmptyState spec={spec} scope={scope} text={spec.failure} />
@@ -529,15 +542,59 @@ function PagedList({ spec, resource: given, label }: DataListProps): ReactNode {
             ) : (
                 <TableCard resource={resource} list={shown} height={spec.height}>
                     <ListBody
-                        spec={shownSpec}
+                        spec={bulkActions ? { ...spec, bulkActions } : spec}
                         list={shown}
                         scope={scope}
                         definition={definition}
                         label={label ?? spec.label ?? spec.title}
-                        filtered={filtered}
+                        filtered={isFiltered(queryFilters, list.filterValues, defaults, fixed)}
                     />
                 </TableCard>
             )}
         </Box>
+    );
+}
+
+/** `refresh`: a button that fetches the page again; a string is its accessible name. */
+function RefreshButton({ list, refresh }: { list: ListControllerResult; refresh: true | string }) {
+    return (
+        <Button
+            size="small"
+            variant="outlined"
+            startIcon={<RefreshIcon />}
+            disabled={list.isFetching}
+            onClick={() => void list.refetch()}
+            aria-label={typeof refresh === 'string' ? refresh : undefined}
+        >
+            {list.isFetching ? '刷新中…' : '刷新'}
+        </Button>
+    );
+}
+
+/**
+ * A required filter without a value: its own text, else (a select) a bar while its choices load, then that
+ * there is nothing to choose.
+ */
+function MissingFilter({
+    spec,
+    scope,
+    missing,
+    loading,
+}: {
+    spec: ListSpec;
+    scope: Scope;
+    missing: FilterSpecs[number];
+    loading: boolean;
+}) {
+    return (
+        <Card variant="outlined">
+            {typeof missing.required === 'string' ? (
+                <EmptyState spec={{ ...spec, empty: undefined }} scope={scope} text={missing.required} />
+            ) : loading ? (
+                <LinearProgress sx={{ height: 2 }} aria-label="加载中" />
+            ) : (
+                <EmptyState spec={{ ...spec, empty: undefined }} scope={scope} text={`暂无可选的${missing.label}`} />
+            )}
+        </Card>
     );
 }

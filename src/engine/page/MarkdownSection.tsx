@@ -74,17 +74,11 @@ function snippet(text: string, q: string): string {
     return `${start > 0 ? '…' : ''}${flat.slice(start, at + q.length + 40)}${at + q.length + 40 < flat.length ? '…' : ''}`;
 }
 
-/**
- * `markdown`: a document loaded lazily (its text is not in the first screen's code), with a table of contents
- * beside it and a search box; the search lives in the URL (`?q=`), a chosen heading in the hash (#h-3).
- */
-export default function MarkdownSection({ section }: { section: MarkdownSpec }) {
+/** The document's text, loaded when the section shows; `retry` loads it again after a failure. */
+function useMarkdownSource(section: MarkdownSpec) {
     const [source, setSource] = useState<string | undefined>();
     const [failed, setFailed] = useState<string | undefined>();
     const [attempt, setAttempt] = useState(0);
-    const [search, setSearch] = useSearchParams();
-    const q = search.get('q') ?? '';
-    const [typed, setTyped] = useState(q);
 
     useEffect(() => {
         let live = true;
@@ -102,24 +96,25 @@ export default function MarkdownSection({ section }: { section: MarkdownSpec }) 
         };
     }, [section, attempt]);
 
-    const doc = useMemo(() => (source === undefined ? undefined : renderMarkdown(source)), [source]);
+    return { source, failed, retry: () => setAttempt((n) => n + 1) };
+}
 
-    // A bookmarked heading (#h-3) is scrolled to once the document is there.
-    useEffect(() => {
-        if (!doc) return;
-        const id = window.location.hash.slice(1);
-        if (id) document.getElementById(id)?.scrollIntoView?.({ block: 'start' });
-    }, [doc]);
+type Doc = ReturnType<typeof renderMarkdown>;
 
-    const go = (id: string) => {
-        window.history.replaceState(
-            window.history.state,
-            '',
-            `${window.location.pathname}${window.location.search}#${id}`,
-        );
-        document.getElementById(id)?.scrollIntoView?.({ behavior: 'smooth', block: 'start' });
-    };
+/** The parts whose heading or text holds `q` (any case); undefined when there is no search. */
+export function searchHits(doc: Doc | undefined, q: string): Part[] | undefined {
+    const needle = q.trim().toLowerCase();
+    if (!doc || !needle) return undefined;
+    return doc.parts.filter(
+        (p) => p.heading.text.toLowerCase().includes(needle) || p.text.toLowerCase().includes(needle),
+    );
+}
 
+/** The search box's text and the search in the URL (`?q=`), replaced as the user types. */
+function useDocSearch(doc: Doc | undefined) {
+    const [search, setSearch] = useSearchParams();
+    const q = search.get('q') ?? '';
+    const [typed, setTyped] = useState(q);
     const setQuery = (value: string) => {
         setTyped(value);
         setSearch(
@@ -132,21 +127,38 @@ export default function MarkdownSection({ section }: { section: MarkdownSpec }) 
             { replace: true },
         );
     };
+    const hits = useMemo(() => searchHits(doc, q), [doc, q]);
+    return { q, typed, setQuery, hits };
+}
 
-    const hits = useMemo(() => {
-        const needle = q.trim().toLowerCase();
-        if (!doc || !needle) return undefined;
-        return doc.parts.filter(
-            (p) => p.heading.text.toLowerCase().includes(needle) || p.text.toLowerCase().includes(needle),
-        );
-    }, [doc, q]);
+/** A chosen heading: into the hash (so the link can be kept) and scrolled to. */
+function goToHeading(id: string) {
+    window.history.replaceState(window.history.state, '', `${window.location.pathname}${window.location.search}#${id}`);
+    document.getElementById(id)?.scrollIntoView?.({ behavior: 'smooth', block: 'start' });
+}
+
+/**
+ * `markdown`: a document loaded lazily (its text is not in the first screen's code), with a table of contents
+ * beside it and a search box; the search lives in the URL (`?q=`), a chosen heading in the hash (#h-3).
+ */
+export default function MarkdownSection({ section }: { section: MarkdownSpec }) {
+    const { source, failed, retry } = useMarkdownSource(section);
+    const doc = useMemo(() => (source === undefined ? undefined : renderMarkdown(source)), [source]);
+    const search = useDocSearch(doc);
+
+    // A bookmarked heading (#h-3) is scrolled to once the document is there.
+    useEffect(() => {
+        if (!doc) return;
+        const id = window.location.hash.slice(1);
+        if (id) document.getElementById(id)?.scrollIntoView?.({ block: 'start' });
+    }, [doc]);
 
     if (failed) {
         return (
             <Alert
                 severity="error"
                 action={
-                    <Button color="inherit" size="small" onClick={() => setAttempt((n) => n + 1)}>
+                    <Button color="inherit" size="small" onClick={retry}>
                         重试
                     </Button>
                 }
@@ -172,121 +184,10 @@ export default function MarkdownSection({ section }: { section: MarkdownSpec }) 
                 alignItems: 'start',
             }}
         >
-            {toc ? (
-                <Card
-                    variant="outlined"
-                    component="nav"
-                    aria-label="目录"
-                    sx={{
-                        position: { md: 'sticky' },
-                        top: { md: 72 },
-                        maxHeight: { md: 'calc(100vh - 96px)' },
-                        overflow: 'auto',
-                    }}
-                >
-                    <CardContent sx={{ display: 'flex', flexDirection: 'column', gap: 1 }}>
-                        {section.search !== false ? (
-                            <TextField
-                                size="small"
-                                placeholder="搜索本文档"
-                                value={typed}
-                                onChange={(e) => setQuery(e.target.value)}
-                                slotProps={{
-                                    htmlInput: { 'aria-label': '搜索文档' },
-                                    input: {
-                                        startAdornment: (
-                                            <InputAdornment position="start">
-                                                <SearchIcon fontSize="small" />
-                                            </InputAdornment>
-                                        ),
-                                    },
-                                }}
-                            />
-                        ) : null}
-                        {hits ? (
-                            <Box role="region" aria-label="搜索结果">
-                                <Typography variant="body2" color="text.secondary" sx={{ mb: 0.5 }}>
-                                    {hits.length ? `找到 ${hits.length} 个章节` : `没有找到“${q.trim()}”`}
-                                </Typography>
-                                <List dense disablePadding>
-                                    {hits.map((p) => (
-                                        <ListItemButton key={p.heading.id} onClick={() => go(p.heading.id)}>
-                                            <ListItemText
-                                                primary={p.heading.text}
-                                                secondary={
-                                                    p.text.toLowerCase().includes(q.trim().toLowerCase())
-                                                        ? snippet(p.text, q.trim())
-                                                        : undefined
-                                                }
-                                            />
-                                        </ListItemButton>
-                                    ))}
-                                </List>
-                            </Box>
-                        ) : (
-                            <List dense disablePadding>
-                                {doc.headings.map((h) => (
-                                    <ListItemButton
-                                        key={h.id}
-                                        onClick={() => go(h.id)}
-                                        sx={{ pl: h.level === 3 ? 4 : 2 }}
-                                    >
-                                        <ListItemText
-                                            primary={h.text}
-                                            slotProps={{
-                                                primary: { variant: 'body2', fontWeight: h.level === 2 ? 600 : 400 },
-                                            }}
-                                        />
-                                    </ListItemButton>
-                                ))}
-                            </List>
-                        )}
-                    </CardContent>
-                </Card>
-            ) : null}
+            {toc ? <Contents doc={doc} searchable={section.search !== false} {...search} /> : null}
             <Card variant="outlined" component="article" aria-label={section.title}>
                 <CardContent
-                    sx={{
-                        px: { xs: 2, md: 4 },
-                        lineHeight: 1.8,
-                        '& h1': { fontSize: 26, mt: 0 },
-                        '& h2': {
-                            fontSize: 20,
-                            mt: 4,
-                            pb: 0.5,
-                            borderBottom: 1,
-                            borderColor: 'divider',
-                            scrollMarginTop: 80,
-                        },
-                        '& h3': { fontSize: 17, mt: 3, scrollMarginTop: 80 },
-                        '& pre': {
-                            bgcolor: 'grey.100',
-                            p: 1.5,
-                            borderRadius: 1,
-                            overflowX: 'auto',
-                            fontSize: 13,
-                            lineHeight: 1.5,
-                        },
-                        '& code': { fontFamily: 'ui-monospace, Menlo, Consolas, monospace', fontSize: '0.92em' },
-                        '& :not(pre) > code': { bgcolor: 'grey.100', px: 0.5, borderRadius: 0.5 },
-                        '& table': {
-                            borderCollapse: 'collapse',
-                            my: 1,
-                            display: 'block',
-                            overflowX: 'auto',
-                            maxWidth: '100%',
-                        },
-                        '& td code': { wordBreak: 'break-all' },
-                        '& th, & td': { border: 1, borderColor: 'divider', px: 1.5, py: 0.75, textAlign: 'left' },
-                        '& th': { bgcolor: 'action.hover' },
-                        '& blockquote': {
-                            borderLeft: 4,
-                            borderColor: 'primary.light',
-                            m: 0,
-                            pl: 2,
-                            color: 'text.secondary',
-                        },
-                    }}
+                    sx={articleSx}
                     // The HTML comes from markdown-it with raw HTML disabled: the document's text is escaped.
                     dangerouslySetInnerHTML={{ __html: doc.html }}
                 />
@@ -294,3 +195,98 @@ export default function MarkdownSection({ section }: { section: MarkdownSpec }) 
         </Box>
     );
 }
+
+interface ContentsProps extends ReturnType<typeof useDocSearch> {
+    doc: Doc;
+    searchable: boolean;
+}
+
+/** The table of contents beside the document, with the search box over it; a search shows its hits instead. */
+function Contents({ doc, searchable, q, typed, setQuery, hits }: ContentsProps) {
+    return (
+        <Card
+            variant="outlined"
+            component="nav"
+            aria-label="目录"
+            sx={{
+                position: { md: 'sticky' },
+                top: { md: 72 },
+                maxHeight: { md: 'calc(100vh - 96px)' },
+                overflow: 'auto',
+            }}
+        >
+            <CardContent sx={{ display: 'flex', flexDirection: 'column', gap: 1 }}>
+                {searchable ? (
+                    <TextField
+                        size="small"
+                        placeholder="搜索本文档"
+                        value={typed}
+                        onChange={(e) => setQuery(e.target.value)}
+                        slotProps={{
+                            htmlInput: { 'aria-label': '搜索文档' },
+                            input: {
+                                startAdornment: (
+                                    <InputAdornment position="start">
+                                        <SearchIcon fontSize="small" />
+                                    </InputAdornment>
+                                ),
+                            },
+                        }}
+                    />
+                ) : null}
+                {hits ? <SearchHits hits={hits} q={q.trim()} /> : <HeadingList headings={doc.headings} />}
+            </CardContent>
+        </Card>
+    );
+}
+
+function SearchHits({ hits, q }: { hits: Part[]; q: string }) {
+    return (
+        <Box role="region" aria-label="搜索结果">
+            <Typography variant="body2" color="text.secondary" sx={{ mb: 0.5 }}>
+                {hits.length ? `找到 ${hits.length} 个章节` : `没有找到“${q}”`}
+            </Typography>
+            <List dense disablePadding>
+                {hits.map((p) => (
+                    <ListItemButton key={p.heading.id} onClick={() => goToHeading(p.heading.id)}>
+                        <ListItemText
+                            primary={p.heading.text}
+                            secondary={p.text.toLowerCase().includes(q.toLowerCase()) ? snippet(p.text, q) : undefined}
+                        />
+                    </ListItemButton>
+                ))}
+            </List>
+        </Box>
+    );
+}
+
+function HeadingList({ headings }: { headings: Heading[] }) {
+    return (
+        <List dense disablePadding>
+            {headings.map((h) => (
+                <ListItemButton key={h.id} onClick={() => goToHeading(h.id)} sx={{ pl: h.level === 3 ? 4 : 2 }}>
+                    <ListItemText
+                        primary={h.text}
+                        slotProps={{ primary: { variant: 'body2', fontWeight: h.level === 2 ? 600 : 400 } }}
+                    />
+                </ListItemButton>
+            ))}
+        </List>
+    );
+}
+
+const articleSx = {
+    px: { xs: 2, md: 4 },
+    lineHeight: 1.8,
+    '& h1': { fontSize: 26, mt: 0 },
+    '& h2': { fontSize: 20, mt: 4, pb: 0.5, borderBottom: 1, borderColor: 'divider', scrollMarginTop: 80 },
+    '& h3': { fontSize: 17, mt: 3, scrollMarginTop: 80 },
+    '& pre': { bgcolor: 'grey.100', p: 1.5, borderRadius: 1, overflowX: 'auto', fontSize: 13, lineHeight: 1.5 },
+    '& code': { fontFamily: 'ui-monospace, Menlo, Consolas, monospace', fontSize: '0.92em' },
+    '& :not(pre) > code': { bgcolor: 'grey.100', px: 0.5, borderRadius: 0.5 },
+    '& table': { borderCollapse: 'collapse', my: 1, display: 'block', overflowX: 'auto', maxWidth: '100%' },
+    '& td code': { wordBreak: 'break-all' },
+    '& th, & td': { border: 1, borderColor: 'divider', px: 1.5, py: 0.75, textAlign: 'left' },
+    '& th': { bgcolor: 'action.hover' },
+    '& blockquote': { borderLeft: 4, borderColor: 'primary.light', m: 0, pl: 2, color: 'text.secondary' },
+} as const;

@@ -1,0 +1,82 @@
+import { eq } from 'drizzle-orm';
+import type { Connection } from 'rhea';
+import type { Db } from '../db/client';
+import { accessKeys, consumerGroups } from '../db/schema';
+import type { SignedIn } from './links';
+import { amqpPassword, parseAmqpUsername, passwordMatches, TIMESTAMP_SKEW_MS } from './signIn';
+
+/**
+ * SASL PLAIN sign-in of AMQP consumers: the password is checked against the AccessKey's secret at SASL; what else is
+ * wrong (a disabled key, a stale timestamp, an unknown group or one of another project) is kept with the username and
+ * told in the close of the connection once it opens, as Alibaba's server does.
+ */
+
+export interface SignInResult extends SignedIn {
+    error?: { condition: string; description: string };
+    at: number;
+}
+
+/** Sign-ins not followed by an open within this are forgotten. */
+const SIGN_IN_KEPT_MS = 60_000;
+
+type Group = typeof consumerGroups.$inferSelect;
+
+/** Why a signed key may not consume from `group`, or undefined when it may. */
+export function refusal(
+    enabled: boolean,
+    timestamp: number,
+    group: Group | undefined,
+    consumerGroupId: string,
+    iotInstanceId: string | undefined,
+    now = Date.now(),
+): SignInResult['error'] {
+    if (!enabled) return { condition: 'amqp:unauthorized-access', description: 'AccessKey 已禁用' };
+    if (Math.abs(now - timestamp) > TIMESTAMP_SKEW_MS)
+        return {
+            condition: 'amqp:unauthorized-access',
+            description: 'timestamp 与服务器时间相差超过 15 分钟，请校准时间后重新签名',
+        };
+    if (!group) return { condition: 'amqp:not-found', description: `消费者组 ${consumerGroupId} 不存在` };
+    if (iotInstanceId && iotInstanceId !== group.projectCode)
+        return {
+            condition: 'amqp:unauthorized-access',
+            description: `消费者组 ${group.id} 不属于项目 ${iotInstanceId}`,
+        };
+    return undefined;
+}
+
+/** Checks a SASL PLAIN sign-in; true when the signature is right (the result, refusal or not, kept in `signIns`). */
+export async function checkSignIn(
+    db: Db,
+    signIns: Map<string, SignInResult>,
+    username: string,
+    password: string,
+): Promise<boolean> {
+    const parsed = parseAmqpUsername(username);
+    if (!parsed) return false;
+    const [key] = await db.select().from(accessKeys).where(eq(accessKeys.accessKey, parsed.authId));
+    if (!key) return false;
+    const expected = amqpPassword(key.accessSecret, key.accessKey, parsed.timestamp, parsed.signMethod);
+    if (!passwordMatches(expected, password)) return false;
+    const groupId = /^\d{1,9}$/.test(parsed.consumerGroupId) ? Number(parsed.consumerGroupId) : 0;
+    const [group] = groupId ? await db.select().from(consumerGroups).where(eq(consumerGroups.id, groupId)) : [];
+    const result: SignInResult = { clientId: parsed.clientId, authId: key.accessKey, at: Date.now() };
+    result.error = refusal(key.enabled, parsed.timestamp, group, parsed.consumerGroupId, parsed.iotInstanceId);
+    if (!result.error && group) {
+        result.groupId = group.id;
+        void db
+            .update(accessKeys)
+            .set({ lastUsedTime: new Date() })
+            .where(eq(accessKeys.id, key.id))
+            .catch(() => undefined);
+    }
+    signIns.set(username, result);
+    for (const [name, r] of signIns) if (Date.now() - r.at > SIGN_IN_KEPT_MS) signIns.delete(name);
+    return true;
+}
+
+/** What a connection signed in as (by its SASL username). */
+export function signInOf(signIns: Map<string, SignInResult>, connection: Connection): SignInResult | undefined {
+    const name = (connection as unknown as { sasl_transport?: { username?: string } }).sasl_transport?.username;
+    return name ? signIns.get(name) : undefined;
+}

@@ -1,0 +1,107 @@
+import type { MessageCopies } from '../amqp/copies';
+import { retentionDaysFromEnv } from '../db/partitions';
+import type { Directory, DeviceEntry } from './directory';
+import type { MessageWrite, MessageWriter } from './writer';
+
+/**
+ * The uplink's state and its one way to keep a message: written with its subscription copies by the batch writer,
+ * then told to the listeners (rules). The uplink's promise, which the broker's PUBACK waits for, settles with that
+ * write: it resolves once the message row and its copies are committed, and rejects, with nothing of them stored,
+ * when they could not be.
+ */
+
+/** Alink reply codes: 200 success, 460 bad request parameters, 500 the platform failed. */
+export const ALINK = { OK: 200, BAD_PARAMS: 460, FAILED: 500 } as const;
+
+/**
+ * A message the platform accepted from a device after checking it against the thing model: what rules and
+ * server-side subscriptions act on. `payload` is the device's bytes as they came.
+ */
+export interface AcceptedMessage {
+    device: DeviceEntry;
+    topic: string;
+    kind: 'property' | 'event';
+    /** The event's identifier (kind 'event'). */
+    identifier?: string;
+    /** Property values (kind 'property') or the event's output values (kind 'event'). */
+    values: Record<string, unknown>;
+    /** When the message is stored: the device's time when within the retention window, else the arrival time. */
+    ts: Date;
+    /** The Alink request id the device sent ('' when none). */
+    requestId: string;
+    payload: Buffer;
+}
+
+/**
+ * A feature's own device topics (OTA: /ota/device/..., /sys/.../thing/ota/...): the handler answers a promise when the
+ * topic is its own, undefined when not.
+ */
+export type TopicHandler = (device: DeviceEntry, topic: string, payload: Buffer) => Promise<void> | undefined;
+
+/** Makes a message's subscription copies (the AMQP queue's), stored with it. */
+export type Copier = (message: AcceptedMessage) => MessageCopies | undefined;
+
+export interface UplinkDeps {
+    directory: Directory;
+    writer: MessageWriter;
+    /** Publishes to `device`'s topic as the platform. */
+    publish: (topic: string, payload: string, qos: 0 | 1, device: DeviceEntry) => Promise<void>;
+    log: (message: string) => void;
+    /** Days messages are kept (LOG_RETENTION_DAYS): a device time older than this is not used as the message's. */
+    retentionDays?: number;
+}
+
+export interface UplinkState extends UplinkDeps {
+    retentionDays: number;
+    listeners: Array<(device: DeviceEntry, topic: string, payload: Buffer) => void>;
+    topicHandlers: TopicHandler[];
+    acceptedListeners: Array<(message: AcceptedMessage) => unknown>;
+    copiers: Copier[];
+}
+
+export function uplinkState(deps: UplinkDeps): UplinkState {
+    return {
+        ...deps,
+        retentionDays: deps.retentionDays ?? retentionDaysFromEnv(),
+        listeners: [],
+        topicHandlers: [],
+        acceptedListeners: [],
+        copiers: [],
+    };
+}
+
+/** The copies of `message` every copier makes (one copier, the AMQP queue, in practice). */
+export function copiesOf(s: UplinkState, message: AcceptedMessage): MessageCopies | undefined {
+    let copies: MessageCopies | undefined;
+    for (const c of s.copiers) {
+        const made = c(message);
+        if (!made?.rows.length) continue;
+        if (!copies) copies = made;
+        else if (copies.target === made.target)
+            copies = { target: copies.target, rows: [...copies.rows, ...made.rows] };
+        else throw new Error('one message may have copies for one queue only');
+    }
+    return copies;
+}
+
+/** Tells the listeners (rules): each on its own, a listener's failure is its own. */
+export function tellAccepted(s: UplinkState, message: AcceptedMessage): void {
+    for (const l of s.acceptedListeners) {
+        try {
+            const wait = l(message);
+            if (wait instanceof Promise) wait.catch(() => undefined);
+        } catch {
+            // the message is stored and answered regardless
+        }
+    }
+}
+
+/**
+ * Stores an accepted message (`write`: its row) with its subscription copies in one statement, then tells the
+ * listeners. Rejects when the statement failed: then neither the row nor a copy is stored.
+ */
+export async function storeAccepted(s: UplinkState, message: AcceptedMessage, write: MessageWrite): Promise<void> {
+    const copies = copiesOf(s, message);
+    await s.writer.write(copies ? { ...write, copies } : write);
+    tellAccepted(s, message);
+}
