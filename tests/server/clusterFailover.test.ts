@@ -1,13 +1,18 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import path from 'node:path';
 import mqtt, { type MqttClient } from 'mqtt';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consume, type Consumer } from './amqpSupport';
 import { until } from './mqttSupport';
-import { createCluster, PG_URL, type ServerProcess } from './spawnServer';
+import {
+    createCluster,
+    freePort,
+    PG_URL,
+    servicesAvailable,
+    startHaproxy,
+    type Haproxy,
+    type ServerProcess,
+} from './spawnServer';
 import { takeTurnOnRedis } from './redisTurn';
 
 /**
@@ -20,11 +25,10 @@ import { takeTurnOnRedis } from './redisTurn';
  * second process restarts with SIGTERM under load: HAProxy takes it out on its readiness answer before it stops, and
  * nothing acknowledged is lost. /metrics parses as Prometheus text.
  *
- * Needs DATABASE_URL (CI's second server run sets it; its own database is made and dropped), Redis and haproxy.
+ * Needs PostgreSQL (DATABASE_URL, else the machine's: a database of its own is made and dropped), Redis and haproxy;
+ * skipped without them, except under REQUIRE_SERVICES (CI), where a missing one fails the file.
  */
 
-const HAPROXY = '/usr/sbin/haproxy';
-const CONFIG = path.resolve(import.meta.dirname, '../../docs/deployment/haproxy.cfg');
 const REDIS_URL = process.env.FAILOVER_REDIS_URL || 'redis://127.0.0.1:6379/9';
 const DEVICES = 1_000;
 /** Devices that stop before the kill and never come back (they must turn OFFLINE). */
@@ -33,23 +37,7 @@ const POST_MS = 5_000;
 const NODE_TIMEOUT_S = 4;
 const METRICS_TOKEN = 'failover-metrics-token';
 
-const enabled = Boolean(process.env.DATABASE_URL);
-if (!enabled) {
-    console.warn(
-        'clusterFailover: skipped, DATABASE_URL is not set (CI runs the server project again with DATABASE_URL)',
-    );
-}
-
-function freePort(): Promise<number> {
-    return new Promise((resolve, reject) => {
-        const s = createServer();
-        s.once('error', reject);
-        s.listen(0, '127.0.0.1', () => {
-            const port = (s.address() as { port: number }).port;
-            s.close(() => resolve(port));
-        });
-    });
-}
+const enabled = await servicesAvailable('clusterFailover', { postgres: true, redisUrl: REDIS_URL, haproxy: true });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -60,11 +48,9 @@ describe.skipIf(!enabled)('three processes behind HAProxy survive losing one', (
         mqtt: [0, 0, 0],
         lbHttp: 0,
         lbMqtt: 0,
-        lbStats: 0,
     };
     const nodes: ServerProcess[] = [];
-    let haproxy: ChildProcess | undefined;
-    let haproxyLog = '';
+    let haproxy: Haproxy | undefined;
     let consumer: Consumer | undefined;
     let db: pg.Client;
     const clients: MqttClient[] = [];
@@ -93,23 +79,8 @@ describe.skipIf(!enabled)('three processes behind HAProxy survive losing one', (
     });
     const startNode = (i: number) => cluster.start({ waitForSeed: i === 0, amqp: true, env: env(i) });
 
-    async function stats(): Promise<Map<string, string>> {
-        const res = await fetch(`http://127.0.0.1:${ports.lbStats}/stats;csv`);
-        const [header, ...lines] = (await res.text()).trim().split('\n');
-        const cols = header.replace(/^# /, '').split(',');
-        const at = (name: string) => cols.indexOf(name);
-        const out = new Map<string, string>();
-        for (const line of lines) {
-            const c = line.split(',');
-            out.set(`${c[at('pxname')]}/${c[at('svname')]}`, c[at('status')]);
-        }
-        return out;
-    }
-
-    const allUp = async (which = [1, 2, 3]) => {
-        const s = await stats().catch(() => new Map<string, string>());
-        return which.every((n) => s.get(`console/node${n}`) === 'UP' && s.get(`mqtt/node${n}`) === 'UP');
-    };
+    const stats = () => haproxy!.status();
+    const allUp = (which = [1, 2, 3]) => haproxy!.allUp(which);
 
     takeTurnOnRedis();
     beforeAll(async () => {
@@ -117,9 +88,6 @@ describe.skipIf(!enabled)('three processes behind HAProxy survive losing one', (
             ports.http[i] = await freePort();
             ports.mqtt[i] = await freePort();
         }
-        ports.lbHttp = await freePort();
-        ports.lbMqtt = await freePort();
-        ports.lbStats = await freePort();
         // Persistent sessions of an earlier run would be taken over by this one's devices.
         const { Redis } = await import('ioredis');
         const redis = new Redis(REDIS_URL);
@@ -128,26 +96,11 @@ describe.skipIf(!enabled)('three processes behind HAProxy survive losing one', (
 
         nodes.push(await startNode(0));
         nodes.push(...(await Promise.all([startNode(1), startNode(2)])));
-        haproxy = spawn(HAPROXY, ['-db', '-f', CONFIG], {
-            env: {
-                ...process.env,
-                LB_HTTP_BIND: `127.0.0.1:${ports.lbHttp}`,
-                LB_MQTT_BIND: `127.0.0.1:${ports.lbMqtt}`,
-                LB_STATS_BIND: `127.0.0.1:${ports.lbStats}`,
-                ...Object.fromEntries(
-                    [0, 1, 2].flatMap((i) => [
-                        [`NODE${i + 1}_ADDR`, '127.0.0.1'],
-                        [`NODE${i + 1}_HTTP`, String(ports.http[i])],
-                        [`NODE${i + 1}_MQTT`, String(ports.mqtt[i])],
-                    ]),
-                ),
-            },
-            stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        haproxy.stdout!.on('data', (d) => (haproxyLog += String(d)));
-        haproxy.stderr!.on('data', (d) => (haproxyLog += String(d)));
+        haproxy = await startHaproxy([0, 1, 2].map((i) => ({ http: ports.http[i], mqtt: ports.mqtt[i] })));
+        ports.lbHttp = haproxy.http;
+        ports.lbMqtt = haproxy.mqtt;
         await until(() => allUp(), 30_000).catch((err) => {
-            throw new Error(`HAProxy did not see three ready processes: ${String(err)}\n${haproxyLog}`);
+            throw new Error(`HAProxy did not see three ready processes: ${String(err)}\n${haproxy!.log()}`);
         });
 
         // A consumer group subscribed to the lamps' property posts, and its consumer on the first process.
@@ -200,7 +153,7 @@ describe.skipIf(!enabled)('three processes behind HAProxy survive losing one', (
         for (const c of clients) c.end(true);
         await consumer?.close().catch(() => undefined);
         await db?.end().catch(() => undefined);
-        haproxy?.kill('SIGTERM');
+        haproxy?.stop();
         await cluster.close();
         console.log(`clusterFailover: ${Math.round((Date.now() - startedAt) / 1000)} s in all`);
     }, 120_000);
