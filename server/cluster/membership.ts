@@ -113,20 +113,32 @@ export async function renewOn(db: Db, state: MemberState): Promise<'renewed' | '
     return 'lost';
 }
 
-/** Runs `work` on the heartbeat's connection, given up after `ms`. */
+/**
+ * Runs `work` on the heartbeat's connection, given up after `ms`. The verdict waits for the I/O phase after the timer:
+ * an event loop that was busy past `ms` reads an answer that has arrived meanwhile before it gives up.
+ */
 function onHeartbeatConnection<T>(state: MemberState, ms: number, work: (db: Db) => Promise<T>): Promise<T> {
     const { heartbeat, db } = state.options;
     const controller = new AbortController();
     const run = heartbeat ? heartbeat.run(work, controller.signal) : work(db);
+    let settled = false;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-            controller.abort();
-            reject(new Error(`heartbeat took over ${ms} ms`));
-        }, ms);
+        timer = setTimeout(
+            () =>
+                setImmediate(() => {
+                    if (settled) return;
+                    controller.abort();
+                    reject(new Error(`heartbeat took over ${ms} ms`));
+                }),
+            ms,
+        );
     });
     run.catch(() => undefined); // given up: its late failure is nobody's
-    return Promise.race([run, timedOut]).finally(() => clearTimeout(timer));
+    return Promise.race([run, timedOut]).finally(() => {
+        settled = true;
+        clearTimeout(timer);
+    });
 }
 
 /**
