@@ -12,7 +12,7 @@ export type { MemberState, NodeFigures, Published };
  * server/cluster/publish.ts), and whoever answers reads the living members' keys with one MGET. Who is living comes
  * from PostgreSQL (cluster_nodes, server/cluster/membership.ts), what each is doing from Redis. Why Redis for the
  * figures: they change every second and are worthless seconds later; a per-second UPDATE per process on the shared
- * database would add dead rows and WAL to the store the fleet's ingest needs, and the heartbeat (every NODE_TIMEOUT / 3,
+ * database would add dead rows and WAL to the store the fleet's ingest needs, and the heartbeat (every NODE_TIMEOUT / 6,
  * up to 5 s) is too slow for a per-second series. Redis is already every cluster's dependency (REDIS_URL is what
  * makes a cluster), and a key with an expiry vanishes by itself when its member dies. A member whose key is missing
  * (just started, or Redis lost it) is still listed (its heartbeat says it lives), with no figures and state `unknown`.

@@ -59,11 +59,14 @@ export class Lease {
         }
     }
 
-    /** A timer at the lease's end, so a member whose heartbeat hangs fences on time without anyone asking. */
+    /**
+     * A timer at the lease's end, so a member whose heartbeat hangs fences on time without anyone asking. It checks
+     * after the I/O phase that follows: a renewal answered while the event loop was busy is read first.
+     */
     private arm(): void {
         clearTimeout(this.timer);
         const left = this.renewedAt + this.lengthMs - this.clock();
-        this.timer = setTimeout(() => this.check(), Math.max(0, left));
+        this.timer = setTimeout(() => setImmediate(() => this.check()), Math.max(0, left));
         this.timer.unref();
     }
 

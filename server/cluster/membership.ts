@@ -58,11 +58,17 @@ export interface MembershipOptions {
     clock?: Clock;
 }
 
-/** How often a member heartbeats and looks for the dead: a third of the timeout, at most 5 s. */
-export const heartbeatMs = (timeoutMs: number) => Math.max(200, Math.min(5_000, Math.floor(timeoutMs / 3)));
+/**
+ * How often a member heartbeats and looks for the dead: a sixth of the timeout, at most 5 s, so its lease (half the
+ * timeout) spans three beats and a late beat (a busy event loop) does not fence it.
+ */
+export const heartbeatMs = (timeoutMs: number) => Math.max(200, Math.min(5_000, Math.floor(timeoutMs / 6)));
 
-/** A renewal (and each of its statements) is given up after this: before the next beat, which then tries afresh. */
-export const renewalTimeoutMs = (timeoutMs: number) => Math.floor(heartbeatMs(timeoutMs) * 0.8);
+/**
+ * A renewal (and each of its statements) is given up after this: a quarter of the timeout, at most two beats, so a
+ * renewal given up and the next beat's still renew within the lease.
+ */
+export const renewalTimeoutMs = (timeoutMs: number) => Math.min(Math.floor(timeoutMs / 4), 2 * heartbeatMs(timeoutMs));
 
 export function newNodeId(): string {
     return `${os.hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -107,20 +113,32 @@ export async function renewOn(db: Db, state: MemberState): Promise<'renewed' | '
     return 'lost';
 }
 
-/** Runs `work` on the heartbeat's connection, given up after `ms`. */
+/**
+ * Runs `work` on the heartbeat's connection, given up after `ms`. The verdict waits for the I/O phase after the timer:
+ * an event loop that was busy past `ms` reads an answer that has arrived meanwhile before it gives up.
+ */
 function onHeartbeatConnection<T>(state: MemberState, ms: number, work: (db: Db) => Promise<T>): Promise<T> {
     const { heartbeat, db } = state.options;
     const controller = new AbortController();
     const run = heartbeat ? heartbeat.run(work, controller.signal) : work(db);
+    let settled = false;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-            controller.abort();
-            reject(new Error(`heartbeat took over ${ms} ms`));
-        }, ms);
+        timer = setTimeout(
+            () =>
+                setImmediate(() => {
+                    if (settled) return;
+                    controller.abort();
+                    reject(new Error(`heartbeat took over ${ms} ms`));
+                }),
+            ms,
+        );
     });
     run.catch(() => undefined); // given up: its late failure is nobody's
-    return Promise.race([run, timedOut]).finally(() => clearTimeout(timer));
+    return Promise.race([run, timedOut]).finally(() => {
+        settled = true;
+        clearTimeout(timer);
+    });
 }
 
 /**
@@ -151,7 +169,7 @@ export async function renew(state: MemberState, clock: Clock): Promise<boolean> 
 /** After a renewal: the sweep, the hooks, and whether this member is now the oldest. */
 export async function follow(state: MemberState): Promise<void> {
     const { db, timeoutMs, onBeat, onLeader } = state.options;
-    await sweepDead(db, state.nodeId, timeoutMs, heartbeatMs(timeoutMs), state.log);
+    await sweepDead(db, state.nodeId, timeoutMs, timeoutMs, state.log);
     if (state.lease.check()) return;
     await onBeat?.();
     const oldest = rowsOf<{ node_id: string }>(
@@ -215,7 +233,7 @@ function membershipHandle(state: MemberState) {
         /** The living members (heartbeat within the timeout), oldest first, with their last published figures. */
         nodes: () => livingNodes(db, timeoutMs),
         /** Runs a sweep now (tests, and the drain's last look). */
-        sweepDead: () => sweepDead(db, state.nodeId, timeoutMs, heartbeatMs(timeoutMs), state.log),
+        sweepDead: () => sweepDead(db, state.nodeId, timeoutMs, timeoutMs, state.log),
         /** Leaves the cluster (SIGTERM): the row goes, so no survivor waits out the timeout for it. */
         async leave() {
             state.stopped = true;

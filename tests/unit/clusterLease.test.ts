@@ -26,7 +26,9 @@ function fakeDb() {
             state.renewals++;
             calls.push('renew');
             if (state.renewal === 'hang') return new Promise(() => undefined);
-            return Promise.resolve({ rows: [{ expired: state.renewal === 'expired' }] });
+            const expired = state.renewal === 'expired';
+            if (expired) state.renewal = 'ok'; // registered again: the next renewal finds a fresh row
+            return Promise.resolve({ rows: [{ expired }] });
         }
         if (text.includes('INSERT INTO cluster_nodes')) calls.push('register');
         if (text.includes('ORDER BY started_at')) return Promise.resolve({ rows: [{ node_id: state.nodeId }] });
