@@ -10,18 +10,16 @@ import { idList, paging, positiveInt, refuseNul, type FormValue } from '../http/
 import { formatTime } from '../http/time';
 import { createDirectory } from '../mqtt/directory';
 import { handleAlerts } from '../rules/alertLifecycle';
-import { deleteRule, insertRule, listRules, ruleAnswer, ruleById, setEnabled, updateRule } from '../rules/store';
+import { listRules, ruleAnswer } from '../rules/store';
 import type { StoredRule } from '../rules/types';
 import { validateRule } from '../rules/validate';
-import { enabledOf, input } from './rule';
+import { input, listQuery, removeRule, enableRule, ruleDetail, saveRule, type RuleScope } from './ruleHandlers';
 
 /**
  * /api/alert-rule: alert rules (a rule whose action is an alert of a level with a content template, and the
  * notification channels to tell) and the channels themselves; /api/alert-log: alert events (the same alert_events the
  * dashboard reads) with filters and handling (处理) in bulk. General family (code 200). docs/rules.md.
  */
-
-const idOf = (raw: unknown) => positiveInt(raw, '缺少规则ID');
 
 function channelIdsOf(raw: unknown): number[] {
     if (raw === undefined || raw === null || raw === '') return [];
@@ -44,17 +42,15 @@ function alertRuleAnswer(
     };
 }
 
+const scope: RuleScope = { type: 2, notFound: '告警规则不存在', answer: alertRuleAnswer };
+
 export function alertRuleRoutes(services: Services) {
     const { db, config } = services;
     const directory = createDirectory(db);
     const app = new Hono<AppEnv>();
-    const refresh = () => services.rules?.changed();
 
     app.get('/list', async (c) => {
-        const q = c.req.query();
-        for (const [k, v] of Object.entries(q)) refuseNul(k, v);
-        const { size, offset } = paging(q.pageNumber, q.pageSize);
-        const projectId = q.projectId ? positiveInt(q.projectId, '项目ID必须是正整数') : undefined;
+        const { q, size, offset, projectId } = listQuery(c);
         const { rows, total } = await listRules(
             db,
             { type: 2, name: q.name?.trim(), projectId, productKey: q.productKey?.trim() },
@@ -64,11 +60,7 @@ export function alertRuleRoutes(services: Services) {
         return ok(c, { records: rows.map((r) => alertRuleAnswer(r, config.timeZone)), total });
     });
 
-    app.get('/detail', async (c) => {
-        const rule = await ruleById(db, idOf(c.req.query('id')), 2);
-        if (!rule) throw notFound('告警规则不存在');
-        return ok(c, alertRuleAnswer(rule, config.timeZone));
-    });
+    app.get('/detail', (c) => ruleDetail(services, scope, c));
 
     app.post('/save', async (c) => {
         const body = await input(c);
@@ -86,27 +78,11 @@ export function alertRuleRoutes(services: Services) {
             })),
         ];
         const def = await validateRule({ db, directory }, { ...body, triggers, actions }, 2);
-        let id: number;
-        if (body.id !== undefined && body.id !== null && body.id !== '') {
-            id = idOf(body.id);
-            if (!(await updateRule(db, id, def))) throw notFound('告警规则不存在');
-        } else id = await insertRule(db, def);
-        await refresh();
-        return ok(c, { id });
+        return saveRule(services, scope, c, body, def);
     });
 
-    app.post('/delete', async (c) => {
-        if (!(await deleteRule(db, idOf((await input(c)).id), 2))) throw notFound('告警规则不存在');
-        await refresh();
-        return ok(c, null);
-    });
-
-    app.post('/enable', async (c) => {
-        const body = await input(c);
-        if (!(await setEnabled(db, idOf(body.id), enabledOf(body.enabled), 2))) throw notFound('告警规则不存在');
-        await refresh();
-        return ok(c, null);
-    });
+    app.post('/delete', (c) => removeRule(services, scope, c));
+    app.post('/enable', (c) => enableRule(services, scope, c));
 
     // Notification channels (通知方式).
     app.get('/channel/list', async (c) => {

@@ -2,6 +2,7 @@ import { and, desc, eq, ilike, sql, type SQL } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { appAlarmSchema, appSchema } from '../../schemas/app';
 import { appAlarms, apps } from '../db/schema';
+import type { Db } from '../db/client';
 import type { AppEnv, Services } from '../deps';
 import { ok } from '../http/envelope';
 import { badRequest, notFound } from '../http/errors';
@@ -18,32 +19,40 @@ function flag(raw: unknown, name: string, allowed: number[]): number {
     return n;
 }
 
+/** How many alarm notifications an app has. */
+const alarmCount = sql<number>`(SELECT count(*)::int FROM app_alarms a WHERE a.app_id = "apps"."id")`;
+
+type AppRow = typeof apps.$inferSelect & { alarmCount?: number };
+
+/** An app as answered. */
+export const appRecord = (row: AppRow, timeZone: string) => ({
+    id: row.id,
+    name: row.name,
+    company: row.company ?? '',
+    domain: row.domain ?? '',
+    description: row.description ?? '',
+    publishStatus: row.publishStatus,
+    activeStatus: row.activeStatus,
+    useStatus: row.useStatus,
+    recentTime: formatTime(row.recentTime, timeZone),
+    createTime: formatTime(row.createTime, timeZone),
+    alarmCount: Number(row.alarmCount ?? 0),
+});
+
+async function findApp(db: Db, id: number) {
+    const [row] = await db.select().from(apps).where(eq(apps.id, id));
+    if (!row) throw notFound('应用不存在');
+    return row;
+}
+
 /**
  * /api/app: apps published on the platform (/appconfig: 上架, list, withdraw, delete) and their use (/applymanage:
  * activation, the use switch, alarm notifications). General family (code 200).
  */
 export function appRoutes({ db, config, now }: Services) {
     const app = new Hono<AppEnv>();
-    const alarmCount = sql<number>`(SELECT count(*)::int FROM app_alarms a WHERE a.app_id = "apps"."id")`;
-    const toApp = (row: typeof apps.$inferSelect & { alarmCount?: number }) => ({
-        id: row.id,
-        name: row.name,
-        company: row.company ?? '',
-        domain: row.domain ?? '',
-        description: row.description ?? '',
-        publishStatus: row.publishStatus,
-        activeStatus: row.activeStatus,
-        useStatus: row.useStatus,
-        recentTime: formatTime(row.recentTime, config.timeZone),
-        createTime: formatTime(row.createTime, config.timeZone),
-        alarmCount: Number(row.alarmCount ?? 0),
-    });
-
-    async function find(id: number) {
-        const [row] = await db.select().from(apps).where(eq(apps.id, id));
-        if (!row) throw notFound('应用不存在');
-        return row;
-    }
+    const toApp = (row: AppRow) => appRecord(row, config.timeZone);
+    const find = (id: number) => findApp(db, id);
 
     app.get('/list', async (c) => {
         const q = c.req.query();

@@ -3,17 +3,17 @@ import { createReadStream } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { asc, eq, getTableColumns, sql } from 'drizzle-orm';
+import { asc, eq, getTableColumns } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { edgeDriverSchema } from '../../schemas/edge';
 import { edgeDrivers } from '../db/schema';
 import type { AppEnv, Services } from '../deps';
 import { asciiFallback, cleanFileName } from '../domain/deviceFiles';
+import { DRIVER_NOT_FOUND, driverUsedBy, driverVersionRow, parseJson } from '../domain/edgeRecords';
 import { attachment } from '../http/download';
 import { ok } from '../http/envelope';
 import { badRequest, conflict, isUniqueViolation, notFound } from '../http/errors';
 import { parseForm, positiveInt, validate } from '../http/input';
-import { formatTime } from '../http/time';
 
 export const PACKAGE_REQUIRED = '请选择驱动包文件';
 export const PACKAGE_EMPTY = '驱动包文件为空';
@@ -36,19 +36,7 @@ export function edgeDriverFileRoutes(services: Services) {
     const { db, config } = services;
     const tz = config.timeZone;
     const app = new Hono<AppEnv>();
-    const usedBy = sql<number>`(SELECT count(*)::int FROM edge_instance_drivers x WHERE x.driver_id = ${edgeDrivers.id})`;
-
-    const versionRow = (r: typeof edgeDrivers.$inferSelect & { instanceCount?: number }) => ({
-        id: r.id,
-        name: r.name,
-        version: r.version,
-        protocol: r.protocol,
-        fileName: r.fileName,
-        fileSize: r.fileSize === null ? null : Number(r.fileSize),
-        sha256: r.fileSha256,
-        instanceCount: Number(r.instanceCount ?? 0),
-        createTime: formatTime(r.createTime, tz),
-    });
+    const versionRow = (r: Parameters<typeof driverVersionRow>[0]) => driverVersionRow(r, tz);
 
     app.post('/upload', async (c) => {
         if (!(c.req.header('content-type') ?? '').includes('multipart/form-data')) throw badRequest(PACKAGE_REQUIRED);
@@ -72,7 +60,7 @@ export function edgeDriverFileRoutes(services: Services) {
                     version: input.version,
                     protocol: input.protocol,
                     description: input.description || null,
-                    configSchema: input.configSchema?.trim() ? (JSON.parse(input.configSchema) as object) : {},
+                    configSchema: parseJson(input.configSchema),
                     fileName,
                     fileSize: bytes.length,
                     fileSha256: createHash('sha256').update(bytes).digest('hex'),
@@ -92,7 +80,7 @@ export function edgeDriverFileRoutes(services: Services) {
         const name = c.req.query('name')?.trim();
         if (!name) throw badRequest('请输入驱动名称');
         const rows = await db
-            .select({ ...getTableColumns(edgeDrivers), instanceCount: usedBy })
+            .select({ ...getTableColumns(edgeDrivers), instanceCount: driverUsedBy })
             .from(edgeDrivers)
             .where(eq(edgeDrivers.name, name))
             .orderBy(asc(edgeDrivers.id));
@@ -102,7 +90,7 @@ export function edgeDriverFileRoutes(services: Services) {
     app.get('/download', async (c) => {
         const id = positiveInt(c.req.query('id'), '缺少驱动ID');
         const [row] = await db.select().from(edgeDrivers).where(eq(edgeDrivers.id, id));
-        if (!row) throw notFound('驱动不存在');
+        if (!row) throw notFound(DRIVER_NOT_FOUND);
         if (!row.storedName) throw notFound(PACKAGE_NOT_FOUND);
         const file = path.join(packageDir(config.filesDir), row.storedName);
         const stream = createReadStream(file);

@@ -6,20 +6,12 @@ import { ruleLogs, thingFunctions } from '../db/schema';
 import { productByKey } from '../domain/devices';
 import { ok } from '../http/envelope';
 import { badRequest, notFound } from '../http/errors';
-import { paging, positiveInt, readBody, refuseNul } from '../http/input';
+import { paging, positiveInt, refuseNul } from '../http/input';
 import { formatTime } from '../http/time';
 import { createDirectory } from '../mqtt/directory';
-import {
-    deleteRow,
-    deleteRule,
-    insertRule,
-    listRules,
-    ruleAnswer,
-    ruleById,
-    setEnabled,
-    updateRule,
-} from '../rules/store';
+import { deleteRow, listRules, ruleAnswer } from '../rules/store';
 import { validateRule } from '../rules/validate';
+import { enableRule, idOf, input, listQuery, removeRule, ruleDetail, saveRule, type RuleScope } from './ruleHandlers';
 
 /**
  * /api/rule: scene linkage rules (场景联动, /ruleEngine Linkedge and /rule/list), their trigger / condition / action
@@ -27,19 +19,7 @@ import { validateRule } from '../rules/validate';
  * (docs/platform-api.md "Rules"). General family (code 200).
  */
 
-const idOf = (raw: unknown) => positiveInt(raw, '缺少规则ID');
-
-export async function input(c: Context): Promise<Record<string, unknown>> {
-    const body = await readBody(c);
-    for (const [k, v] of Object.entries(c.req.query())) if (!(k in body)) body[k] = v;
-    return body;
-}
-
-export function enabledOf(raw: unknown): boolean {
-    if (raw === true || raw === 'true' || raw === 1 || raw === '1') return true;
-    if (raw === false || raw === 'false' || raw === 0 || raw === '0') return false;
-    throw badRequest('参数 enabled 应为 true 或 false');
-}
+const scope: RuleScope = { notFound: '规则不存在', answer: ruleAnswer };
 
 /** Journal rows, newest first: GET /api/rule/log/list and /ms6/rule/log/list. */
 async function journal(services: Services, c: Context) {
@@ -96,13 +76,10 @@ export function ruleRoutes(services: Services) {
     const refresh = () => services.rules?.changed();
 
     app.get('/list', async (c) => {
-        const q = c.req.query();
-        for (const [k, v] of Object.entries(q)) refuseNul(k, v);
-        const { size, offset } = paging(q.pageNumber, q.pageSize);
+        const { q, size, offset, projectId } = listQuery(c);
         const type = q.type ? Number(q.type) : undefined;
         if (type !== undefined && type !== 1 && type !== 2)
             throw badRequest('规则类型应为 1（场景联动）或 2（告警规则）');
-        const projectId = q.projectId ? positiveInt(q.projectId, '项目ID必须是正整数') : undefined;
         const { rows, total } = await listRules(
             db,
             { type: type as 1 | 2 | undefined, name: q.name?.trim(), projectId, productKey: q.productKey?.trim() },
@@ -112,37 +89,13 @@ export function ruleRoutes(services: Services) {
         return ok(c, { records: rows.map((r) => ruleAnswer(r, config.timeZone)), total });
     });
 
-    app.get('/detail', async (c) => {
-        const rule = await ruleById(db, idOf(c.req.query('id')));
-        if (!rule) throw notFound('规则不存在');
-        return ok(c, ruleAnswer(rule, config.timeZone));
-    });
-
+    app.get('/detail', (c) => ruleDetail(services, scope, c));
     app.post('/save', async (c) => {
         const body = await input(c);
-        const def = await validateRule({ db, directory }, body, 1);
-        let id: number;
-        if (body.id !== undefined && body.id !== null && body.id !== '') {
-            id = idOf(body.id);
-            if (!(await updateRule(db, id, def))) throw notFound('规则不存在');
-        } else id = await insertRule(db, def);
-        await refresh();
-        return ok(c, { id });
+        return saveRule(services, scope, c, body, await validateRule({ db, directory }, body, 1));
     });
-
-    app.post('/delete', async (c) => {
-        const body = await input(c);
-        if (!(await deleteRule(db, idOf(body.id)))) throw notFound('规则不存在');
-        await refresh();
-        return ok(c, null);
-    });
-
-    app.post('/enable', async (c) => {
-        const body = await input(c);
-        if (!(await setEnabled(db, idOf(body.id), enabledOf(body.enabled)))) throw notFound('规则不存在');
-        await refresh();
-        return ok(c, null);
-    });
+    app.post('/delete', (c) => removeRule(services, scope, c));
+    app.post('/enable', (c) => enableRule(services, scope, c));
 
     // SPEC's trigger, condition and action deletes: one row of a rule by its id. A rule keeps at least one trigger
     // and one action.
