@@ -84,6 +84,11 @@ function wireContainer(s: ServiceState) {
             return false;
         }),
     );
+    // A peer's framing error after sign-in: one line a minute, not rhea's default dump of the whole buffer to stderr.
+    const protocolErrors = createRefusalLog(s.log);
+    container.on('protocol_error', (err: Error) =>
+        protocolErrors('AMQP protocol', `AMQP 关闭连接：协议错误（${err.message}）（一分钟内只记录一次）`),
+    );
     container.on('connection_open', (context: EventContext) => connectionOpen(s, context));
     container.on('sender_open', (context: EventContext) => {
         const result = signInOf(s.signIns, context.connection);
