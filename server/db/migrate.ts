@@ -3,7 +3,7 @@ import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { PgDialect, type PgSession } from 'drizzle-orm/pg-core';
 import pg from 'pg';
-import type { Db } from './client';
+import type { Db } from './db';
 
 export const MIGRATIONS_FOLDER = fromRoot('server', 'db', 'migrations');
 

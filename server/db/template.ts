@@ -14,7 +14,7 @@ import {
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
-import type { Db } from './client';
+import type { Db } from './db';
 import { cacheDir, fromRoot, pruneCache } from '../paths';
 import { migrateDatabase, MIGRATIONS_FOLDER } from './migrate';
 import { schema } from './schema';
