@@ -11,8 +11,8 @@ function integerArray(values: Array<number | null>, type: 'int' | 'bigint'): SQL
     return sql`${`{${values.map((v) => (v === null ? 'NULL' : v)).join(',')}}`}::${sql.raw(type)}[]`;
 }
 
-/** A bigint[] parameter. */
-export const bigintArray = (values: number[]): SQL => integerArray(values, 'bigint');
+/** A bigint[] parameter whose elements may be null. */
+export const bigintArray = (values: Array<number | null>): SQL => integerArray(values, 'bigint');
 
 /** An int[] parameter whose elements may be null. */
 export const intArray = (values: Array<number | null>): SQL => integerArray(values, 'int');

@@ -334,6 +334,8 @@ export const deviceMessages = pgTable(
          * query (/log) pages a product's messages on one index instead of visiting each of its devices.
          */
         productId: integer('product_id'),
+        /** A QoS 1 message's MQTT packet id and payload CRC-32 (server/mqtt/resend.ts), to know it when resent. */
+        resendKey: bigint('resend_key', { mode: 'number' }),
     },
     (t) => [
         // Partitioned by day on ts (0026_partitions.sql): a partitioned table's key must hold the partition key.

@@ -1,6 +1,7 @@
 import { PROPERTY_POST } from '../domain/telemetry';
 import type { DeviceEntry } from './directory';
 import { messageTime, withDeviceTime } from './messageTime';
+import type { Delivery } from './resend';
 import { checkValue, propertyValues } from './thingValues';
 import { propertyPostReplyTopic, propertyPostTopic } from './topics';
 import { ALINK, storeAccepted, type UplinkState } from './uplinkStore';
@@ -86,6 +87,7 @@ export async function propertyPost(
     topic: string,
     request: AlinkRequest | undefined,
     payload: Buffer,
+    delivery?: Delivery,
 ) {
     const method = PROPERTY_POST;
     const refuse = (why: string) => reply(s, device, topic, request, method, ALINK.BAD_PARAMS, why);
@@ -108,6 +110,7 @@ export async function propertyPost(
             identifier: null,
             data: withDeviceTime(values, time),
             values,
+            delivery,
         },
     );
     return reply(s, device, topic, request, method, ALINK.OK, 'success');
@@ -141,6 +144,7 @@ export async function eventPost(
     identifier: string,
     request: AlinkRequest | undefined,
     payload: Buffer,
+    delivery?: Delivery,
 ) {
     const method = `thing.event.${identifier}.post`;
     const refuse = (why: string) => reply(s, device, topic, request, method, ALINK.BAD_PARAMS, why);
@@ -162,6 +166,7 @@ export async function eventPost(
             method,
             identifier,
             data: withDeviceTime(values, time),
+            delivery,
         },
     );
     return reply(s, device, topic, request, method, ALINK.OK, 'success');

@@ -96,5 +96,6 @@ export function signIn(
         return done(refuse(CODE.NOT_AUTHORIZED, '设备已禁用'), false);
     }
     deps.state.devices.set(client, found);
+    deps.state.signedInAt.set(client, performance.now());
     done(null, true);
 }

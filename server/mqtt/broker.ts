@@ -134,6 +134,7 @@ export async function createBroker({
         traffic,
         log,
         classCache: newClassCache(),
+        fenced,
     };
     const aedes = await Aedes.createBroker({
         drainTimeout: 10_000,

@@ -5,6 +5,8 @@ import type { DeviceEntry } from './deviceTypes';
 export interface BrokerState {
     /** The device signed in on each connection. */
     devices: WeakMap<Client, DeviceEntry>;
+    /** When each connection signed in (performance.now()): its first messages may be resends (resend.ts). */
+    signedInAt: WeakMap<Client, number>;
     /** The live connection of each device: a newer one takes over. */
     live: Map<number, Client>;
     /** Sub-devices signed in through a gateway's connection (combine login). */
@@ -22,6 +24,7 @@ export interface BrokerState {
 export function createBrokerState(): BrokerState {
     return {
         devices: new WeakMap(),
+        signedInAt: new WeakMap(),
         live: new Map(),
         sessions: new WeakMap(),
         subLive: new Map(),

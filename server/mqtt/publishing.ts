@@ -1,6 +1,7 @@
 import type { Client, PublishPacket } from 'aedes';
 import { nameOf, owners, type BrokerState } from './brokerState';
 import type { DeviceEntry, Directory } from './directory';
+import { deliveryOf, type Delivery } from './resend';
 import { mayPublish, topicClasses, type TopicClass } from './topicCatalog';
 import { ownerAllows, propertyPostTopic } from './topics';
 
@@ -12,7 +13,7 @@ export interface PublishDeps {
     state: BrokerState;
     directory: Pick<Directory, 'model'>;
     /** Resolves once the message is stored (row and subscription copies), rejects when it is not. */
-    uplink: { handle(device: DeviceEntry, topic: string, payload: Buffer): Promise<void> };
+    uplink: { handle(device: DeviceEntry, topic: string, payload: Buffer, delivery?: Delivery): Promise<void> };
     gatewaySessions: {
         handles(gateway: DeviceEntry, topic: string): boolean;
         handle(client: Client, gateway: DeviceEntry, topic: string, payload: Buffer): Promise<void>;
@@ -21,6 +22,8 @@ export interface PublishDeps {
     log: (message: string) => void;
     /** A device's topic classes per thing-model object (a reloaded model is a new object). */
     classCache: WeakMap<object, Map<string, TopicClass[]>>;
+    /** In a cluster: this member's lease ran out (server/cluster/lease.ts); it stores nothing more. */
+    fenced?: () => boolean;
 }
 
 /** The error that closes a client whose QoS 1/2 message was not stored: no PUBACK, the device sends it again. */
@@ -33,9 +36,14 @@ export class NotStored extends Error {
 
 export const newClassCache = (): PublishDeps['classCache'] => new WeakMap();
 
-/** aedes' authorizePublish: the device (or a sub-device of its gateway session) must own the topic. */
+/**
+ * aedes' authorizePublish: the device (or a sub-device of its gateway session) must own the topic. A fenced member
+ * stores nothing: a message read after its lease ran out (a process resumed after a pause reads its sockets before
+ * its timers fence it) closes the connection unacknowledged, and the device sends it again to the member that took it.
+ */
 export function authorizePublish(deps: PublishDeps, client: Client | null, packet: PublishPacket, done: PublishDone) {
     if (!client) return done(null); // the platform's own messages (replies, downlink, wills)
+    if (deps.fenced?.()) return done(new Error('本节点心跳已过期，不再接收消息'));
     const gateway = deps.state.devices.get(client);
     // The device itself first, without building the list of its sub-devices (the commonest case).
     const device =
@@ -99,7 +107,8 @@ function store(deps: PublishDeps, client: Client, gateway: DeviceEntry, device: 
     if (device === gateway && deps.gatewaySessions.handles(gateway, packet.topic)) {
         return deps.gatewaySessions.handle(client, gateway, packet.topic, payload);
     }
-    return deps.uplink.handle(device, packet.topic, payload);
+    const signedIn = deps.state.signedInAt.get(client) ?? 0;
+    return deps.uplink.handle(device, packet.topic, payload, deliveryOf(packet, performance.now() - signedIn));
 }
 
 /**

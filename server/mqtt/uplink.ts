@@ -1,5 +1,6 @@
 import type { DeviceEntry } from './directory';
 import { eventPost, parseJson, propertyPost } from './alinkPosts';
+import type { Delivery } from './resend';
 import { parseSysTopic, propertyPostTopic } from './topics';
 import {
     uplinkState,
@@ -21,9 +22,15 @@ export { ALINK, type AcceptedMessage, type TopicHandler } from './uplinkStore';
 const EVENT_POST = /^thing\/event\/([A-Za-z_][A-Za-z0-9_]*)\/post$/;
 
 /** A device's answer to a downlink call: logged (the caller, on whichever process, hears it through its own subscription). */
-export function serviceReply(s: UplinkState, device: DeviceEntry, service: string, payload: Buffer): Promise<void> {
+export async function serviceReply(
+    s: UplinkState,
+    device: DeviceEntry,
+    service: string,
+    payload: Buffer,
+    delivery?: Delivery,
+): Promise<void> {
     const message = parseJson(payload);
-    return s.writer.write({
+    await s.writer.write({
         deviceId: device.deviceId,
         productId: device.productId,
         ts: new Date(),
@@ -34,18 +41,20 @@ export function serviceReply(s: UplinkState, device: DeviceEntry, service: strin
             id: String(message?.id ?? ''),
             ...(message ? { reply: message } : { raw: payload.toString('base64') }),
         },
+        delivery,
     });
 }
 
 /** A passthrough product's raw bytes, logged as they came. */
-export function upRaw(s: UplinkState, device: DeviceEntry, payload: Buffer): Promise<void> {
-    return s.writer.write({
+export async function upRaw(s: UplinkState, device: DeviceEntry, payload: Buffer, delivery?: Delivery): Promise<void> {
+    await s.writer.write({
         deviceId: device.deviceId,
         productId: device.productId,
         ts: new Date(),
         method: 'thing.model.up_raw',
         identifier: null,
         data: { raw: payload.toString('base64') },
+        delivery,
     });
 }
 
@@ -62,16 +71,23 @@ export async function ntp(s: UplinkState, device: DeviceEntry, payload: Buffer):
 }
 
 /** Custom topics and anything else inside the device's own space: logged as it came. */
-export function userMessage(s: UplinkState, device: DeviceEntry, topic: string, payload: Buffer): Promise<void> {
+export async function userMessage(
+    s: UplinkState,
+    device: DeviceEntry,
+    topic: string,
+    payload: Buffer,
+    delivery?: Delivery,
+): Promise<void> {
     const text = payload.toString('utf8');
     const printable = !text.includes('\uFFFD') && !text.includes('\u0000');
-    return s.writer.write({
+    await s.writer.write({
         deviceId: device.deviceId,
         productId: device.productId,
         ts: new Date(),
         method: 'user.message',
         identifier: null,
         data: printable ? { topic, payload: text } : { topic, raw: payload.toString('base64') },
+        delivery,
     });
 }
 
@@ -86,26 +102,37 @@ function featureTopic(s: UplinkState, device: DeviceEntry, topic: string, payloa
 }
 
 /** A /sys/{productKey}/{deviceName}/thing/... topic of the device's own: its handler's promise, or undefined. */
-function sysTopic(s: UplinkState, device: DeviceEntry, topic: string, payload: Buffer) {
+function sysTopic(s: UplinkState, device: DeviceEntry, topic: string, payload: Buffer, delivery?: Delivery) {
     const sys = parseSysTopic(topic);
     if (!sys || sys.productKey !== device.productKey || sys.deviceName !== device.deviceName) return undefined;
-    if (sys.rest === 'thing/event/property/post') return propertyPost(s, device, topic, parseJson(payload), payload);
+    if (sys.rest === 'thing/event/property/post')
+        return propertyPost(s, device, topic, parseJson(payload), payload, delivery);
     const event = EVENT_POST.exec(sys.rest);
-    if (event) return eventPost(s, device, topic, event[1], parseJson(payload), payload);
+    if (event) return eventPost(s, device, topic, event[1], parseJson(payload), payload, delivery);
     if (sys.rest.startsWith('thing/service/') && sys.rest.endsWith('_reply'))
-        return serviceReply(s, device, sys.rest.slice('thing/service/'.length, -'_reply'.length), payload);
-    if (sys.rest === 'thing/model/up_raw') return upRaw(s, device, payload);
+        return serviceReply(s, device, sys.rest.slice('thing/service/'.length, -'_reply'.length), payload, delivery);
+    if (sys.rest === 'thing/model/up_raw') return upRaw(s, device, payload, delivery);
     return undefined;
 }
 
-/** Everything a device publishes, after its rights are checked. */
-export async function handle(s: UplinkState, device: DeviceEntry, topic: string, payload: Buffer): Promise<void> {
+/**
+ * Everything a device publishes, after its rights are checked; `delivery` for a QoS 1 message (its resend key, so a
+ * resend is stored once).
+ */
+export async function handle(
+    s: UplinkState,
+    device: DeviceEntry,
+    topic: string,
+    payload: Buffer,
+    delivery?: Delivery,
+): Promise<void> {
     for (const l of s.listeners) l(device, topic, payload);
-    if (topic === propertyPostTopic(device)) return propertyPost(s, device, topic, parseJson(payload), payload);
-    const handled = featureTopic(s, device, topic, payload) ?? sysTopic(s, device, topic, payload);
+    if (topic === propertyPostTopic(device))
+        return propertyPost(s, device, topic, parseJson(payload), payload, delivery);
+    const handled = featureTopic(s, device, topic, payload) ?? sysTopic(s, device, topic, payload, delivery);
     if (handled) return handled;
     if (topic === `/ext/ntp/${device.productKey}/${device.deviceName}/request`) return ntp(s, device, payload);
-    return userMessage(s, device, topic, payload);
+    return userMessage(s, device, topic, payload, delivery);
 }
 
 type Lists = Pick<UplinkState, 'listeners' | 'topicHandlers' | 'acceptedListeners' | 'copiers'>;
@@ -125,7 +152,8 @@ export function createUplink(deps: UplinkDeps) {
          * Everything a device publishes, after its rights are checked. Resolves once what the message stores (its
          * row and subscription copies) is committed; rejects when it could not be stored.
          */
-        handle: (device: DeviceEntry, topic: string, payload: Buffer) => handle(s, device, topic, payload),
+        handle: (device: DeviceEntry, topic: string, payload: Buffer, delivery?: Delivery) =>
+            handle(s, device, topic, payload, delivery),
         /**
          * Every property or event post accepted and stored (after the write), for rules. A listener must not throw
          * or block: it runs on the message path. Returns the unsubscribe.

@@ -98,10 +98,11 @@ export function tellAccepted(s: UplinkState, message: AcceptedMessage): void {
 
 /**
  * Stores an accepted message (`write`: its row) with its subscription copies in one statement, then tells the
- * listeners. Rejects when the statement failed: then neither the row nor a copy is stored.
+ * listeners. A device's resend of a message stored already is neither stored nor told again. Rejects when the
+ * statement failed: then neither the row nor a copy is stored.
  */
 export async function storeAccepted(s: UplinkState, message: AcceptedMessage, write: MessageWrite): Promise<void> {
     const copies = copiesOf(s, message);
-    await s.writer.write(copies ? { ...write, copies } : write);
-    tellAccepted(s, message);
+    const outcome = await s.writer.write(copies ? { ...write, copies } : write);
+    if (outcome === 'stored') tellAccepted(s, message);
 }

@@ -1,6 +1,7 @@
 import type { Db } from '../db/client';
 import { requestMaintenance } from '../db/partitions';
 import { PROPERTY_POST } from '../domain/telemetry';
+import { storedAlready } from './resend';
 import { outsideMadeDays, writeBatch, type MessageWrite } from './writerBatch';
 
 export type { MessageWrite } from './writerBatch';
@@ -10,10 +11,14 @@ export type { MessageWrite } from './writerBatch';
  * (server/mqtt/writerBatch.ts), so ingest is limited by rows, not by round trips. Each write resolves when its batch
  * is committed and rejects when its message could not be stored (the broker then withholds the PUBACK). A batch that
  * fails (a device deleted meanwhile, a database blip) is retried one message at a time, so one bad row fails alone.
+ * A message that may be a device's resend is first looked up (server/mqtt/resend.ts): found, it is not written again.
  */
 
+/** What became of a write: stored now, or found stored already (a device's resend of a message it sent before). */
+export type WriteOutcome = 'stored' | 'resent';
+
 interface Pending extends MessageWrite {
-    done: (err?: unknown) => void;
+    done: (err?: unknown, outcome?: WriteOutcome) => void;
 }
 
 export const MAX_BATCH = 1_000;
@@ -35,10 +40,30 @@ export function writerState(db: Db): WriterState {
     return { db, queue: [], batchObservers: [], timer: undefined, flushing: undefined, written: 0, batches: 0 };
 }
 
-/** Writes `batch` and asks for partition maintenance when it held a message outside the days made ahead. */
-async function store(s: WriterState, batch: MessageWrite[]): Promise<void> {
-    await writeBatch(s.db, batch);
-    if (batch.some((m) => outsideMadeDays(m.ts.getTime()))) requestMaintenance(s.db);
+/** The batch's messages that may be resends and are stored already (looked up in one statement). */
+async function resentOf(s: WriterState, batch: Pending[]): Promise<Set<Pending>> {
+    const candidates = batch.filter((p) => p.delivery?.checkResent);
+    if (!candidates.length) return new Set();
+    const probes = candidates.map((p) => ({
+        deviceId: p.deviceId,
+        resendKey: p.delivery!.resendKey,
+        ts: p.ts.getTime(),
+    }));
+    const found = await storedAlready(s.db, probes);
+    return new Set(candidates.filter((_, i) => found.has(i)));
+}
+
+/**
+ * Writes `batch` but its resends, asks for partition maintenance when it held a message outside the days made ahead,
+ * and answers the resends it left out. Rejects, having answered none, when the lookup or the statement failed.
+ */
+async function store(s: WriterState, batch: Pending[]): Promise<Pending[]> {
+    const resent = await resentOf(s, batch);
+    const fresh = resent.size ? batch.filter((p) => !resent.has(p)) : batch;
+    if (fresh.length) await writeBatch(s.db, fresh);
+    if (fresh.some((m) => outsideMadeDays(m.ts.getTime()))) requestMaintenance(s.db);
+    for (const p of resent) p.done(undefined, 'resent');
+    return fresh;
 }
 
 /**
@@ -48,9 +73,10 @@ async function store(s: WriterState, batch: MessageWrite[]): Promise<void> {
 export async function retryOneByOne(s: WriterState, batch: Pending[]): Promise<void> {
     for (const p of batch) {
         try {
-            await store(s, [p]);
-            s.written++;
-            p.done();
+            if ((await store(s, [p])).length) {
+                s.written++;
+                p.done(undefined, 'stored');
+            }
         } catch (err) {
             p.done(err);
         }
@@ -63,15 +89,16 @@ export async function flush(s: WriterState): Promise<void> {
     const batch = s.queue.splice(0, MAX_BATCH);
     if (!batch.length) return;
     const started = performance.now();
+    let fresh: Pending[];
     try {
-        await store(s, batch);
+        fresh = await store(s, batch);
     } catch {
         return retryOneByOne(s, batch);
     }
-    for (const fn of s.batchObservers) fn(performance.now() - started, batch.length);
-    s.written += batch.length;
+    for (const fn of s.batchObservers) fn(performance.now() - started, fresh.length);
+    s.written += fresh.length;
     s.batches++;
-    for (const p of batch) p.done();
+    for (const p of fresh) p.done(undefined, 'stored');
 }
 
 function run(s: WriterState) {
@@ -90,11 +117,14 @@ function schedule(s: WriterState) {
     else s.timer = setTimeout(() => run(s), LINGER_MS);
 }
 
-/** Queues `message` (as it is, not copied); resolves once it is committed, rejects when it could not be. */
-export function enqueue(s: WriterState, message: MessageWrite): Promise<void> {
+/**
+ * Queues `message` (as it is, not copied); resolves once it is committed (or found stored already: a resend), rejects
+ * when it could not be.
+ */
+export function enqueue(s: WriterState, message: MessageWrite): Promise<WriteOutcome> {
     return new Promise((resolve, reject) => {
         const pending = message as Pending;
-        pending.done = (err) => (err ? reject(err) : resolve());
+        pending.done = (err, outcome = 'stored') => (err ? reject(err) : resolve(outcome));
         s.queue.push(pending);
         schedule(s);
     });
@@ -119,8 +149,11 @@ export function createMessageWriter(db: Db) {
         onBatch(fn: (ms: number, size: number) => void) {
             s.batchObservers.push(fn);
         },
-        /** Resolves once the message is committed. The object is queued as it is (not copied): pass a fresh one. */
-        write: (message: MessageWrite): Promise<void> => enqueue(s, message),
+        /**
+         * Resolves once the message is committed, with 'resent' when it was a resend stored already. The object is
+         * queued as it is (not copied): pass a fresh one.
+         */
+        write: (message: MessageWrite): Promise<WriteOutcome> => enqueue(s, message),
         propertyPost(deviceId: number, ts: Date, values: Record<string, unknown>, productId?: number) {
             return enqueue(s, {
                 deviceId,

@@ -5,6 +5,7 @@ import { bigintArray, intArray, jsonbElements, textArray } from '../db/arrays';
 import { rowsOf } from '../db/rows';
 import { AHEAD_DAYS, DAY_MS } from '../db/partitions';
 import { mergeLatestColumns, type LatestValue } from '../domain/telemetry';
+import type { Delivery } from './resend';
 
 /**
  * One batch of device messages as ONE statement: the devices' latest values (a data-modifying WITH), the message
@@ -24,6 +25,8 @@ export interface MessageWrite {
     productId?: number;
     /** The message's copies for server-side subscription, stored with it. */
     copies?: MessageCopies;
+    /** A device's QoS 1 message: its resend key (stored), and whether it may be a resend (server/mqtt/resend.ts). */
+    delivery?: Delivery;
 }
 
 /** Each device's latest values in a batch: one row per device (one upsert may touch a row once). */
@@ -65,6 +68,7 @@ export function insertMessagesSql(batch: MessageWrite[]): SQL {
     const identifiers: Array<string | null> = [];
     const data: unknown[] = [];
     const productIds: Array<number | null> = [];
+    const resendKeys: Array<number | null> = [];
     for (const m of batch) {
         ids.push(m.deviceId);
         times.push(m.ts.getTime());
@@ -72,16 +76,18 @@ export function insertMessagesSql(batch: MessageWrite[]): SQL {
         identifiers.push(m.identifier);
         data.push(m.data ?? {});
         productIds.push(m.productId ?? null);
+        resendKeys.push(m.delivery?.resendKey ?? null);
     }
     // product_id: the caller's (the directory's entry), else copied from the device row (null for a device deleted
     // meanwhile, whose row then fails on the foreign key). ROWS FROM zips the columns by position.
     return sql`
-        INSERT INTO device_messages (device_id, ts, method, identifier, data, product_id)
+        INSERT INTO device_messages (device_id, ts, method, identifier, data, product_id, resend_key)
         SELECT x.d, to_timestamp(x.t / 1000.0::float8), x.m, x.i, x.x,
-                coalesce(x.p, (SELECT dev.product_id FROM devices dev WHERE dev.id = x.d))
+                coalesce(x.p, (SELECT dev.product_id FROM devices dev WHERE dev.id = x.d)), x.k
             FROM ROWS FROM (unnest(${bigintArray(ids)}), unnest(${bigintArray(times)}), unnest(${textArray(methods)}),
-                unnest(${textArray(identifiers)}), ${jsonbElements(data)}, unnest(${intArray(productIds)}))
-                AS x(d, t, m, i, x, p)`;
+                unnest(${textArray(identifiers)}), ${jsonbElements(data)}, unnest(${intArray(productIds)}),
+                unnest(${bigintArray(resendKeys)}))
+                AS x(d, t, m, i, x, p, k)`;
 }
 
 /** The batch's copies grouped by the queue they go to (one queue per process in practice). */

@@ -2,6 +2,8 @@ import { connect as netConnect, type Socket } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { rowsOf } from '../../server/db/rows';
+import { createBroker } from '../../server/mqtt/broker';
+import { deliveryOf, RESEND_CHECK_MS } from '../../server/mqtt/resend';
 import { alibabaCredentials } from '../../server/mqtt/signIn';
 import { createTestServer, type TestServer } from '../../server/testing';
 import { connectPacket, packetReader, qos1Publisher } from '../bench/mqtt/packets';
@@ -10,7 +12,9 @@ import { freshLamp } from './telemetrySupport';
 
 /**
  * A PUBACK means stored: when the uplink cannot store a QoS 1 message (the database falters), the device gets no
- * PUBACK and its connection closes, so it sends the message again after reconnecting; that copy is stored once.
+ * PUBACK and its connection closes, so it sends the message again after reconnecting; that copy is stored once. A
+ * message whose PUBACK was lost after it was stored (the connection or the process died) and that the device sends
+ * again on its next connection is acknowledged without being stored or told to rules a second time.
  */
 
 let s: TestServer;
@@ -30,8 +34,8 @@ afterAll(async () => {
 });
 
 /** A raw connection: the packet types it received (high nibble of the first byte) and its close. */
-function rawSocket() {
-    const socket = netConnect({ port, host: '127.0.0.1' });
+function rawSocket(to = port) {
+    const socket = netConnect({ port: to, host: '127.0.0.1' });
     sockets.push(socket);
     const types: number[] = [];
     const read = packetReader((type) => types.push(type));
@@ -97,3 +101,90 @@ async function lamp() {
     const device = await freshLamp(s);
     return { ...device, deviceId: Number(device.deviceId), secret: await secretOf(s, Number(device.deviceId)) };
 }
+
+/** A signed-in raw connection of `device` (to the broker on `to`). */
+async function signedIn(device: Awaited<ReturnType<typeof lamp>>, to = port) {
+    const creds = alibabaCredentials(device);
+    const raw = rawSocket(to);
+    raw.socket.write(connectPacket(creds.clientId, creds.username, creds.password, 60));
+    await until(() => raw.types.includes(CONNACK));
+    return raw;
+}
+
+describe('a resend after a lost PUBACK', () => {
+    it('is acknowledged, stored once and told to rules once, with or without DUP', async () => {
+        const device = await lamp();
+        const publishPacket = qos1Publisher(`/sys/${device.productKey}/${device.deviceName}/thing/event/property/post`);
+        const body = JSON.stringify({ id: '41', version: '1.0', params: { Brightness: 41 } });
+        let told = 0;
+        const stop = broker.uplink.onAccepted((m) => {
+            if (m.device.deviceId === device.deviceId) told++;
+        });
+        try {
+            const first = await signedIn(device);
+            first.socket.write(publishPacket(11, body));
+            await until(() => first.types.includes(PUBACK));
+            // The PUBACK "lost": the device never read it and its connection dies.
+            first.socket.destroy();
+            expect(await storedPosts(device.deviceId, 41)).toBe(1);
+
+            // mqtt.js resends its unacknowledged messages as they were (DUP not set) right after CONNACK.
+            const second = await signedIn(device);
+            second.socket.write(publishPacket(11, body));
+            await until(() => second.types.includes(PUBACK));
+            // Another client sets DUP, as MQTT 3.1.1 asks.
+            const dup = publishPacket(11, body);
+            dup[0] |= 0x08;
+            second.socket.write(dup);
+            await until(() => second.types.filter((t) => t === PUBACK).length === 2);
+            expect(await storedPosts(device.deviceId, 41)).toBe(1);
+            expect(told).toBe(1);
+
+            // The same packet id with other bytes is a new message, stored.
+            second.socket.write(
+                publishPacket(11, JSON.stringify({ id: '42', version: '1.0', params: { Brightness: 42 } })),
+            );
+            await until(() => second.types.filter((t) => t === PUBACK).length === 3);
+            expect(await storedPosts(device.deviceId, 42)).toBe(1);
+            expect(told).toBe(2);
+            second.socket.destroy();
+        } finally {
+            stop();
+        }
+    });
+
+    it('is looked for only with DUP set or in the first seconds of a connection, and never for QoS 0', () => {
+        const packet = { qos: 1, messageId: 5, payload: Buffer.from('{"id":"1"}') };
+        expect(deliveryOf(packet, 0)?.checkResent).toBe(true);
+        expect(deliveryOf(packet, RESEND_CHECK_MS + 1)?.checkResent).toBe(false);
+        expect(deliveryOf({ ...packet, dup: true }, RESEND_CHECK_MS + 1)?.checkResent).toBe(true);
+        expect(deliveryOf({ ...packet, messageId: 6 }, 0)?.resendKey).not.toBe(deliveryOf(packet, 0)?.resendKey);
+        expect(deliveryOf({ ...packet, payload: Buffer.from('{"id":"2"}') }, 0)?.resendKey).not.toBe(
+            deliveryOf(packet, 0)?.resendKey,
+        );
+        expect(deliveryOf({ qos: 0, payload: packet.payload }, 0)).toBeUndefined();
+    });
+});
+
+describe('a fenced member', () => {
+    it('stores and acknowledges nothing it reads after its lease ran out: the connection closes', async () => {
+        let fenced = false;
+        const own = await createBroker({ db: s.db, log: () => undefined, fenced: () => fenced });
+        const ownPort = await own.listen(0, '127.0.0.1');
+        try {
+            const device = await lamp();
+            const raw = await signedIn(device, ownPort);
+            fenced = true;
+            const publishPacket = qos1Publisher(
+                `/sys/${device.productKey}/${device.deviceName}/thing/event/property/post`,
+            );
+            raw.socket.write(publishPacket(3, JSON.stringify({ id: '3', version: '1.0', params: { Brightness: 43 } })));
+            await Promise.race([raw.closed, new Promise((r) => setTimeout(r, 5_000))]);
+            expect(raw.socket.destroyed).toBe(true);
+            expect(raw.types).toEqual([CONNACK]);
+            expect(await storedPosts(device.deviceId, 43)).toBe(0);
+        } finally {
+            await own.close();
+        }
+    });
+});
