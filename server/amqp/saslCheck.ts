@@ -45,6 +45,25 @@ export function refusal(
     return undefined;
 }
 
+/**
+ * Why a sign-in that could not be checked (the database did not answer) is closed: `amqp:connection:forced`, which
+ * AMQP clients (rhea, Qpid Proton, Alibaba's SDKs) treat as non-fatal and reconnect after. A SASL failure instead
+ * would stop them for good: rhea never reconnects after a failed SASL outcome, whatever its code.
+ */
+export const CHECK_UNAVAILABLE = {
+    condition: 'amqp:connection:forced',
+    description: '平台暂时无法校验登录（数据库不可用），请稍后重新连接',
+};
+
+/**
+ * A sign-in the database could not check: it passes SASL, and its connection is closed as it opens with
+ * CHECK_UNAVAILABLE, naming no group (no link is attached and nothing delivered).
+ */
+export function uncheckedSignIn(signIns: Map<string, SignInResult>, username: string): true {
+    signIns.set(username, { clientId: '', authId: '', at: Date.now(), error: CHECK_UNAVAILABLE });
+    return true;
+}
+
 /** Checks a SASL PLAIN sign-in; true when the signature is right (the result, refusal or not, kept in `signIns`). */
 export async function checkSignIn(
     db: Db,

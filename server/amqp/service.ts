@@ -10,7 +10,7 @@ import { infoOf, pump, rateOf, spareCredit, takeInserted, wake, groupOf, type Co
 import { disconnect, drop, dropConnection, openConsumer, outcome, type LinkState } from './links';
 import { listenForNotifications, stopListening, type NotificationListener } from './notifications';
 import { createQueue, type Queue } from './queue';
-import { checkSignIn, signInOf, type SignInResult } from './saslCheck';
+import { checkSignIn, signInOf, uncheckedSignIn, type SignInResult } from './saslCheck';
 
 export type { ConsumerInfo } from './delivery';
 
@@ -80,8 +80,8 @@ function wireContainer(s: ServiceState) {
     const { container } = s;
     container.sasl_server_mechanisms.enable_plain((username: string, password: string) =>
         checkSignIn(s.db, s.signIns, username, password).catch((err) => {
-            s.log(`AMQP 登录校验失败: ${String(err)}`);
-            return false;
+            s.log(`AMQP 登录校验失败（连接将以 forced 关闭，客户端会重连）: ${String(err)}`);
+            return uncheckedSignIn(s.signIns, username);
         }),
     );
     // A peer's framing error after sign-in: one line a minute, not rhea's default dump of the whole buffer to stderr.

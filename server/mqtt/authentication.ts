@@ -15,6 +15,22 @@ export function refuse(code: number, message: string): AuthenticateError {
     return Object.assign(new Error(message), { returnCode: code }) as AuthenticateError;
 }
 
+/**
+ * A sign-in this process cannot decide now (fenced, or the database did not answer): the connection is closed with no
+ * CONNACK. A client reads that as a network failure and reconnects (through the load balancer, to a member that can
+ * take it); a CONNACK refusal, even 3 "server unavailable", stops mqtt.js (and the SDKs built on it) for good.
+ */
+export function dropUndecided(client: Client, done: AuthenticateDone): void {
+    client.close();
+    // aedes sees the client closed and stops the CONNECT there, writing nothing.
+    done(refuse(CODE.SERVER_UNAVAILABLE, '服务暂不可用'), false);
+}
+
+/** aedes' preConnect: a fenced member takes no CONNECT (closed before sign-in, without a CONNACK). */
+export function preConnect(fenced: () => boolean, done: (err: Error | null, ok: boolean) => void): void {
+    done(null, !fenced());
+}
+
 /** aedes' authenticate callback. */
 export type AuthenticateDone = (err: AuthenticateError | null, ok: boolean | null) => void;
 
@@ -50,7 +66,7 @@ export function authenticate(
     password: Buffer | undefined,
     done: AuthenticateDone,
 ) {
-    if (deps.fenced?.()) return done(refuse(CODE.SERVER_UNAVAILABLE, '服务暂不可用'), false);
+    if (deps.fenced?.()) return dropUndecided(client, done);
     const who = parseUsername(username);
     if (!who) return done(refuse(CODE.BAD_USERNAME_OR_PASSWORD, '用户名应为 {deviceName}&{productKey}'), false);
     // Alibaba's securemode=2 means "over TLS": a device that asked for TLS must not sign in over plain TCP, where its
@@ -69,8 +85,8 @@ export function authenticate(
         .byName(who.productKey, who.deviceName)
         .then((found) => signIn(deps, client, attempt, found, done))
         .catch((err) => {
-            deps.log(`MQTT 认证失败: ${String(err)}`);
-            done(refuse(CODE.SERVER_UNAVAILABLE, '服务暂不可用'), false);
+            deps.log(`MQTT 认证失败（连接已关闭，设备会重连）: ${String(err)}`);
+            dropUndecided(client, done);
         });
 }
 

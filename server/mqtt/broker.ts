@@ -16,7 +16,7 @@ import { createDownlink, type Downlink } from './downlink';
 import { announceClient, createFastConnect, noStoredSession } from './fastConnect';
 import { createLocalSessionIndex, createSessionIndex } from './sessionIndex';
 import { createBrokerState, isOnline, owners, ownerOf, type BrokerState } from './brokerState';
-import { authenticate } from './authentication';
+import { authenticate, preConnect } from './authentication';
 import { authorizeSubscribe } from './subscribing';
 import { authorizePublish, newClassCache, type PublishDeps } from './publishing';
 import {
@@ -149,6 +149,7 @@ export async function createBroker({
                   }),
               }
             : {}),
+        preConnect: (_client, _packet, done) => preConnect(fenced, done),
         authenticate: (client, username, password, done) =>
             authenticate({ state, directory, secure: listeners.secure, log, fenced }, client, username, password, done),
         authorizePublish: (client, packet, done) => authorizePublish(publishDeps, client, packet, done),

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import mqtt, { type MqttClient } from 'mqtt';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import pg from 'pg';
@@ -552,7 +552,12 @@ export async function scenario(
             p.markBefore();
             const faultEnd = await fault(p);
             const recoverMs = await p.recovered(faultEnd);
-            if (recoverMs === null) console.log(`chaos ${name}: not recovered: ${await p.notRecovered()}`);
+            if (recoverMs === null) {
+                console.log(`chaos ${name}: not recovered: ${await p.notRecovered()}`);
+                // CHAOS_LOGS=DIR: each process's output to DIR/{scenario}-{i}.log, to read why.
+                const dir = process.env.CHAOS_LOGS;
+                if (dir) p.nodes.forEach((n, i) => writeFileSync(`${dir}/${name}-${i}.log`, n.output()));
+            }
             const figures = await p.verdict(recoverMs);
             checkInvariants(figures);
             await options.extra?.(p, figures);

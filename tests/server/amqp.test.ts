@@ -1,5 +1,7 @@
 import type { MqttClient } from 'mqtt';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import rhea from 'rhea';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { amqpCredentials } from '../../server/amqp/signIn';
 import { createTestServer, type TestServer } from '../../server/testing';
 import { until, type Broker } from './mqttSupport';
 import {
@@ -74,6 +76,57 @@ describe('sign-in', () => {
         expect(await refusal(port, { ...key, accessKey: 'LTAInoSuchKey', groupId })).toMatchObject({
             condition: 'amqp:unauthorized-access',
         });
+    });
+
+    it('closes a sign-in the database cannot check as forced: rhea reconnects and is delivered to once it answers', async () => {
+        const { groupId } = await subscribeLamp(s);
+        // The database fails every query (a blip) until the consumer has been closed once.
+        const select = s.db.select.bind(s.db);
+        let down = true;
+        const failing = vi.spyOn(s.db, 'select').mockImplementation(((...args: Parameters<typeof select>) => {
+            if (down) throw new Error('connection to the database lost');
+            return select(...args);
+        }) as typeof select);
+        const creds = amqpCredentials({ clientId: 'blip', ...key, consumerGroupId: groupId });
+        const connection = rhea.create_container().connect({
+            host: '127.0.0.1',
+            port,
+            username: creds.username,
+            password: creds.password,
+            reconnect: true,
+            initial_reconnect_delay: 50,
+            max_reconnect_delay: 200,
+        });
+        const errors: Array<{ condition?: string; description?: string }> = [];
+        const bodies: string[] = [];
+        connection.on('connection_error', (context) => {
+            errors.push(context.error as never);
+            failing.mockRestore();
+            down = false;
+        });
+        connection.on('disconnected', () => undefined);
+        connection.on('message', (context) => {
+            const body = context.message?.body as { content?: Buffer } | Buffer;
+            bodies.push(String(Buffer.isBuffer(body) ? body : body?.content));
+        });
+        try {
+            connection.open_receiver({ source: { address: 'default' } });
+            await until(() => errors.length > 0);
+            expect(errors[0]).toMatchObject({
+                condition: 'amqp:connection:forced',
+                description: '平台暂时无法校验登录（数据库不可用），请稍后重新连接',
+            });
+            // Reconnected by itself, signed in, and its group's messages come.
+            const d = await device();
+            await until(async () => {
+                await d.post({ Brightness: 61 });
+                return bodies.some((b) => b.includes('"Brightness"'));
+            }, 10_000);
+            expect(errors).toHaveLength(1);
+        } finally {
+            failing.mockRestore();
+            connection.close();
+        }
     });
 
     it('refuses a stale timestamp, a disabled key, an unknown group and a group of another project', async () => {
