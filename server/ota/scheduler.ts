@@ -97,8 +97,12 @@ export async function runScheduler(state: OtaState): Promise<void> {
     for (const b of batches) await scheduleBatch(state, b, at);
 }
 
-/** One scheduler run; a call during a run makes one more run after it (so a test's tick sees its own changes). */
+/**
+ * One scheduler run; a call during a run makes one more run after it (so a test's tick sees its own changes). None
+ * starts once the service is stopped.
+ */
 export function tick(state: OtaState): Promise<void> {
+    if (state.stopped) return state.running ?? Promise.resolve();
     if (state.running) {
         state.again = true;
         return state.running;
@@ -107,7 +111,7 @@ export function tick(state: OtaState): Promise<void> {
         .catch((err: unknown) => state.logError('OTA 调度失败 / OTA scheduler failed:', err))
         .finally(() => {
             state.running = undefined;
-            if (state.again) {
+            if (state.again && !state.stopped) {
                 state.again = false;
                 void tick(state);
             }

@@ -57,6 +57,7 @@ export function createOtaService({
         /** A task failed for good (after its retries): the rule engine's hook. Returns the unsubscribe. */
         onFailed: (fn: (failure: OtaFailure) => void) => onFailed(state, fn),
         async close() {
+            state.stopped = true;
             if (timer) clearInterval(timer);
             timer = undefined;
             for (const off of unsubscribe.splice(0)) off();

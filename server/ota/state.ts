@@ -46,6 +46,8 @@ export interface OtaState {
     /** The scheduler's run in progress, and whether a call came during it (scheduler.ts). */
     running: Promise<void> | undefined;
     again: boolean;
+    /** The service is closing: no run starts any more (a run asked for meanwhile would find the pool ended). */
+    stopped: boolean;
     /** Runs the scheduler soon (a device informed a version, came online): scheduler.ts's tick over this state. */
     kick: () => void;
 }
@@ -60,6 +62,7 @@ export function createOtaState(opts: Pick<OtaState, 'db' | 'config' | 'now' | 'l
         failedListeners: [],
         running: undefined,
         again: false,
+        stopped: false,
         kick: () => undefined,
     };
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { eq, inArray } from 'drizzle-orm';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../server/config';
 import { openDatabase, type DatabaseHandle, type Db } from '../../server/db/client';
 import { categories, devices, otaBatches, otaPackages, otaTasks, products } from '../../server/db/schema';
@@ -255,4 +255,31 @@ describe.skipIf(!available)('OTA claims on PostgreSQL, two processes over one da
         await a.ota.tick();
         expect(a.pushed.slice(before).sort((x, y) => x - y)).toEqual(tasks.slice(0, 2).map((t) => t.deviceId));
     }, 60_000);
+
+    it('a process stopping runs no scheduler after its OTA service closed (its pool ends next)', async () => {
+        const handle = await openDatabase({ databaseUrl: urlOf(database) });
+        const access = createAccessHub();
+        access.attach({ isOnline: () => true, traffic: { subscribe: () => () => undefined } } as never);
+        const errors: string[] = [];
+        const ota = createOtaService({
+            db: handle.db,
+            access,
+            config,
+            tickMs: 3_600_000,
+            logError: (m, e) => errors.push(`${m} ${String(e)}`),
+        });
+        const calls = ['select', 'execute', 'transaction'].map((m) => vi.spyOn(handle.db, m as 'select'));
+        const count = () => calls.reduce((n, c) => n + c.mock.calls.length, 0);
+        // A run in progress and one more asked for during it, as a device's inform or a timer would.
+        void ota.tick();
+        void ota.tick();
+        await ota.close();
+        const atClose = count();
+        await new Promise((r) => setTimeout(r, 300));
+        // Nothing asked of the database once close() answered: the pool may end now.
+        expect(count()).toBe(atClose);
+        await handle.close();
+        await new Promise((r) => setTimeout(r, 100));
+        expect(errors).toEqual([]);
+    });
 });
