@@ -109,7 +109,8 @@ export function guardMqtt(conn: Duplex, options: GuardOptions & { maxPacket: num
 
 /**
  * Checks every chunk of an AMQP socket before rhea's 'data' listeners see it and destroys the socket at a frame rhea
- * must not read (amqpFraming.ts); the SASL outcome rhea writes tells where the AMQP header belongs. Data arriving
+ * must not read (amqpFraming.ts); the SASL outcome rhea writes tells where the AMQP header belongs, and a refusing one
+ * ends the connection. Data arriving
  * after rhea ended the socket (a close, or an error it stopped reading at) is not passed on: the socket is destroyed.
  * Also closes a peer that has not opened its AMQP connection within `handshakeTimeoutMs`. Returns the function to call
  * once the connection is open.
@@ -129,6 +130,9 @@ export function guardAmqp(
         if (code === undefined) return false;
         framing.saslOutcome(code === 0);
         if (code === 0) signedIn();
+        // A refused sign-in ends the connection once its outcome has gone out: one guess per connection (rhea would
+        // take another sasl-init on it until the handshake timeout).
+        else setImmediate(() => socket.end());
         return code === 0;
     });
     // rhea reads with 'data' listeners: a chunk over the limit is withheld from them, not just followed by a close.

@@ -6,6 +6,7 @@ import WebSocket from 'ws';
 import { AmqpFraming } from '../../server/mqtt/amqpFraming';
 import { MAX_CONNECT_BYTES, MqttFraming } from '../../server/mqtt/mqttFraming';
 import { createTestServer, type TestServer } from '../../server/testing';
+import { SASL_HEADER, saslInit } from './fuzzSupport';
 import { until } from './mqttSupport';
 import { postAndReply, startTlsPlatform, tlsLamp, type TlsPlatform } from './tlsSupport';
 
@@ -106,6 +107,13 @@ describe('header scanners', () => {
     });
 });
 
+/** How many times `needle` occurs in `haystack`. */
+function countOf(haystack: Buffer, needle: Buffer): number {
+    let n = 0;
+    for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + 1)) n++;
+    return n;
+}
+
 describe('on the listeners', () => {
     let s: TestServer;
     let p: TlsPlatform;
@@ -198,6 +206,26 @@ describe('on the listeners', () => {
         }
         await until(() => amqpLog.some((l) => /AMQPS? 关闭来自 127\.0\.0\.1.*1095586128/.test(l)));
     }, 60_000);
+
+    it('ends an AMQP connection after a refused sign-in: one guess per connection', async () => {
+        const peer = netConnect(p.ports.amqp, '127.0.0.1');
+        peer.on('error', () => undefined);
+        const received: Buffer[] = [];
+        peer.on('data', (d: Buffer) => received.push(d));
+        const closed = new Promise<number>((r) => peer.once('close', () => r(Date.now())));
+        await new Promise((r) => peer.once('connect', r));
+        const started = Date.now();
+        peer.write(Buffer.concat([SASL_HEADER, saslInit('nobody|authMode=aksign|', 'wrong')]));
+        // A second guess on the same connection, as a password guesser would send.
+        setTimeout(() => !peer.destroyed && peer.write(saslInit('nobody|authMode=aksign|', 'wrong-again')), 200);
+        const at = await Promise.race([closed, new Promise<number>((r) => setTimeout(() => r(0), 5_000))]);
+        expect(at, 'closed by the server after its refusal').toBeGreaterThan(0);
+        expect(at - started).toBeLessThan(2_000);
+        // One sasl-outcome in what came back (its descriptor 0x00 0x53 0x44), with code 1 (auth).
+        const bytes = Buffer.concat(received);
+        const outcomes = countOf(bytes, Buffer.from([0x00, 0x53, 0x44]));
+        expect(outcomes).toBe(1);
+    });
 
     /** 50 peers each announcing 250 MB and streaming it until closed; resolves once all are closed. */
     async function flood(open: () => Socket | WebSocket, header: Buffer) {
