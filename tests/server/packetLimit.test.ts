@@ -6,7 +6,7 @@ import WebSocket from 'ws';
 import { AmqpFraming } from '../../server/mqtt/amqpFraming';
 import { MAX_CONNECT_BYTES, MqttFraming } from '../../server/mqtt/mqttFraming';
 import { createTestServer, type TestServer } from '../../server/testing';
-import { SASL_HEADER, saslInit } from './fuzzSupport';
+import { AMQP_HEADER, SASL_HEADER, saslInit } from './fuzzSupport';
 import { until } from './mqttSupport';
 import { postAndReply, startTlsPlatform, tlsLamp, type TlsPlatform } from './tlsSupport';
 
@@ -28,8 +28,6 @@ function mqttHeader(type: number, length: number): Buffer {
     } while (length > 0);
     return Buffer.from(bytes);
 }
-const SASL_HEADER = Buffer.from([0x41, 0x4d, 0x51, 0x50, 3, 1, 0, 0]);
-const AMQP_HEADER = Buffer.from([0x41, 0x4d, 0x51, 0x50, 0, 1, 0, 0]);
 /** A frame header: size, data offset 2 (8 bytes), type (1 SASL, 0 AMQP). */
 function amqpFrameHeader(size: number, type = 1): Buffer {
     const b = Buffer.alloc(8);
