@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { consume } from './amqpSupport';
 import { CLOSE_BOUND_MS, fuzzAmqp } from './fuzzRun';
-import { startFuzzPlatform, watchMemory, type FuzzPlatform } from './fuzzPlatform';
+import { expectWithinMemoryBound, fuzzSettings, fuzzSuite } from './fuzzPlatform';
 import { prng } from './fuzzSupport';
 
 /**
@@ -12,28 +12,14 @@ import { prng } from './fuzzSupport';
  * within the bound.
  */
 
-const SEED = Number(process.env.FUZZ_SEED ?? 20261206) + 1;
-const CASES = Number(process.env.FUZZ_CASES ?? 10_000);
-/** Growth allowed over the run, MB: the RSS peak and the heap at the end. */
-const BOUND = { peak: 150, heap: 100 };
+const { seed, cases } = fuzzSettings(1);
+const suite = fuzzSuite();
 
-let f: FuzzPlatform;
-let memory: ReturnType<typeof watchMemory>;
-beforeAll(async () => {
-    f = await startFuzzPlatform();
-    memory = watchMemory();
-}, 300_000);
-afterAll(async () => {
-    memory?.stop();
-    await f?.close();
-});
-
-it(`AMQP 1.0 and SASL on AMQP and AMQPS: ${CASES} cases from seed ${SEED}`, async () => {
-    const cpu = process.cpuUsage();
-    const figures = await fuzzAmqp(f.amqp, f.consumer, CASES, prng(SEED));
-    const grown = { ...memory.grown(), cpuSeconds: (process.cpuUsage(cpu).user + process.cpuUsage(cpu).system) / 1e6 };
+it(`AMQP 1.0 and SASL on AMQP and AMQPS: ${cases} cases from seed ${seed}`, async () => {
+    const { figures, grown } = await suite.run((f) => fuzzAmqp(f.amqp, f.consumer, cases, prng(seed)));
+    const f = suite.platform;
     console.log('AMQP fuzzing', figures, grown);
-    expect(figures.cases).toBeGreaterThanOrEqual(CASES);
+    expect(figures.cases).toBeGreaterThanOrEqual(cases);
     expect(figures.hung, `connections open ${CLOSE_BOUND_MS} ms after we ended them`).toBe(0);
     const { accessKey, accessSecret, groupId } = f.consumerSecrets;
     for (const [port, connection] of [
@@ -43,6 +29,5 @@ it(`AMQP 1.0 and SASL on AMQP and AMQPS: ${CASES} cases from seed ${SEED}`, asyn
         const c = await consume(port, { accessKey, accessSecret, groupId, connection });
         await c.close();
     }
-    expect(grown.peak, 'RSS peak growth, MB').toBeLessThan(BOUND.peak);
-    expect(grown.heap, 'heap growth, MB').toBeLessThan(BOUND.heap);
+    expectWithinMemoryBound(grown);
 }, 300_000);

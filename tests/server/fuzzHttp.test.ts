@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { fuzzHttp, getStatus } from './fuzzRun';
-import { bodyRoutes, startFuzzPlatform, watchMemory, type FuzzPlatform } from './fuzzPlatform';
+import { bodyRoutes, expectWithinMemoryBound, fuzzSettings, fuzzSuite } from './fuzzPlatform';
 import { prng } from './fuzzSupport';
 
 /**
@@ -10,30 +10,14 @@ import { prng } from './fuzzSupport';
  * 400), every request answered within the bound, the API still answers afterwards, memory within the bound.
  */
 
-const SEED = Number(process.env.FUZZ_SEED ?? 20261206) + 2;
-const CASES = Number(process.env.FUZZ_CASES ?? 10_000);
-/** Growth allowed over the run, MB: the RSS peak and the heap at the end. */
-const BOUND = { peak: 150, heap: 100 };
+const { seed, cases } = fuzzSettings(2);
+const suite = fuzzSuite();
 
-let f: FuzzPlatform;
-let memory: ReturnType<typeof watchMemory>;
-beforeAll(async () => {
-    f = await startFuzzPlatform();
-    memory = watchMemory();
-}, 300_000);
-afterAll(async () => {
-    memory?.stop();
-    await f?.close();
-});
-
-it(`HTTP bodies on HTTP and HTTPS: ${CASES} cases from seed ${SEED}, no answer of 500 or above`, async () => {
-    const cpu = process.cpuUsage();
-    const figures = await fuzzHttp(f.http, bodyRoutes(), CASES, prng(SEED));
-    const grown = { ...memory.grown(), cpuSeconds: (process.cpuUsage(cpu).user + process.cpuUsage(cpu).system) / 1e6 };
+it(`HTTP bodies on HTTP and HTTPS: ${cases} cases from seed ${seed}, no answer of 500 or above`, async () => {
+    const { figures, grown } = await suite.run((f) => fuzzHttp(f.http, bodyRoutes(), cases, prng(seed)));
     console.log('HTTP fuzzing', { ...figures, serverErrors: figures.serverErrors.length }, grown);
-    expect(figures.cases).toBe(CASES);
+    expect(figures.cases).toBe(cases);
     expect(figures.serverErrors.slice(0, 5)).toEqual([]);
-    for (const t of f.http) expect(await getStatus(t, '/api/product?pageNumber=1&pageSize=10')).toBe(200);
-    expect(grown.peak, 'RSS peak growth, MB').toBeLessThan(BOUND.peak);
-    expect(grown.heap, 'heap growth, MB').toBeLessThan(BOUND.heap);
+    for (const t of suite.platform.http) expect(await getStatus(t, '/api/product?pageNumber=1&pageSize=10')).toBe(200);
+    expectWithinMemoryBound(grown);
 }, 300_000);

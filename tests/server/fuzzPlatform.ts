@@ -1,3 +1,4 @@
+import { afterAll, beforeAll, expect } from 'vitest';
 import { amqpCredentials } from '../../server/amqp/signIn';
 import { alibabaCredentials } from '../../server/mqtt/signIn';
 import { COOKIE_NAME } from '../../server/sso/auth';
@@ -119,4 +120,49 @@ export function watchMemory() {
         },
         stop: () => clearInterval(sampler),
     };
+}
+
+/** A fuzzing file's seed (FUZZ_SEED plus the file's offset) and case count (FUZZ_CASES, 10,000 by default). */
+export function fuzzSettings(seedOffset: number) {
+    return {
+        seed: Number(process.env.FUZZ_SEED ?? 20261206) + seedOffset,
+        cases: Number(process.env.FUZZ_CASES ?? 10_000),
+    };
+}
+
+/** Growth allowed over a fuzzing run, MB: the RSS peak and the heap at the end. */
+export const FUZZ_MEMORY_BOUND = { peak: 150, heap: 100 };
+
+/**
+ * A fuzzing file's platform, started before its test and closed after, with its memory watched from the start:
+ * `run(fn)` runs the cases and answers their figures beside the memory grown and the CPU seconds spent.
+ */
+export function fuzzSuite() {
+    let platform: FuzzPlatform | undefined;
+    let memory: ReturnType<typeof watchMemory> | undefined;
+    beforeAll(async () => {
+        platform = await startFuzzPlatform();
+        memory = watchMemory();
+    }, 300_000);
+    afterAll(async () => {
+        memory?.stop();
+        await platform?.close();
+    });
+    return {
+        get platform(): FuzzPlatform {
+            return platform!;
+        },
+        async run<T>(fn: (f: FuzzPlatform) => Promise<T>) {
+            const cpu = process.cpuUsage();
+            const figures = await fn(platform!);
+            const used = process.cpuUsage(cpu);
+            return { figures, grown: { ...memory!.grown(), cpuSeconds: (used.user + used.system) / 1e6 } };
+        },
+    };
+}
+
+/** The memory bound checked on what `fuzzSuite().run` answered. */
+export function expectWithinMemoryBound(grown: { peak: number; heap: number }): void {
+    expect(grown.peak, 'RSS peak growth, MB').toBeLessThan(FUZZ_MEMORY_BOUND.peak);
+    expect(grown.heap, 'heap growth, MB').toBeLessThan(FUZZ_MEMORY_BOUND.heap);
 }
