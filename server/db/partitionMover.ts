@@ -91,8 +91,13 @@ export async function moveLegacyRows(db: Db, opts: MoveOptions = {}): Promise<Mo
     const out: MoveResult = { moved: 0, kept: 0, dropped: [] };
     for (const table of await legacyTables(db)) {
         const legacy = `${table}_legacy`;
-        const columns = (await columnsOf(db, table)).map((c) => `"${c}"`).join(', ');
-        const hasId = (await columnsOf(db, legacy)).includes('id');
+        // The columns both tables have: a column added to the partitioned table after 0026 (resend_key) stays NULL.
+        const legacyColumns = await columnsOf(db, legacy);
+        const columns = (await columnsOf(db, table))
+            .filter((c) => legacyColumns.includes(c))
+            .map((c) => `"${c}"`)
+            .join(', ');
+        const hasId = legacyColumns.includes('id');
         // The next batch: newest first by id (the primary key walks it), or by physical place (presence has no key).
         const pick = hasId
             ? `id IN (SELECT id FROM "${legacy}" ORDER BY id DESC LIMIT ${batch})`
