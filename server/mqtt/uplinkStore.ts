@@ -104,5 +104,5 @@ export function tellAccepted(s: UplinkState, message: AcceptedMessage): void {
 export async function storeAccepted(s: UplinkState, message: AcceptedMessage, write: MessageWrite): Promise<void> {
     const copies = copiesOf(s, message);
     const outcome = await s.writer.write(copies ? { ...write, copies } : write);
-    if (outcome === 'stored') tellAccepted(s, message);
+    if (outcome !== 'resent') tellAccepted(s, message);
 }

@@ -217,6 +217,8 @@ describe('recordPropertyPost and recordMessage', () => {
                 data: { Brightness: 55, WorkMode: 2 },
                 // The log query pages a product's messages on it (0011_message_log).
                 productId: (await lampProduct(s)).productId,
+                // Written by the platform, not a device's QoS 1 publish: no resend key.
+                resendKey: null,
             },
         ]);
     });

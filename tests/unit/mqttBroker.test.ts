@@ -5,6 +5,7 @@ import { authenticate, CODE, type AuthenticationDeps } from '../../server/mqtt/a
 import { createBrokerState, type BrokerState } from '../../server/mqtt/brokerState';
 import { applyCloseMessage, closeEverywhere, parseCloseMessage } from '../../server/mqtt/closeMessage';
 import type { DeviceEntry, ThingModelIndex } from '../../server/mqtt/directory';
+import { resendKeyOf } from '../../server/mqtt/resend';
 import { announceClient, createFastConnect, noStoredSession } from '../../server/mqtt/fastConnect';
 import { clientConnected, clientDisconnected, subOnline, type LiveDeps } from '../../server/mqtt/liveClients';
 import {
@@ -63,7 +64,15 @@ function publishDeps(state: BrokerState, over: Partial<PublishDeps> = {}) {
 }
 
 const packet = (topic: string, qos: 0 | 1 | 2 = 1) =>
-    ({ cmd: 'publish', topic, qos, payload: Buffer.from('{}'), retain: false, dup: false }) as PublishPacket;
+    ({
+        cmd: 'publish',
+        topic,
+        qos,
+        payload: Buffer.from('{}'),
+        retain: false,
+        dup: false,
+        ...(qos ? { messageId: 7 } : {}),
+    }) as PublishPacket;
 
 /** Calls a step with aedes' done and answers what done got (once called). */
 function answer(step: (done: (err?: Error | null) => void) => void): Promise<Error | null | undefined> {
@@ -117,7 +126,13 @@ describe('publish authorization (publishing.authorizePublish)', () => {
         state.devices.set(c, d);
         const topic = `/sys/${d.productKey}/${d.deviceName}/thing/event/property/post`;
         expect(await answer((done) => authorizePublish(deps, c, packet(topic), done))).toBeNull();
-        expect(handle).toHaveBeenCalledWith(d, topic, expect.any(Buffer));
+        // With its resend key (packet id 7 and the payload's CRC-32), so a resend of it is stored once.
+        expect(handle).toHaveBeenCalledWith(
+            d,
+            topic,
+            expect.any(Buffer),
+            expect.objectContaining({ resendKey: resendKeyOf(7, Buffer.from('{}')) }),
+        );
     });
 
     it('withholds the PUBACK when the uplink rejects, when the rights lookup fails, when a gateway request fails', async () => {
