@@ -1,6 +1,7 @@
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { SecureContextOptions } from 'node:tls';
 import { createAdaptorServer } from '@hono/node-server';
+import { keepIdleConnections } from '../httpIdle';
 import type { ServerConfig } from '../config';
 import { createRefusalLog } from '../mqtt/packetLimit';
 import { loadTls, TlsConfigError, type TlsMaterial } from './certificates';
@@ -86,6 +87,7 @@ export async function startTlsListeners({ config, material, fetch, broker, amqp,
         createServer: createHttpsServer,
         serverOptions: { ...context, handshakeTimeout: config.handshakeTimeoutMs },
     }) as HttpsServer;
+    keepIdleConnections(https);
     // Plaintext on the HTTPS port, a stalled or failed handshake: closed, one line per address and minute.
     const refusal = createRefusalLog((line) => console.warn(line));
     https.on('tlsClientError', (err, socket) => {

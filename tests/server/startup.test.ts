@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
@@ -123,6 +124,21 @@ describe('server/index.ts', () => {
         expect(text).not.toContain('Env_Pass_123');
         await printed(run, '已写入基础数据');
         expect((await signIn(port, 'Env_Pass_123')).status).toBe(302);
+        // An idle keep-alive connection outlives Node's 5 s default: a client reusing it after 6 s is answered on it
+        // (with 5 s the server closed it, and a reuse racing that close met ECONNRESET).
+        const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+        const get = () =>
+            new Promise<{ status?: number; reused: boolean }>((resolve, reject) => {
+                const req = http.get({ host: '127.0.0.1', port, path: '/health/live', agent }, (res) => {
+                    res.resume();
+                    res.on('end', () => resolve({ status: res.statusCode, reused: req.reusedSocket }));
+                });
+                req.on('error', reject);
+            });
+        expect(await get()).toEqual({ status: 200, reused: false });
+        await new Promise((r) => setTimeout(r, 6_000));
+        expect(await get()).toEqual({ status: 200, reused: true });
+        agent.destroy();
         run.child.kill('SIGTERM');
         expect(await run.exited).toBe(0);
     }, 120_000);
