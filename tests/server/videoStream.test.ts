@@ -76,7 +76,12 @@ describe('an rtsp camera pushed', () => {
         expect((await server.anonFetch(`/api/video-device/stream?id=${id}&file=index.m3u8`)).status).toBe(401);
         expect((await server.fetch(`/api/video-device/stream?id=${id}&file=..%2Fsecret`)).status).toBe(404);
 
-        const after = (await get(`get?id=${id}`)).data;
+        // The camera's status follows its stream: written once it plays (a write of its own, not awaited by playing).
+        let after = (await get(`get?id=${id}`)).data;
+        for (let tries = 0; after.status !== 'ONLINE' && tries < 50; tries++) {
+            await new Promise((r) => setTimeout(r, 100));
+            after = (await get(`get?id=${id}`)).data;
+        }
         expect(after.status).toBe('ONLINE');
         expect(after.stream.viewers).toBe(1);
         const stats = (await get('statistics')).data;
