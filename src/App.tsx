@@ -2,7 +2,7 @@ import { useMemo, useState, type ReactNode } from 'react';
 import { Navigate, Route } from 'react-router-dom';
 import { CustomRoutes, type AuthProvider, type DataProvider, type I18nProvider, type Store } from 'react-admin';
 import { createDataProvider } from '../dataProvider';
-import { authProvider as defaultAuthProvider } from './auth/authProvider';
+import { createAuthProvider } from './auth/authProvider';
 import { apiResources, renderResources } from './engine/buildResource';
 import { HOME, SHELL_REDIRECTS } from './engine/redirects';
 import { RegistryProvider } from './engine/registry';
@@ -26,6 +26,7 @@ export interface AppProps {
     resources: ResourceDefinition[] | Promise<ResourceDefinition[]>;
     /** Tests pass their own; by default the platform data provider over every registered resource. */
     dataProvider?: DataProvider;
+    /** Tests pass their own; by default one per mounted console, over the session the page came with. */
     authProvider?: AuthProvider;
     i18nProvider?: I18nProvider;
     /** Where react-admin keeps list params and preferences (default: local storage). */
@@ -60,14 +61,9 @@ function shellRoutes(): ReactNode[] {
  * The console: react-admin over the resource registry. Routes use browser URLs, so every page (list state
  * included, in the query string) can be bookmarked; the server answers index.html for deep links.
  */
-export function App({
-    resources,
-    dataProvider,
-    authProvider = defaultAuthProvider,
-    i18nProvider = defaultI18nProvider,
-    store,
-}: AppProps) {
+export function App({ resources, dataProvider, authProvider, i18nProvider = defaultI18nProvider, store }: AppProps) {
     const provider = useMemo(() => dataProvider ?? createPlatformDataProvider(resources), [dataProvider, resources]);
+    const [ownAuth] = useState(() => authProvider ?? createAuthProvider());
     const [loaded, setLoaded] = useState<ResourceDefinition[]>(Array.isArray(resources) ? resources : []);
     // A registry still loading is react-admin's asynchronous children: one stable function per registry, so
     // re-renders do not send the router back to its loading state.
@@ -84,7 +80,7 @@ export function App({
             <ConsoleAdmin
                 title={APP_NAME}
                 dataProvider={provider}
-                authProvider={authProvider}
+                authProvider={authProvider ?? ownAuth}
                 i18nProvider={i18nProvider}
                 store={store}
                 theme={theme}

@@ -271,6 +271,3 @@ export function createAuthProvider(options: AuthProviderOptions = {}): AuthProvi
         getPermissions: () => getPermissions(state),
     };
 }
-
-export const authProvider = createAuthProvider();
-export default authProvider;
