@@ -17,6 +17,11 @@ export interface BrokerState {
     liveByName: Map<string, DeviceEntry>;
     /** Connections closed because the device connected again (here or on another process): not an OFFLINE. */
     takenOver: WeakSet<Client>;
+    /**
+     * Connections whose own close message (closeMessage.ts) has come back through the processes' shared channel: a
+     * close message read after that was sent after it, by a newer connection.
+     */
+    announced: WeakSet<Client>;
     /** Uplink messages being handled (their PUBACK waits for the store): a drain waits for them. */
     inflight: number;
 }
@@ -30,6 +35,7 @@ export function createBrokerState(): BrokerState {
         subLive: new Map(),
         liveByName: new Map(),
         takenOver: new WeakSet(),
+        announced: new WeakSet(),
         inflight: 0,
     };
 }

@@ -57,16 +57,39 @@ export function parseCloseMessage(payload: Buffer): CloseMessage[] {
     return Array.isArray(parsed) ? parsed : [parsed];
 }
 
+/**
+ * How long a connection waits for its own close message to come back before it counts as announced anyway (the
+ * message was lost with the Redis link): a close message read later than this was sent after it.
+ */
+export const ANNOUNCE_GRACE_MS = 5_000;
+
+/**
+ * Whether a connection here is older than the connection a close message keeps. The processes' close messages reach
+ * every process in one order (Redis' publish order): a connection whose own message has not come back yet connected
+ * after the message's sender, so it is the newer one and stays; two devices connecting on two processes at once then
+ * leave exactly one connection, the later in that order. A takedown (`keep` null) closes whatever is here.
+ */
+function olderThanMessage(deps: CloseDeps, client: Client, keep: string | null): boolean {
+    if (keep === null || deps.state.announced.has(client)) return true;
+    const signedIn = deps.state.signedInAt.get(client);
+    return signedIn === undefined || performance.now() - signedIn > ANNOUNCE_GRACE_MS;
+}
+
+/** Closes a connection here that a close message replaces (an older connection of the device, or of its client id). */
+function closeReplaced(deps: CloseDeps, client: Client, keep: string | null) {
+    if (!olderThanMessage(deps, client, keep)) return;
+    if (keep !== null) deps.state.takenOver.add(client);
+    client.close();
+}
+
 /** Closes here what a close message names. */
 export function applyCloseMessage(deps: CloseDeps, list: CloseMessage[]) {
     const gone = list.filter((c) => c.keep === null).map((c) => c.deviceId);
     if (gone.length) deps.forget(gone);
     for (const { deviceId, keep } of list) {
         const client = deps.state.live.get(deviceId);
-        if (client && deps.keyOf(client) !== keep) {
-            if (keep !== null) deps.state.takenOver.add(client);
-            client.close();
-        }
+        if (client && deps.keyOf(client) === keep) deps.state.announced.add(client);
+        else if (client) closeReplaced(deps, client, keep);
         const gateway = deps.state.subLive.get(deviceId);
         if (gateway && keep === null) deps.subOffline(gateway, deviceId);
         // [MQTT-3.1.4-2] across processes: another connection under the new one's client id (another device's)
@@ -74,6 +97,6 @@ export function applyCloseMessage(deps: CloseDeps, list: CloseMessage[]) {
         // (fastConnect.ts). Not a takeover: that device goes OFFLINE.
         if (keep === null) continue;
         const same = deps.clientsById[keep.slice(keep.indexOf('/') + 1)];
-        if (same && same !== client && deps.keyOf(same) !== keep) same.close();
+        if (same && same !== client && deps.keyOf(same) !== keep && olderThanMessage(deps, same, keep)) same.close();
     }
 }

@@ -3,7 +3,12 @@ import type { Client, ConnectPacket, PublishPacket } from 'aedes';
 import { describe, expect, it, vi } from 'vitest';
 import { authenticate, CODE, type AuthenticationDeps } from '../../server/mqtt/authentication';
 import { createBrokerState, type BrokerState } from '../../server/mqtt/brokerState';
-import { applyCloseMessage, closeEverywhere, parseCloseMessage } from '../../server/mqtt/closeMessage';
+import {
+    ANNOUNCE_GRACE_MS,
+    applyCloseMessage,
+    closeEverywhere,
+    parseCloseMessage,
+} from '../../server/mqtt/closeMessage';
 import type { DeviceEntry, ThingModelIndex } from '../../server/mqtt/directory';
 import { resendKeyOf } from '../../server/mqtt/resend';
 import { announceClient, createFastConnect, noStoredSession } from '../../server/mqtt/fastConnect';
@@ -336,6 +341,37 @@ describe('the close message (closeMessage.ts)', () => {
         applyCloseMessage(deps, [{ deviceId: 99, keep: null }]);
         expect(forgotten).toEqual([[99]]);
         expect(parseCloseMessage(Buffer.from('{"deviceId":5,"keep":null}'))).toEqual([{ deviceId: 5, keep: null }]);
+    });
+
+    it('keeps a connection whose own close message has not come back: the message read was sent before it connected', () => {
+        // Two processes take the same device at once: A's message (keep a/old) is read here after this connection
+        // signed in but before its own (keep me/here) came back, so it was sent earlier, by the older connection.
+        const state = createBrokerState();
+        const here = client('here');
+        const d = device();
+        state.live.set(d.deviceId, here);
+        state.signedInAt.set(here, performance.now());
+        const deps = { state, clientsById: {}, keyOf: (c: Client) => `me/${c.id}`, forget: () => undefined };
+        const apply = (keep: string | null) =>
+            applyCloseMessage({ ...deps, subOffline: () => undefined }, [{ deviceId: d.deviceId, keep }]);
+        apply('a/old');
+        expect(here.close).not.toHaveBeenCalled();
+        apply('me/here'); // its own, back through the shared channel: any later message is newer
+        apply('b/newer');
+        expect(here.close).toHaveBeenCalledTimes(1);
+        expect(state.takenOver.has(here)).toBe(true);
+        // A message lost with the link: past the grace the connection counts as announced.
+        const lost = client('lost');
+        state.live.set(d.deviceId, lost);
+        state.signedInAt.set(lost, performance.now() - ANNOUNCE_GRACE_MS - 1);
+        apply('c/later');
+        expect(lost.close).toHaveBeenCalledTimes(1);
+        // A takedown (disabled, deleted) closes a connection whatever its order.
+        const fresh = client('fresh');
+        state.live.set(d.deviceId, fresh);
+        state.signedInAt.set(fresh, performance.now());
+        apply(null);
+        expect(fresh.close).toHaveBeenCalledTimes(1);
     });
 });
 
