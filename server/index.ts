@@ -423,6 +423,8 @@ async function main(): Promise<void> {
     // leftover-file sweep (at start and every few hours) and the device map's cluster index, so the dashboard's first
     // map is not the one to build it.
     let seeding = false;
+    // The retention sweepers' stops: a stopping process awaits them (a legacy move's batch) before closing the database.
+    const sweepers: Array<() => unknown> = [];
     const seedNow = () => {
         if (seeding) return;
         seeding = true;
@@ -445,9 +447,9 @@ async function main(): Promise<void> {
                 startLeftoverSweeper(handle.db, config.filesDir);
                 // Messages and property history older than LOG_RETENTION_DAYS: now and every hour, in batches. One
                 // process of a cluster runs it (the oldest member; another takes over when it dies).
-                node.oncePerCluster(() => startRetentionSweeper(handle.db, config.logRetentionDays));
+                node.oncePerCluster(() => sweepers.push(startRetentionSweeper(handle.db, config.logRetentionDays)));
                 // The rule journal and notification records, likewise.
-                node.oncePerCluster(() => startRuleLogSweeper(handle.db, config.logRetentionDays));
+                node.oncePerCluster(() => sweepers.push(startRuleLogSweeper(handle.db, config.logRetentionDays)));
                 return deviceClusterIndex(handle.db).snapshot();
             })
             .catch((err) => console.error('启动后的初始化失败 / post-start setup failed:', err));
@@ -474,6 +476,7 @@ async function main(): Promise<void> {
                 .then(() => broker.close())
                 .catch((err) => console.error('关闭 MQTT 失败 / failed to close MQTT:', err))
                 .then(() => node.leave())
+                .then(() => Promise.all(sweepers.map((stop) => stop())))
                 .then(() => handle.close())
                 .catch((err) => console.error('关闭数据库失败 / failed to close the database:', err));
         });

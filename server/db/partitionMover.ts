@@ -169,7 +169,8 @@ export async function moveLegacyRows(db: Db, opts: MoveOptions = {}): Promise<Mo
 
 /**
  * Starts the move in the background when legacy tables are there (after an upgrade past 0026), logging progress.
- * Returns a function that stops it between batches.
+ * Returns a function that stops it between batches and resolves once the batch under way has ended (a stopping
+ * process awaits it before it closes the database, which would otherwise cut the batch and print its failure).
  */
 export function startLegacyMover(
     db: Db,
@@ -177,7 +178,7 @@ export function startLegacyMover(
     log: (message: string) => void = (m) => console.log(m),
     logError = (m: string, e: unknown) => console.error(m, e),
     retryMs = MOVER_RETRY_MS,
-): () => void {
+): () => Promise<void> {
     const abort = new AbortController();
     let last = 0;
     let total = 0;
@@ -208,7 +209,7 @@ export function startLegacyMover(
                     if (!saidBusy)
                         log('消息表分区迁移：另一进程正在搬迁，稍后再试 / another process is moving legacy rows');
                     saidBusy = true;
-                    timer = setTimeout(() => void attempt(), retryMs);
+                    timer = setTimeout(retry, retryMs);
                     timer.unref?.();
                     return;
                 }
@@ -221,9 +222,11 @@ export function startLegacyMover(
                         err,
                     );
             });
-    void attempt();
-    return () => {
+    let running = attempt();
+    const retry = () => void (running = attempt());
+    return async () => {
         abort.abort();
         clearTimeout(timer);
+        await running;
     };
 }

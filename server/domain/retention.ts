@@ -49,7 +49,8 @@ export async function sweepOldPresence(db: Db, days = PRESENCE_RETENTION_DAYS, o
 
 /**
  * Sweeps once now and then every RETENTION_INTERVAL_MS, in the background (call it after the seed, from the
- * server's start). The timer does not keep the process alive; the returned function stops it. A sweep still running
+ * server's start). The timer does not keep the process alive; the returned function stops it (resolving once the
+ * legacy move's batch under way has ended). A sweep still running
  * when the next is due is not doubled. Each run also keeps the partitions made ahead (maintainPartitions). After an
  * upgrade past 0026_partitions.sql the first run is followed by the move of the legacy rows (partitionMover.ts).
  */
@@ -57,9 +58,9 @@ export function startRetentionSweeper(
     db: Db,
     days: number,
     logError: (message: string, err: unknown) => void = (m, e) => console.error(m, e),
-): () => void {
+): () => Promise<void> {
     let running = false;
-    let stopMover: (() => void) | undefined;
+    let stopMover: (() => Promise<void>) | undefined;
     const run = async () => {
         if (running) return;
         running = true;
@@ -77,8 +78,8 @@ export function startRetentionSweeper(
     void run();
     const timer = setInterval(() => void run(), RETENTION_INTERVAL_MS);
     timer.unref();
-    return () => {
+    return async () => {
         clearInterval(timer);
-        stopMover?.();
+        await stopMover?.();
     };
 }
