@@ -46,7 +46,7 @@ export default defineConfig({
                     name: 'server',
                     environment: 'node',
                     include: ['tests/server/**/*.test.ts'],
-                    globalSetup: ['tests/templateSetup.ts'],
+                    globalSetup: ['tests/templateSetup.ts', 'tests/serverBundleSetup.ts'],
                     // Each worker imports the server's modules once rather than once per file: the project took 568 s
                     // isolated and 202 s so (import 227 s of it against 12 s), same machine and load. The files share
                     // no module state they depend on: each makes its own server (tests/server/support.ts) and data.
@@ -63,6 +63,7 @@ export default defineConfig({
                     name: 'chaos',
                     environment: 'node',
                     include: ['tests/chaos/**/*.test.ts'],
+                    globalSetup: ['tests/serverBundleSetup.ts'],
                     testTimeout: 240_000,
                     hookTimeout: 240_000,
                 },

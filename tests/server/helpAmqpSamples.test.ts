@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE, helpSamples, scratchDir, start, substitute } from './helpSupport';
+import { serverCommand } from '../serverBundle';
 
 /**
  * The AMQP 1.0 samples of the user manual (```js amqp-test=node```, ```python amqp-test=python```) against the real
@@ -21,15 +21,24 @@ import { EXAMPLE, helpSamples, scratchDir, start, substitute } from './helpSuppo
 const ADMIN_PASSWORD = 'help-amqp-Pass1';
 const amqpSamples = helpSamples().filter((x) => x.kind === 'amqp-test');
 
-async function freePort(): Promise<number> {
-    return new Promise((resolve, reject) => {
-        const srv = createServer();
-        srv.once('error', reject);
-        srv.listen(0, '127.0.0.1', () => {
-            const { port } = srv.address() as { port: number };
-            srv.close(() => resolve(port));
-        });
-    });
+/**
+ * The ports the server took, from its start-up lines: every listener binds port 0. A port picked free beforehand
+ * could be taken by another test's server before this one bound it (a sample then met another listener).
+ */
+async function listenerPorts(): Promise<typeof ports> {
+    const found = (pattern: RegExp) => Number(pattern.exec(out)?.[1] ?? 0);
+    for (const deadline = Date.now() + 60_000; ;) {
+        if (child.exitCode !== null) throw new Error(`server exited:\n${out}`);
+        const got = {
+            http: found(/控制台: http:\/\/[^:]+:(\d+)/),
+            mqtt: found(/MQTT: mqtt:\/\/[^:]+:(\d+)/),
+            amqp: found(/AMQP: amqp:\/\/[^:]+:(\d+)/),
+            amqps: found(/AMQPS: amqps:\/\/[^:]+:(\d+)/),
+        };
+        if (Object.values(got).every(Boolean)) return got;
+        if (Date.now() > deadline) throw new Error(`server did not start:\n${out}`);
+        await new Promise((r) => setTimeout(r, 100));
+    }
 }
 
 let child: ChildProcess;
@@ -132,22 +141,17 @@ async function lampPosts(brightness: number) {
 }
 
 beforeAll(async () => {
-    ports = {
-        http: await freePort(),
-        mqtt: await freePort(),
-        amqp: await freePort(),
-        amqps: await freePort(),
-    };
     dataDir = mkdtempSync(path.join(tmpdir(), 'help-amqp-'));
-    child = spawn(process.execPath, ['--import', 'tsx', 'server/index.ts'], {
+    child = spawn(process.execPath, serverCommand(), {
         env: {
             ...process.env,
-            PORT: String(ports.http),
-            MQTT_PORT: String(ports.mqtt),
-            AMQP_PORT: String(ports.amqp),
-            AMQPS_PORT: String(ports.amqps),
+            PORT: '0',
+            MQTT_PORT: '0',
+            AMQP_PORT: '0',
+            AMQPS_PORT: '0',
             HTTPS_PORT: '0',
             MQTTS_PORT: '0',
+            SIP_PORT: '0',
             HOST: '127.0.0.1',
             DATA_DIR: dataDir,
             DATABASE_URL: '',
@@ -158,6 +162,7 @@ beforeAll(async () => {
     });
     child.stdout?.on('data', (d) => (out += d));
     child.stderr?.on('data', (d) => (out += d));
+    ports = await listenerPorts();
     base = `http://127.0.0.1:${ports.http}`;
     for (const deadline = Date.now() + 60_000; ;) {
         if (child.exitCode !== null) throw new Error(`server exited:\n${out}`);

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from './support';
+import { serverCommand } from '../serverBundle';
 
 /**
  * Stopping `server/index.ts` (SIGTERM, SIGINT): the OTA scheduler (it runs every second once the broker attaches) is
@@ -24,7 +25,7 @@ describe('stop', () => {
             const dataDir = mkdtempSync(path.join(os.tmpdir(), 'iot-ota-stop-'));
             dirs.push(dataDir);
             const { DATABASE_URL: _db, ...parent } = process.env;
-            child = spawn(process.execPath, ['--import', 'tsx', 'server/index.ts'], {
+            child = spawn(process.execPath, serverCommand(), {
                 cwd: ROOT,
                 env: {
                     ...parent,

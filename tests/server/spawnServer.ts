@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import pg from 'pg';
+import { serverCommand } from '../serverBundle';
 
 /**
  * Server processes of their own (server/index.ts) on one PostgreSQL database made for the test, for the tests of
@@ -200,7 +201,7 @@ export function createCluster(prefix: string) {
         }
         const dataDir = opts.dataDir ?? mkdtempSync(path.join(os.tmpdir(), `${prefix}-`));
         dirs.push(dataDir);
-        const child = spawn(process.execPath, ['--import', 'tsx', 'server/index.ts'], {
+        const child = spawn(process.execPath, serverCommand(), {
             cwd: ROOT,
             env: {
                 ...process.env,

@@ -9,6 +9,7 @@ import { openDatabase } from '../../server/db/client';
 import { DataDirLockedError } from '../../server/db/lock';
 import { DEMO_DEVICES } from '../../server/seed/devices';
 import { ROOT } from './support';
+import { serverCommand } from '../serverBundle';
 
 /**
  * The real `server/index.ts` in child processes on a temp DATA_DIR (always PGlite: the lock is about its
@@ -27,7 +28,7 @@ interface Run {
 
 function startServer(env: Record<string, string>): Run {
     const { DATABASE_URL: _db, ADMIN_PASSWORD: _pw, ...parent } = process.env;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/index.ts'], {
+    const child = spawn(process.execPath, serverCommand(), {
         cwd: ROOT,
         env: {
             ...parent,

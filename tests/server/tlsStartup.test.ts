@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { makeCertificates } from '../../server/tls/certificates';
 import { ROOT } from './support';
 import { givenFiles, tmpDir } from './tlsSupport';
+import { serverCommand } from '../serverBundle';
 
 /**
  * The real start-up (server/index.ts) with TLS: the generated CA printed with its fingerprint and reused on the next
@@ -25,7 +26,7 @@ afterAll(() => {
 
 function startServer(env: Record<string, string>): Run {
     const { DATABASE_URL: _db, ...parent } = process.env;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/index.ts'], {
+    const child = spawn(process.execPath, serverCommand(), {
         cwd: ROOT,
         env: {
             ...parent,
