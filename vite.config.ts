@@ -1,5 +1,7 @@
 import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
+// @ts-expect-error: a plain ES module (a .ts one would need an extensionless import, which Vite's coming config loader refuses).
+import { SlowFirstSequencer } from './tests/sequencer.mjs';
 
 const apiTarget = process.env.API_TARGET ?? 'http://127.0.0.1:8080';
 
@@ -19,6 +21,8 @@ export default defineConfig({
         // vitest's default on these 2-core machines is one worker (availableParallelism - 1), which runs every file in
         // turn while most of them wait on a database, a socket or a timer: two overlap those waits.
         maxWorkers: 2,
+        // Long files first and balanced e2e shards (tests/sequencer.ts).
+        sequence: { sequencer: SlowFirstSequencer },
         projects: [
             {
                 extends: true,
