@@ -102,8 +102,17 @@ export interface SaveTagsInput {
  * moves the device to that point; `addr` sets its address.
  */
 export async function saveTags(db: Db, input: SaveTagsInput): Promise<Tag[]> {
-    const { object, items } = input;
-    if (input.addr !== undefined && [...input.addr].length > ADDR_MAX) throw badRequest(ADDR_TOO_LONG);
+    return saveTagsOf(db, input.object, () => input.items, input.addr);
+}
+
+/** saveTags with the items made from the object's tags as they are inside the transaction. */
+async function saveTagsOf(
+    db: Db,
+    object: TagObject,
+    itemsOf: (existing: Tag[]) => TagItem[],
+    addr: string | undefined,
+): Promise<Tag[]> {
+    if (addr !== undefined && [...addr].length > ADDR_MAX) throw badRequest(ADDR_TOO_LONG);
     try {
         return await db.transaction(async (tx) => {
             // The device row is the object's lock: two saves of one device's tags take turns.
@@ -114,6 +123,7 @@ export async function saveTags(db: Db, input: SaveTagsInput): Promise<Tag[]> {
                 .for('update');
             if (!device) throw notFound('设备不存在');
             const existing = await listTags(tx, object);
+            const items = itemsOf(existing);
             const byId = new Map(existing.map((t) => [t.id, t]));
             const updates = items.filter((i) => i.id !== undefined);
             for (const u of updates) if (!byId.has(u.id!)) throw notFound(TAG_NOT_FOUND);
@@ -158,7 +168,7 @@ export async function saveTags(db: Db, input: SaveTagsInput): Promise<Tag[]> {
                 // The coordinate tag was renamed away: the same as deleting it.
                 Object.assign(location, { latitude: null, longitude: null, addr: null });
             }
-            if (input.addr !== undefined) location.addr = input.addr === '' ? null : input.addr;
+            if (addr !== undefined) location.addr = addr === '' ? null : addr;
             if (Object.keys(location).length) {
                 await tx.update(devices).set(location).where(eq(devices.id, object.objectId));
             }
@@ -187,6 +197,49 @@ export async function deleteTag(db: Db, object: TagObject, tagId: number): Promi
                 .update(devices)
                 .set({ latitude: null, longitude: null, addr: null })
                 .where(eq(devices.id, object.objectId));
+        }
+    });
+}
+
+/**
+ * The tags a device reports (Alink thing/deviceinfo/update): each key set to its value, the keys the device lacks
+ * added, under the console's rules (schemas/tag.ts: key characters and length, value length, at most MAX_TAGS in all;
+ * a `coordinate` tag places the device). Refused whole (ApiError) with the rule's message.
+ */
+export async function updateDeviceTags(
+    db: Db,
+    deviceId: number,
+    pairs: Array<{ key: string; value: string }>,
+): Promise<Tag[]> {
+    const items = await parseTagItems(pairs.map((p) => ({ key: p.key, value: p.value })));
+    const object = { type: DEVICE_TAG_TYPE, objectId: deviceId };
+    return saveTagsOf(
+        db,
+        object,
+        (existing) => {
+            const idOf = new Map(existing.map((t) => [t.key, t.id]));
+            return items.map((i) => ({ ...i, id: idOf.get(i.key) }));
+        },
+        undefined,
+    );
+}
+
+/**
+ * Deletes the device's tags of these keys (Alink thing/deviceinfo/delete); keys it lacks are no error. Deleting
+ * `coordinate` takes the device off the map, as on the console.
+ */
+export async function deleteDeviceTags(db: Db, deviceId: number, keys: string[]): Promise<void> {
+    if (!keys.length) return;
+    await db.transaction(async (tx) => {
+        const deleted = await tx
+            .delete(tags)
+            .where(and(eq(tags.type, DEVICE_TAG_TYPE), eq(tags.objectId, deviceId), inArray(tags.key, keys)))
+            .returning({ key: tags.key });
+        if (deleted.some((d) => d.key === COORDINATE_KEY)) {
+            await tx
+                .update(devices)
+                .set({ latitude: null, longitude: null, addr: null })
+                .where(eq(devices.id, deviceId));
         }
     });
 }

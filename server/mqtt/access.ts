@@ -5,7 +5,7 @@
  */
 import type { Duplex } from 'node:stream';
 import { duplexPair } from '../simulation/duplexPair';
-import type { DownlinkResult } from './downlink';
+import type { DownlinkResult, RrpcResult } from './downlink';
 import type { Traffic } from './traffic';
 import type { AcceptedMessage, TopicHandler } from './uplink';
 
@@ -27,6 +27,8 @@ export interface DeviceAccessBackend {
             input: Record<string, unknown>,
             options?: { sync?: boolean; timeoutMs?: number },
         ): Promise<DownlinkResult>;
+        /** Alibaba's RRpc: bytes to the device on its RRPC topic (or a custom topic), its answer within the timeout. */
+        rrpc(deviceId: number, request: Buffer, options?: { topic?: string; timeoutMs?: number }): Promise<RrpcResult>;
     };
     /** Accepted property and event posts (the rule engine listens). */
     uplink?: {

@@ -35,7 +35,8 @@ export function parseJson(payload: Buffer): AlinkRequest | undefined {
 export const requestIdOf = (request: AlinkRequest) =>
     typeof request.id === 'string' || typeof request.id === 'number' ? String(request.id) : '';
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isRecord = (v: unknown): v is Record<string, unknown> =>
+    typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The `time` of the first value of a property post's params (`{ id: { value, time } }`), if any. */
 function firstTime(params: Record<string, unknown>): unknown {
@@ -137,6 +138,34 @@ export async function eventProblem(
     return undefined;
 }
 
+/**
+ * The readings of an event post's params, in the order they are tried: Alibaba's documented `{ value: {outputs},
+ * time }`, and the output values themselves, which alibabacloud-iot-device-sdk's postEvent and Alibaba's current Link
+ * SDKs send. Params of the first shape are read the first way unless only the second fits the event.
+ */
+export function eventReadings(params: Record<string, unknown>): Array<{ values: unknown; time: unknown }> {
+    const plain = { values: params, time: undefined };
+    const wrapped = 'value' in params && Object.keys(params).every((k) => k === 'value' || k === 'time');
+    return wrapped ? [{ values: params.value, time: params.time }, plain] : [plain];
+}
+
+/** The first reading of `params` that fits the event, or the first reading's problem. */
+async function readEvent(
+    s: UplinkState,
+    device: DeviceEntry,
+    identifier: string,
+    params: Record<string, unknown>,
+): Promise<{ values: Record<string, unknown>; time: unknown } | { problem: string }> {
+    const readings = eventReadings(params);
+    let first: string | undefined;
+    for (const reading of readings) {
+        const problem = await eventProblem(s, device, identifier, reading.values);
+        if (!problem) return { values: reading.values as Record<string, unknown>, time: reading.time };
+        first ??= problem;
+    }
+    return { problem: first! };
+}
+
 export async function eventPost(
     s: UplinkState,
     device: DeviceEntry,
@@ -149,13 +178,12 @@ export async function eventPost(
     const method = `thing.event.${identifier}.post`;
     const refuse = (why: string) => reply(s, device, topic, request, method, ALINK.BAD_PARAMS, why);
     if (!request) return refuse('消息不是有效的 JSON 对象');
-    const params = (request.params ?? {}) as { value?: unknown; time?: unknown };
-    if (typeof params !== 'object' || Array.isArray(params)) return refuse('params 应为对象');
-    const value = params.value ?? {};
-    const problem = await eventProblem(s, device, identifier, value);
-    if (problem) return refuse(problem);
-    const values = value as Record<string, unknown>;
-    const time = messageTime(params.time, s.retentionDays);
+    const params = request.params ?? {};
+    if (!isRecord(params)) return refuse('params 应为对象');
+    const read = await readEvent(s, device, identifier, params);
+    if ('problem' in read) return refuse(read.problem);
+    const { values } = read;
+    const time = messageTime(read.time, s.retentionDays);
     await storeAccepted(
         s,
         { device, topic, kind: 'event', identifier, values, ts: time.ts, requestId: requestIdOf(request), payload },

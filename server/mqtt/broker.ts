@@ -8,7 +8,8 @@ import { createPresence, type Presence } from './presence';
 import { createRefusalLog } from './packetLimit';
 import { redisBackends } from './cluster';
 import { createGatewaySessions } from './gateway';
-import { topicAllowed } from './topics';
+import { EXT_RRPC_PREFIX, topicAllowed } from './topics';
+import { deleteDeviceTags, updateDeviceTags } from '../domain/tags';
 import { createUplink, type Uplink } from './uplink';
 import { createMessageWriter, type MessageWriter } from './writer';
 import { createTraffic, type Traffic } from './traffic';
@@ -59,6 +60,15 @@ export function platformPublish(
             err ? reject(err) : resolve(),
         ),
     );
+}
+
+/**
+ * aedes' authorizeForward: what a client gets of a publication. A custom RRPC's answer (`/ext/rrpc/...` from a device)
+ * is the platform's alone: the request came on the same topic, and the device that subscribed to it is not sent its
+ * own answer back as a new request (the platform's requests, published without a client, go through).
+ */
+export function forwardable<P extends { topic: string; clientId?: string }>(packet: P): P | null {
+    return packet.clientId !== undefined && packet.topic.startsWith(EXT_RRPC_PREFIX) ? null : packet;
 }
 
 /** Delivers the broker's publications on `topic` to `fn` (from every process, with REDIS_URL); answers the unsubscribe. */
@@ -154,6 +164,7 @@ export async function createBroker({
             authenticate({ state, directory, secure: listeners.secure, log, fenced }, client, username, password, done),
         authorizePublish: (client, packet, done) => authorizePublish(publishDeps, client, packet, done),
         authorizeSubscribe: (client, sub, done) => authorizeSubscribe(state, log, client, sub, done),
+        authorizeForward: (_client, packet) => forwardable(packet),
         noStoredSession: (client, packet) => noStoredSession(fast, client, packet),
         announceClient: (client) => announceClient(fast, client),
     });
@@ -164,7 +175,16 @@ export async function createBroker({
     const listen = (topic: string, fn: (payload: Buffer) => void) => listenOn(aedes, topic, fn);
     const online = (deviceId: number) => isOnline(state, deviceId);
     const downlink = createDownlink({ directory, writer, publish, isOnline: online, listen });
-    const uplink = createUplink({ directory, writer, publish, log });
+    const uplink = createUplink({
+        directory,
+        writer,
+        publish,
+        log,
+        tags: {
+            update: async (deviceId, pairs) => void (await updateDeviceTags(db, deviceId, pairs)),
+            remove: (deviceId, keys) => deleteDeviceTags(db, deviceId, keys),
+        },
+    });
     const closes: CloseBatch = { pending: [] };
     const send = backends ? (body: string) => publish(CLOSE_TOPIC, body) : undefined;
     const live: LiveDeps = {

@@ -1,5 +1,6 @@
 import type { Client } from 'aedes';
 import type { DeviceEntry } from './deviceTypes';
+import { parseExtRrpc } from './topics';
 
 /** What the broker knows of its connections: who signed in on each, which one is each device's live one. */
 export interface BrokerState {
@@ -53,8 +54,11 @@ export function isOnline(state: BrokerState, deviceId: number): boolean {
     return state.live.has(deviceId) || state.subLive.has(deviceId);
 }
 
-/** The connected device (or sub-device) a platform topic `/{sys/}{productKey}/{deviceName}/...` belongs to. */
+/**
+ * The connected device (or sub-device) a platform topic `/{sys/}{productKey}/{deviceName}/...` belongs to (inside
+ * `/ext/rrpc/{messageId}` for a custom RRPC).
+ */
 export function ownerOf(state: BrokerState, topic: string): DeviceEntry | undefined {
-    const m = /^\/(?:sys\/)?([^/]+)\/([^/]+)\//.exec(topic);
+    const m = /^\/(?:sys\/)?([^/]+)\/([^/]+)\//.exec(parseExtRrpc(topic)?.topic ?? topic);
     return m ? state.liveByName.get(`${m[1]}/${m[2]}`) : undefined;
 }

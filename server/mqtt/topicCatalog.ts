@@ -44,6 +44,18 @@ export function basicTopics(pk: string, dn: string): TopicRow[] {
             description: '云端响应标签上报',
         },
         {
+            name: '设备标签删除',
+            topic: `/sys/${pk}/${dn}/thing/deviceinfo/delete`,
+            permission: '发布',
+            description: '设备删除标签信息',
+        },
+        {
+            name: '设备标签删除响应',
+            topic: `/sys/${pk}/${dn}/thing/deviceinfo/delete_reply`,
+            permission: '订阅',
+            description: '云端响应标签删除',
+        },
+        {
             name: '固件版本上报',
             topic: `/ota/device/inform/${pk}/${dn}`,
             permission: '发布',
@@ -85,6 +97,18 @@ export function basicTopics(pk: string, dn: string): TopicRow[] {
             permission: '订阅',
             description: 'NTP 时钟同步响应',
         },
+        {
+            name: 'RRPC 同步调用请求',
+            topic: `/sys/${pk}/${dn}/rrpc/request/+`,
+            permission: '订阅',
+            description: '云端同步调用设备（同步服务、RRPC），+ 为消息 ID',
+        },
+        {
+            name: 'RRPC 同步调用响应',
+            topic: `/sys/${pk}/${dn}/rrpc/response/+`,
+            permission: '发布',
+            description: '设备应答同步调用，+ 为请求的消息 ID',
+        },
     ];
 }
 
@@ -104,6 +128,30 @@ export function thingModelTopics(pk: string, dn: string, events: string[], servi
             topic: `${base}/service/property/set_reply`,
             permission: '发布',
             description: '设备端响应属性设置',
+        },
+        {
+            name: '批量上报属性和事件',
+            topic: `${base}/event/property/batch/post`,
+            permission: '发布',
+            description: '设备按各自的时间批量上报属性和事件',
+        },
+        {
+            name: '批量上报响应',
+            topic: `${base}/event/property/batch/post_reply`,
+            permission: '订阅',
+            description: '云端响应批量上报',
+        },
+        {
+            name: '物模型历史数据上报',
+            topic: `${base}/event/property/history/post`,
+            permission: '发布',
+            description: '设备（或网关代子设备）上报历史属性和事件',
+        },
+        {
+            name: '物模型历史数据上报响应',
+            topic: `${base}/event/property/history/post_reply`,
+            permission: '订阅',
+            description: '云端响应历史数据上报',
         },
         ...events.flatMap((id): TopicRow[] => [
             {
@@ -157,7 +205,10 @@ export function rawTopics(pk: string, dn: string): TopicRow[] {
     ];
 }
 
-/** Custom topics: the three every device has, and the whole `user` space, which the device may use freely. */
+/**
+ * Custom topics: the three every device has, the whole `user` space, which the device may use freely, and custom
+ * RRPC around it (the device subscribes `/ext/rrpc/+/{pk}/{dn}/user/...` and answers on the request's own topic).
+ */
 export function customTopics(pk: string, dn: string): TopicRow[] {
     return [
         {
@@ -178,6 +229,12 @@ export function customTopics(pk: string, dn: string): TopicRow[] {
             topic: `/${pk}/${dn}/user/#`,
             permission: '发布和订阅',
             description: 'user 下的任意自定义 Topic',
+        },
+        {
+            name: '自定义 Topic 的 RRPC',
+            topic: `/ext/rrpc/+/${pk}/${dn}/user/#`,
+            permission: '发布和订阅',
+            description: '云端经自定义 Topic 同步调用设备，设备在同一 Topic 上应答；+ 为消息 ID',
         },
     ];
 }

@@ -1,8 +1,9 @@
 /**
  * The spaces of a device's topics (Alibaba Cloud IoT's layout): `/sys/{pk}/{dn}/...`, `/{pk}/{dn}/user/...`,
- * `/ext/session/{pk}/{dn}/...`, `/ext/ntp/{pk}/{dn}/...` and its two firmware topics. A device subscribes to filters
- * inside its spaces; what it may publish is narrower: the topics of topicCatalog.ts marked 发布 (mayPublish). A
- * gateway may also use the spaces of the sub-devices signed in through it.
+ * `/ext/session/{pk}/{dn}/...`, `/ext/ntp/{pk}/{dn}/...`, its two firmware topics, and custom RRPC
+ * `/ext/rrpc/{messageId}{topic}` around a topic of those spaces. A device subscribes to filters inside its spaces; what
+ * it may publish is narrower: the topics of topicCatalog.ts marked 发布 (mayPublish). A gateway may also use the
+ * spaces of the sub-devices signed in through it.
  */
 
 export interface TopicOwner {
@@ -61,7 +62,27 @@ export function ownerAllows(topic: string, o: TopicOwner): boolean {
     if (topic.includes('\u0000')) return false;
     const { prefixes, singles } = spaces(o);
     for (const prefix of prefixes) if (topic.startsWith(prefix)) return true;
-    return singles.includes(topic);
+    if (singles.includes(topic)) return true;
+    const rrpc = parseExtRrpc(topic);
+    return (
+        rrpc !== undefined &&
+        rrpc.messageId !== '#' &&
+        !rrpc.topic.startsWith(EXT_RRPC_PREFIX) &&
+        ownerAllows(rrpc.topic, o)
+    );
+}
+
+export const EXT_RRPC_PREFIX = '/ext/rrpc/';
+
+/**
+ * Alibaba's custom RRPC `/ext/rrpc/{messageId}{topic}` (the topic keeps its leading slash: `/ext/rrpc/1/{pk}/{dn}/user/get`;
+ * a device subscribes `/ext/rrpc/+{topic}`): its message id and the topic inside, or undefined.
+ */
+export function parseExtRrpc(topic: string): { messageId: string; topic: string } | undefined {
+    if (!topic.startsWith(EXT_RRPC_PREFIX)) return undefined;
+    const slash = topic.indexOf('/', EXT_RRPC_PREFIX.length);
+    if (slash <= EXT_RRPC_PREFIX.length) return undefined;
+    return { messageId: topic.slice(EXT_RRPC_PREFIX.length, slash), topic: topic.slice(slash) };
 }
 
 /** `/sys/{pk}/{dn}/thing/...`: the owner and the rest, or undefined. */

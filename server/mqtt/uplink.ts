@@ -1,7 +1,9 @@
 import type { DeviceEntry } from './directory';
+import { batchPost, historyPost } from './alinkBatch';
 import { eventPost, parseJson, propertyPost } from './alinkPosts';
+import { deviceInfo } from './alinkTags';
 import type { Delivery } from './resend';
-import { parseSysTopic, propertyPostTopic } from './topics';
+import { parseExtRrpc, parseSysTopic, propertyPostTopic } from './topics';
 import {
     uplinkState,
     type AcceptedMessage,
@@ -14,9 +16,10 @@ import {
 export { ALINK, type AcceptedMessage, type TopicHandler } from './uplinkStore';
 
 /**
- * Uplink in Alibaba's Alink JSON: property and event posts (alinkPosts.ts), replies to downlink calls, raw and
- * custom-topic messages logged as they come, NTP, and the topics of features that handle their own (OTA). Every
- * path that stores something settles its promise with the store: resolved once stored, rejected when not.
+ * Uplink in Alibaba's Alink JSON: property and event posts (alinkPosts.ts), batch and history posts (alinkBatch.ts),
+ * device tags (alinkTags.ts), replies to downlink calls and RRPC, raw and custom-topic messages logged as they come,
+ * NTP, and the topics of features that handle their own (OTA). Every path that stores something settles its promise
+ * with the store: resolved once stored, rejected when not.
  */
 
 const EVENT_POST = /^thing\/event\/([A-Za-z_][A-Za-z0-9_]*)\/post$/;
@@ -41,6 +44,34 @@ export async function serviceReply(
             id: String(message?.id ?? ''),
             ...(message ? { reply: message } : { raw: payload.toString('base64') }),
         },
+        delivery,
+    });
+}
+
+/**
+ * A device's answer to an RRPC call (`/sys/{pk}/{dn}/rrpc/response/{messageId}`, or the custom topic
+ * `/ext/rrpc/{messageId}{topic}`): logged with the call's message id (the caller, on whichever process, hears the
+ * answer itself through its own subscription).
+ */
+export async function rrpcResponse(
+    s: UplinkState,
+    device: DeviceEntry,
+    messageId: string,
+    topic: string | undefined,
+    payload: Buffer,
+    delivery?: Delivery,
+): Promise<void> {
+    const message = parseJson(payload);
+    const text = payload.toString('utf8');
+    const printable = !text.includes('\uFFFD') && !text.includes('\u0000');
+    const body = message ? { reply: message } : printable ? { payload: text } : { raw: payload.toString('base64') };
+    await s.writer.write({
+        deviceId: device.deviceId,
+        productId: device.productId,
+        ts: new Date(),
+        method: 'rrpc.response',
+        identifier: null,
+        data: { direction: 'up', id: messageId, ...(topic ? { topic } : {}), ...body },
         delivery,
     });
 }
@@ -112,6 +143,32 @@ function sysTopic(s: UplinkState, device: DeviceEntry, topic: string, payload: B
     if (sys.rest.startsWith('thing/service/') && sys.rest.endsWith('_reply'))
         return serviceReply(s, device, sys.rest.slice('thing/service/'.length, -'_reply'.length), payload, delivery);
     if (sys.rest === 'thing/model/up_raw') return upRaw(s, device, payload, delivery);
+    return sysTopicMore(s, device, topic, sys.rest, payload, delivery);
+}
+
+const RRPC_RESPONSE = /^rrpc\/response\/([^/]+)$/;
+
+/** The rest of the /sys topics: batch and history posts, tags, RRPC answers. */
+function sysTopicMore(
+    s: UplinkState,
+    device: DeviceEntry,
+    topic: string,
+    rest: string,
+    payload: Buffer,
+    delivery?: Delivery,
+) {
+    switch (rest) {
+        case 'thing/event/property/batch/post':
+            return batchPost(s, device, topic, parseJson(payload), payload, delivery);
+        case 'thing/event/property/history/post':
+            return historyPost(s, device, topic, parseJson(payload), delivery);
+        case 'thing/deviceinfo/update':
+            return deviceInfo(s, device, topic, 'update', parseJson(payload), delivery);
+        case 'thing/deviceinfo/delete':
+            return deviceInfo(s, device, topic, 'delete', parseJson(payload), delivery);
+    }
+    const rrpc = RRPC_RESPONSE.exec(rest);
+    if (rrpc) return rrpcResponse(s, device, rrpc[1], undefined, payload, delivery);
     return undefined;
 }
 
@@ -132,6 +189,8 @@ export async function handle(
     const handled = featureTopic(s, device, topic, payload) ?? sysTopic(s, device, topic, payload, delivery);
     if (handled) return handled;
     if (topic === `/ext/ntp/${device.productKey}/${device.deviceName}/request`) return ntp(s, device, payload);
+    const rrpc = parseExtRrpc(topic);
+    if (rrpc) return rrpcResponse(s, device, rrpc.messageId, rrpc.topic, payload, delivery);
     return userMessage(s, device, topic, payload, delivery);
 }
 

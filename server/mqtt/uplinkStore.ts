@@ -41,9 +41,19 @@ export type TopicHandler = (device: DeviceEntry, topic: string, payload: Buffer)
 /** Makes a message's subscription copies (the AMQP queue's), stored with it. */
 export type Copier = (message: AcceptedMessage) => MessageCopies | undefined;
 
+/** A device's tags as the platform keeps them (server/domain/tags.ts): what `thing/deviceinfo/*` changes. */
+export interface DeviceTagStore {
+    /** Sets each key to its value (adding the keys the device lacks); rejects with the reason when refused. */
+    update(deviceId: number, pairs: Array<{ key: string; value: string }>): Promise<void>;
+    /** Deletes the device's tags of these keys (keys it lacks are no error). */
+    remove(deviceId: number, keys: string[]): Promise<void>;
+}
+
 export interface UplinkDeps {
     directory: Directory;
     writer: MessageWriter;
+    /** The device tags (thing/deviceinfo/update and delete); without it those requests are answered 500. */
+    tags?: DeviceTagStore;
     /** Publishes to `device`'s topic as the platform. */
     publish: (topic: string, payload: string, qos: 0 | 1, device: DeviceEntry) => Promise<void>;
     log: (message: string) => void;
@@ -105,4 +115,25 @@ export async function storeAccepted(s: UplinkState, message: AcceptedMessage, wr
     const copies = copiesOf(s, message);
     const outcome = await s.writer.write(copies ? { ...write, copies } : write);
     if (outcome !== 'resent') tellAccepted(s, message);
+}
+
+/** One row of a post that stores several (a batch or history post), and what rules hear of it (none: history). */
+export interface GroupRow {
+    write: MessageWrite;
+    accepted?: AcceptedMessage;
+}
+
+/**
+ * Stores the rows of one post in one statement, all or none, with the subscription copies of `copiesFrom` (made once
+ * for the whole post, on its first row), then tells the listeners each accepted row. A resend of a post stored
+ * already is neither stored nor told again. Rejects when the statement failed: then nothing of the post is stored.
+ */
+export async function storeGroup(s: UplinkState, rows: GroupRow[], copiesFrom?: AcceptedMessage): Promise<void> {
+    if (!rows.length) return;
+    const copies = copiesFrom && copiesOf(s, copiesFrom);
+    const writes = rows.map((r) => r.write);
+    if (copies) writes[0] = { ...writes[0], copies };
+    const outcome = await s.writer.writeAll(writes);
+    if (outcome === 'resent') return;
+    for (const r of rows) if (r.accepted) tellAccepted(s, r.accepted);
 }

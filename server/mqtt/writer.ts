@@ -19,7 +19,13 @@ export type WriteOutcome = 'stored' | 'resent';
 
 interface Pending extends MessageWrite {
     done: (err?: unknown, outcome?: WriteOutcome) => void;
+    /** The rest of a group written with this message, all or none (a batch or history post: writeAll). */
+    more?: MessageWrite[];
 }
+
+/** The rows of the pending messages, each group's in order. */
+const groupRows = (batch: Pending[]): MessageWrite[] =>
+    batch.some((p) => p.more) ? batch.flatMap((p) => (p.more ? [p, ...p.more] : [p])) : batch;
 
 export const MAX_BATCH = 1_000;
 
@@ -40,7 +46,10 @@ export function writerState(db: Db): WriterState {
     return { db, queue: [], batchObservers: [], timer: undefined, flushing: undefined, written: 0, batches: 0 };
 }
 
-/** The batch's messages that may be resends and are stored already (looked up in one statement). */
+/**
+ * The batch's messages that may be resends and are stored already (looked up in one statement). A group is looked up
+ * by its first row: it was stored whole or not at all.
+ */
 async function resentOf(s: WriterState, batch: Pending[]): Promise<Set<Pending>> {
     const candidates = batch.filter((p) => p.delivery?.checkResent);
     if (!candidates.length) return new Set();
@@ -60,8 +69,9 @@ async function resentOf(s: WriterState, batch: Pending[]): Promise<Set<Pending>>
 async function store(s: WriterState, batch: Pending[]): Promise<Pending[]> {
     const resent = await resentOf(s, batch);
     const fresh = resent.size ? batch.filter((p) => !resent.has(p)) : batch;
-    if (fresh.length) await writeBatch(s.db, fresh);
-    if (fresh.some((m) => outsideMadeDays(m.ts.getTime()))) requestMaintenance(s.db);
+    const rows = groupRows(fresh);
+    if (rows.length) await writeBatch(s.db, rows);
+    if (rows.some((m) => outsideMadeDays(m.ts.getTime()))) requestMaintenance(s.db);
     for (const p of resent) p.done(undefined, 'resent');
     return fresh;
 }
@@ -74,7 +84,7 @@ export async function retryOneByOne(s: WriterState, batch: Pending[]): Promise<v
     for (const p of batch) {
         try {
             if ((await store(s, [p])).length) {
-                s.written++;
+                s.written += 1 + (p.more?.length ?? 0);
                 p.done(undefined, 'stored');
             }
         } catch (err) {
@@ -95,8 +105,9 @@ export async function flush(s: WriterState): Promise<void> {
     } catch {
         return retryOneByOne(s, batch);
     }
-    for (const fn of s.batchObservers) fn(performance.now() - started, fresh.length);
-    s.written += fresh.length;
+    const rows = groupRows(fresh).length;
+    for (const fn of s.batchObservers) fn(performance.now() - started, rows);
+    s.written += rows;
     s.batches++;
     for (const p of fresh) p.done(undefined, 'stored');
 }
@@ -118,13 +129,14 @@ function schedule(s: WriterState) {
 }
 
 /**
- * Queues `message` (as it is, not copied); resolves once it is committed (or found stored already: a resend), rejects
- * when it could not be.
+ * Queues `message` (as it is, not copied) with the rest of its group (`more`, written in the same statement: all or
+ * none); resolves once it is committed (or found stored already: a resend), rejects when it could not be.
  */
-export function enqueue(s: WriterState, message: MessageWrite): Promise<WriteOutcome> {
+export function enqueue(s: WriterState, message: MessageWrite, more?: MessageWrite[]): Promise<WriteOutcome> {
     return new Promise((resolve, reject) => {
         const pending = message as Pending;
         pending.done = (err, outcome = 'stored') => (err ? reject(err) : resolve(outcome));
+        if (more?.length) pending.more = more;
         s.queue.push(pending);
         schedule(s);
     });
@@ -154,6 +166,14 @@ export function createMessageWriter(db: Db) {
          * queued as it is (not copied): pass a fresh one.
          */
         write: (message: MessageWrite): Promise<WriteOutcome> => enqueue(s, message),
+        /**
+         * Writes `messages` in one statement, all or none (a batch or history post); resolves as write() does, with
+         * 'resent' when the first of them was found stored already (then so are the others).
+         */
+        writeAll: (messages: MessageWrite[]): Promise<WriteOutcome> => {
+            if (!messages.length) return Promise.resolve('stored');
+            return enqueue(s, messages[0], messages.slice(1));
+        },
         propertyPost(deviceId: number, ts: Date, values: Record<string, unknown>, productId?: number) {
             return enqueue(s, {
                 deviceId,

@@ -10,10 +10,11 @@ import { formatTime } from '../http/time';
 import { badRequest } from '../http/errors';
 import { positiveInt, readBody } from '../http/input';
 import type { DeviceAccessBackend } from '../mqtt/access';
+import { RRPC_TIMEOUT_MS } from '../mqtt/downlink';
 import type { TrafficEvent } from '../mqtt/traffic';
 
 /**
- * Device access from the console (docs/device-access.md): downlink property sets and service calls, a message to any
+ * Device access from the console (docs/device-access.md): downlink property sets and service calls, RRPC, a message to any
  * of a device's topics (/ms3/publishMessage), the live traffic as server-sent events, and the live figures of
  * /monitor/real. Every answer says plainly when the broker is not running or the device is not connected.
  */
@@ -48,6 +49,29 @@ function timeoutOf(raw: unknown): number | undefined {
     return n;
 }
 
+/** Alibaba's RRpc Timeout: 1000 to 8000 ms (default 8000). */
+function rrpcTimeoutOf(raw: unknown): number | undefined {
+    if (raw === undefined || raw === '') return undefined;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 1000 || n > RRPC_TIMEOUT_MS)
+        throw badRequest('timeout 须为 1000~8000 的整数（毫秒）');
+    return n;
+}
+
+/** The largest RRPC request (MQTT_MAX_PACKET_BYTES' default: Alibaba's message limit). */
+const RRPC_MAX_BYTES = 256 * 1024;
+
+/** RequestBase64Byte: the request's bytes, base64. */
+function requestBytes(raw: unknown): Buffer {
+    const text = typeof raw === 'string' ? raw.trim() : '';
+    if (!text) throw badRequest('请输入 requestBase64Byte（Base64 编码的请求内容）');
+    if (text.length % 4 !== 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(text))
+        throw badRequest('requestBase64Byte 不是有效的 Base64');
+    const bytes = Buffer.from(text, 'base64');
+    if (bytes.length > RRPC_MAX_BYTES) throw badRequest('请求内容不能超过 256KB');
+    return bytes;
+}
+
 export function deviceAccessRoutes({ db, access, config }: Services) {
     const app = new Hono<AppEnv>();
     const backend = (): DeviceAccessBackend => {
@@ -72,6 +96,16 @@ export function deviceAccessRoutes({ db, access, config }: Services) {
         const params = body.params === undefined || body.params === '' ? {} : jsonObject(body.params, '输入参数');
         const options = { sync: flag(body.sync), timeoutMs: timeoutOf(body.timeout) };
         return ok(c, await backend().downlink.invokeService(deviceId, identifier, params, options));
+    });
+
+    // Alibaba's RRpc: bytes to the device, its answer within the timeout (docs/device-access.md "RRPC").
+    app.post('/api/device/rrpc', async (c) => {
+        const body = await readBody(c);
+        const deviceId = positiveInt(body.deviceId, '缺少设备ID');
+        const request = requestBytes(body.requestBase64Byte);
+        const timeoutMs = rrpcTimeoutOf(body.timeout);
+        const topic = typeof body.topic === 'string' && body.topic.trim() ? body.topic.trim() : undefined;
+        return ok(c, await backend().downlink.rrpc(deviceId, request, { topic, timeoutMs }));
     });
 
     app.post('/ms3/publishMessage', async (c) => {

@@ -1,5 +1,5 @@
 import type { SimDevice, SimulatorState } from './state';
-import { SERVICE_TOPIC, sysTopic } from './state';
+import { RRPC_REQUEST_TOPIC, SERVICE_TOPIC, sysTopic } from './state';
 import { randomValue } from './values';
 
 /**
@@ -87,8 +87,30 @@ async function serviceOutput(state: SimulatorState, device: SimDevice, identifie
     return data;
 }
 
+/**
+ * A synchronous service called through RRPC (`rrpc/request/{messageId}`, the Alink call as the body): answered on
+ * `rrpc/response/{messageId}` with code 200 and random outputs, at QoS 0 as Alibaba's devices answer RRPC.
+ */
+async function answerRrpc(state: SimulatorState, device: SimDevice, messageId: string, payload: Buffer) {
+    const request = parseRequest(payload);
+    if (!request) return;
+    const method = (JSON.parse(payload.toString('utf8')) as { method?: unknown }).method;
+    if (typeof method !== 'string' || !method.startsWith('thing.service.')) return;
+    const identifier = method.slice('thing.service.'.length);
+    const data = await serviceOutput(state, device, identifier);
+    publish(
+        state,
+        device,
+        sysTopic(device, `rrpc/response/${messageId}`),
+        { id: request.id, code: 200, data, message: 'success', version: '1.0', method },
+        0,
+    );
+}
+
 /** A property set or service call from the platform: answered with code 200 (and the set values posted back). */
 export async function answer(state: SimulatorState, device: SimDevice, topic: string, payload: Buffer): Promise<void> {
+    const rrpc = sysTopic(device, RRPC_REQUEST_TOPIC);
+    if (topic.startsWith(rrpc)) return answerRrpc(state, device, topic.slice(rrpc.length), payload);
     const prefix = sysTopic(device, SERVICE_TOPIC);
     if (!topic.startsWith(prefix) || topic.endsWith('_reply')) return;
     const identifier = topic.slice(prefix.length);

@@ -4,7 +4,15 @@ import { devices, products } from '../db/schema';
 import { badRequest } from '../http/errors';
 import { alibabaCredentials } from '../mqtt/signIn';
 import { answer } from './messages';
-import { SERVICE_TOPIC, sysTopic, type Owner, type SimDevice, type SimDeviceInfo, type SimulatorState } from './state';
+import {
+    RRPC_REQUEST_TOPIC,
+    SERVICE_TOPIC,
+    sysTopic,
+    type Owner,
+    type SimDevice,
+    type SimDeviceInfo,
+    type SimulatorState,
+} from './state';
 
 /**
  * Simulated devices' sessions: real MQTT clients (mqtt.js) signing in through the platform's own broker with their
@@ -42,10 +50,20 @@ function newClient(state: SimulatorState, device: SimDevice): MqttClient {
     );
 }
 
-/** On each (re)connection: subscribe to the platform's calls and OTA topics, then play OTA and the first report. */
+/**
+ * On each (re)connection: subscribe to the platform's calls (services, and RRPC for synchronous services) and OTA
+ * topics, then play OTA and the first report.
+ */
 function onConnected(state: SimulatorState, device: SimDevice, client: MqttClient): void {
     client
-        .subscribeAsync([sysTopic(device, `${SERVICE_TOPIC}#`), ...state.ota.topics(device)], { qos: 1 })
+        .subscribeAsync(
+            [
+                sysTopic(device, `${SERVICE_TOPIC}#`),
+                sysTopic(device, `${RRPC_REQUEST_TOPIC}+`),
+                ...state.ota.topics(device),
+            ],
+            { qos: 1 },
+        )
         // Subscribed first, so the answer to its firmware/get (and a push) reaches it.
         .then(() => state.ota.connected(device))
         .catch((err: Error) => {

@@ -84,6 +84,8 @@ export function createSimulatorState(
 }
 
 export const SERVICE_TOPIC = 'thing/service/';
+/** Synchronous services come through RRPC: `rrpc/request/{messageId}`, answered on `rrpc/response/{messageId}`. */
+export const RRPC_REQUEST_TOPIC = 'rrpc/request/';
 
 export const sysTopic = (d: Pick<SimDeviceInfo, 'productKey' | 'deviceName'>, rest: string) =>
     `/sys/${d.productKey}/${d.deviceName}/${rest}`;

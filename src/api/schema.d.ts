@@ -3536,8 +3536,25 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Invokes a service of a connected device (Alink thing.service.{identifier}) with input parameters checked against the thing model. sync defaults to the service's call type (sync unless async). */
+        /** @description Invokes a service of a connected device (Alink thing.service.{identifier}) with input parameters checked against the thing model. A synchronous service (callType sync) goes through RRPC as on Alibaba (/sys/{pk}/{dn}/rrpc/request/{messageId}, answered on .../rrpc/response/{messageId}) and waits at most 8 s, its answer carrying rrpcCode; an asynchronous one goes to thing/service/{identifier} and waits for its _reply only with sync=true. */
         post: operations['invokeDeviceService'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/rrpc': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Alibaba's RRpc: the request's bytes (requestBase64Byte) to a connected device on /sys/{pk}/{dn}/rrpc/request/{messageId}, its answer on .../rrpc/response/{messageId} within the timeout (1000 to 8000 ms, default 8000); with topic (one of the device's own /{pk}/{dn}/user/... topics) on /ext/rrpc/{messageId}{topic}, answered on the same topic. rrpcCode SUCCESS (with payloadBase64Byte), TIMEOUT or OFFLINE, as Alibaba answers. */
+        post: operations['rrpcDevice'];
         delete?: never;
         options?: never;
         head?: never;
@@ -5538,6 +5555,26 @@ export interface components {
             code?: number;
             message?: string;
             data?: unknown;
+            /**
+             * @description A synchronous service, called through RRPC as on Alibaba; what became of the call
+             * @enum {string}
+             */
+            rrpcCode?: 'SUCCESS' | 'TIMEOUT' | 'OFFLINE';
+        };
+        RrpcForm: {
+            deviceId: number;
+            /** @description The request's bytes */
+            requestBase64Byte: string;
+            timeout?: number;
+            /** @description A custom topic of the device, /{pk}/{dn}/user/... */
+            topic?: string;
+        };
+        RrpcResult: {
+            messageId: string;
+            /** @enum {string} */
+            rrpcCode: 'SUCCESS' | 'TIMEOUT' | 'OFFLINE';
+            /** @description The device's answer */
+            payloadBase64Byte?: string;
         };
         LiveFigures: {
             running: boolean;
@@ -12527,6 +12564,38 @@ export interface operations {
                         code: 0;
                         msg: string;
                         data: components['schemas']['DownlinkResult'];
+                    };
+                };
+            };
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+        };
+    };
+    rrpcDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['RrpcForm'];
+                'multipart/form-data': components['schemas']['RrpcForm'];
+            };
+        };
+        responses: {
+            /** @description What became of the call */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        /** @constant */
+                        code: 0;
+                        msg: string;
+                        data: components['schemas']['RrpcResult'];
                     };
                 };
             };

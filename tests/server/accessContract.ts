@@ -24,8 +24,13 @@ export function accessHappyCases(s: () => TestServer) {
             const deviceId = Number(row.deviceId);
             const device = { ...row, secret: await secretOf(s(), deviceId) };
             const client = await connect(url, alibabaCredentials(device));
-            await subscribe(client, `/sys/${device.productKey}/${device.deviceName}/thing/service/#`);
+            const sys = `/sys/${device.productKey}/${device.deviceName}`;
+            await subscribe(client, `${sys}/thing/service/#`);
+            await subscribe(client, `${sys}/rrpc/request/+`);
             client.on('message', (topic, payload) => {
+                // RRPC: the bytes back, on the response topic of the request's message id.
+                if (topic.startsWith(`${sys}/rrpc/request/`))
+                    return client.publish(topic.replace('/rrpc/request/', '/rrpc/response/'), payload);
                 if (topic.endsWith('_reply') || !topic.includes('/thing/service/')) return;
                 const req = JSON.parse(payload.toString()) as { id: string };
                 client.publish(`${topic}_reply`, JSON.stringify({ id: req.id, code: 200, data: {} }));
@@ -50,6 +55,11 @@ export function accessHappyCases(s: () => TestServer) {
                 '/api/device/serviceTestSet',
                 form({ deviceId: d.deviceId, identifier: 'SetSchedule', params: '{"OnTime":"18:00"}', sync: 'true' }),
             );
+        },
+        'POST /api/device/rrpc': async () => {
+            const d = await online();
+            const request = Buffer.from('ping').toString('base64');
+            return call(s(), 'POST', '/api/device/rrpc', form({ deviceId: d.deviceId, requestBase64Byte: request }));
         },
         'POST /ms3/publishMessage': async () => {
             const d = await online();

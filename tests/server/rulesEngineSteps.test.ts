@@ -147,6 +147,7 @@ describe('actions (fire.ts)', () => {
     const downlink = (result: Partial<DownlinkResult>) => ({
         setProperties: vi.fn(async () => ({ messageId: 'm1', state: 'sent', ...result }) as DownlinkResult),
         invokeService: vi.fn(async () => ({ messageId: 'm2', state: 'sent', ...result }) as DownlinkResult),
+        rrpc: vi.fn(async () => ({ messageId: 'm3', rrpcCode: 'SUCCESS' as const })),
     });
     const firing = (rt: Runtime) => ({
         rt,

@@ -6,7 +6,7 @@ import { createSimulator } from '../../server/simulation/simulator';
 import { checkValue } from '../../server/mqtt/thingValues';
 import { createTestServer, type TestServer } from '../../server/testing';
 import { startBroker, until, type Broker } from './mqttSupport';
-import { call, form } from './support';
+import { call, form, json } from './support';
 import { lampProduct } from './telemetrySupport';
 
 /**
@@ -159,6 +159,40 @@ describe('a simulation of three new devices', () => {
                 sync: 'true',
             }),
         ).toMatchObject({ state: 'replied', code: 200 });
+    });
+
+    it('answers a synchronous service through RRPC (rrpc/request, rrpc/response) with outputs of its model', async () => {
+        const floor = { type: 'int', specs: { min: '1', max: '9', step: '1' } };
+        const saved = await call(
+            s,
+            'POST',
+            '/api/function/save',
+            json({
+                productId: (await lampProduct(s)).productId,
+                type: 'service',
+                identifier: 'Locate',
+                name: '定位',
+                callType: 'sync',
+                inputData: [],
+                outputData: [{ identifier: 'Floor', name: '楼层', dataType: floor }],
+            }),
+        );
+        expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+        // The broker reads the model again within a few seconds (thingModels.ts MODEL_TTL_MS).
+        let answer: Json = {};
+        await until(async () => {
+            const a = await call(
+                s,
+                'POST',
+                '/api/device/serviceTestSet',
+                form({ deviceId: ids[1], identifier: 'Locate' }),
+            );
+            answer = a.body;
+            return a.body.code === 0;
+        }, 6_000);
+        expect(answer.data).toMatchObject({ state: 'replied', code: 200, rrpcCode: 'SUCCESS' });
+        const { Floor } = (answer.data as { data: { Floor: number } }).data;
+        expect(Floor >= 1 && Floor <= 9 && Number.isInteger(Floor)).toBe(true);
     });
 
     it('stop: every device OFFLINE, the simulation stopped', async () => {
