@@ -186,7 +186,8 @@ export async function issueSecret(
             .for('update');
     let [row] = await find();
     if (!row) {
-        if (!create) throw refuse(ALINK_CODE.deviceNotFound, `设备 ${deviceName} 不存在（产品未开启免预注册，须先添加设备）`);
+        if (!create)
+            throw refuse(ALINK_CODE.deviceNotFound, `设备 ${deviceName} 不存在（产品未开启免预注册，须先添加设备）`);
         if (!validDeviceName(deviceName)) {
             throw refuse(ALINK_CODE.badName, '设备名称须为4~32个字符，支持英文字母、数字和特殊字符 - _ @ . :');
         }
@@ -232,7 +233,10 @@ export async function registerDirect(db: Db, r: RegisterRequest, mode: DirectMod
     takeRegistration(product);
     if (!product.dynamicRegister) throw refuse(ALINK_CODE.notAllowed, `产品 ${product.productName} 未开启动态注册`);
     if (isSubDeviceProduct(product)) {
-        throw refuse(ALINK_CODE.parameter, `产品 ${product.productName} 的设备经网关接入，请由网关动态注册（thing/sub/register）`);
+        throw refuse(
+            ALINK_CODE.parameter,
+            `产品 ${product.productName} 的设备经网关接入，请由网关动态注册（thing/sub/register）`,
+        );
     }
     if (mode === 'create' && !product.noPreRegister) {
         throw refuse(ALINK_CODE.notAllowed, `产品 ${product.productName} 未开启免预注册`);

@@ -117,7 +117,8 @@ async function productKnown(tx: Tx, productKey: string): Promise<boolean> {
 async function existing(tx: Tx, subs: Map<string, SubRow>, n: SubName): Promise<SubRow> {
     const row = subs.get(`${n.productKey}/${n.deviceName}`);
     if (row) return row;
-    if (!(await productKnown(tx, n.productKey))) throw refuse(ALINK_CODE.productNotFound, `产品 ${n.productKey} 不存在`);
+    if (!(await productKnown(tx, n.productKey)))
+        throw refuse(ALINK_CODE.productNotFound, `产品 ${n.productKey} 不存在`);
     throw refuse(ALINK_CODE.deviceNotFound, `子设备 ${n.deviceName} 不存在`);
 }
 
@@ -231,7 +232,10 @@ export async function storeFound(db: Db, gateway: Gateway, params: unknown): Pro
                 throw refuse(ALINK_CODE.productNotFound, `产品 ${n.productKey} 不存在`);
             }
             if (!validDeviceName(n.deviceName)) {
-                throw refuse(ALINK_CODE.badName, `设备名称 ${n.deviceName} 不符合规则（4~32个字符，英文字母、数字和 - _ @ . :）`);
+                throw refuse(
+                    ALINK_CODE.badName,
+                    `设备名称 ${n.deviceName} 不符合规则（4~32个字符，英文字母、数字和 - _ @ . :）`,
+                );
             }
         }
         await tx
