@@ -3,7 +3,7 @@ import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client';
 import { devices, foundDevices, products } from '../db/schema';
 import { badRequest, notFound } from '../http/errors';
-import { sameSecret, sign, signContent } from '../mqtt/signIn';
+import { sameSecret, sign } from '../mqtt/signIn';
 import { insertDevices } from './deviceWrite';
 import { gatewayOf, SUB_DEVICE_MESSAGES } from './subDevices';
 import {
@@ -140,16 +140,17 @@ function notOtherGateway(gateway: Gateway, row: SubRow) {
     }
 }
 
-/** Alibaba's topo/add signature: every parameter but sign and signMethod, names sorted, signed with the DeviceSecret. */
+/**
+ * Alibaba's topo/add signature: the parameters but sign and signMethod (clientId, deviceName, productKey, timestamp:
+ * those present), names sorted, each name then value, HMAC-signed with the sub-device's DeviceSecret.
+ */
 function signatureValid(item: Record<string, unknown>, n: SubName, secret: string): boolean {
     const method = signMethodOf(str(item.signMethod ?? item.signmethod));
     if (!method) return false;
-    const content = signContent({
-        clientId: str(item.clientId),
-        deviceName: n.deviceName,
-        productKey: n.productKey,
-        timestamp: item.timestamp === undefined ? undefined : str(item.timestamp),
-    });
+    const v = item as Record<string, string | number | undefined>;
+    const present = (key: string) =>
+        typeof v[key] === 'string' || typeof v[key] === 'number' ? `${key}${v[key]}` : '';
+    const content = `${present('clientId')}deviceName${n.deviceName}productKey${n.productKey}${present('timestamp')}`;
     return sameSecret(str(item.sign), sign(method, secret, content), true);
 }
 
