@@ -212,8 +212,12 @@ export async function issueSecret(
     };
 }
 
-/** How a directly connected device registers: HTTPS or MQTT with a pre-registered device, or MQTT creating it. */
-export type DirectMode = 'preRegistered' | 'create';
+/**
+ * How a directly connected device registers: `https` (the device must be on the platform, as Alibaba's HTTPS is),
+ * `register` (MQTT authType=register: the device on the platform, or created while 免预注册 is on), `regnwl` (MQTT
+ * authType=regnwl: 免预注册 must be on; the device is created if the platform lacks it).
+ */
+export type DirectMode = 'https' | 'register' | 'regnwl';
 
 /**
  * A directly connected device's registration, checked in Alibaba's order: parameters (460), product (6250), signature
@@ -238,8 +242,9 @@ export async function registerDirect(db: Db, r: RegisterRequest, mode: DirectMod
             `产品 ${product.productName} 的设备经网关接入，请由网关动态注册（thing/sub/register）`,
         );
     }
-    if (mode === 'create' && !product.noPreRegister) {
+    if (mode === 'regnwl' && !product.noPreRegister) {
         throw refuse(ALINK_CODE.notAllowed, `产品 ${product.productName} 未开启免预注册`);
     }
-    return db.transaction((tx) => issueSecret(tx, product, r.deviceName, mode === 'create'));
+    const create = mode !== 'https' && product.noPreRegister;
+    return db.transaction((tx) => issueSecret(tx, product, r.deviceName, create));
 }

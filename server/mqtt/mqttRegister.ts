@@ -6,7 +6,8 @@ import type { AlibabaClientId } from './signIn';
 
 /**
  * Alibaba's dynamic registration over MQTT (一型一密, docs/device-access.md): a CONNECT whose clientId carries
- * `authType=register` (a device the platform has: its DeviceSecret comes back on `/ext/register`) or `authType=regnwl`
+ * `authType=register` (a device the platform has, or one created while 免预注册 is on: its DeviceSecret comes back on
+ * `/ext/register`) or `authType=regnwl`
  * (免预注册: the device is created if the platform lacks it, and `clientId` and `deviceToken` come back on
  * `/ext/regnwl`; the device then signs in with `{clientId}|securemode=-2,authType=connwl|` and the token as password).
  * Username `{deviceName}&{productKey}`, password hex HMAC(ProductSecret, `deviceName{dn}productKey{pk}random{random}`)
@@ -53,7 +54,7 @@ export function registerOverMqtt(
         deps.log(`MQTT 动态注册被拒绝（须通过 TLS 连接：MQTTS 端口或 wss://）: ${name}`);
         return done(refuse(CODE.NOT_AUTHORIZED, '动态注册须通过 TLS 连接'), false);
     }
-    const mode: DirectMode = id.authType === 'regnwl' ? 'create' : 'preRegistered';
+    const mode: DirectMode = id.authType === 'regnwl' ? 'regnwl' : 'register';
     registerDirect(
         deps.db,
         {
@@ -67,7 +68,7 @@ export function registerOverMqtt(
     )
         .then((issued) => {
             const answer =
-                mode === 'create'
+                mode === 'regnwl'
                     ? {
                           productKey: issued.productKey,
                           deviceName: issued.deviceName,
@@ -80,7 +81,7 @@ export function registerOverMqtt(
                           deviceSecret: issued.deviceSecret,
                       };
             deps.registrations.set(client, {
-                topic: mode === 'create' ? '/ext/regnwl' : '/ext/register',
+                topic: mode === 'regnwl' ? '/ext/regnwl' : '/ext/register',
                 body: JSON.stringify(answer),
             });
             deps.log(`MQTT 动态注册成功: ${name}`);

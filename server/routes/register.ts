@@ -62,7 +62,7 @@ export function registerRoutes({ db }: Services) {
                         signMethod: f.signMethod,
                         sign: f.sign ?? '',
                     },
-                    'preRegistered',
+                    'https',
                 );
                 const { productKey, deviceName, deviceSecret } = issued;
                 return answer(c, 200, 'success', { productKey, deviceName, deviceSecret });

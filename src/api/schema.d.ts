@@ -1178,9 +1178,9 @@ export interface paths {
         /**
          * @description The product's 动态注册 switch (a device may fetch its DeviceSecret signed with the ProductSecret: POST
          *     /auth/register/device, MQTT authType=register, a gateway's thing/sub/register) and 免预注册 switch (dynamic
-         *     registration may create a device the platform lacks: MQTT authType=regnwl, thing/sub/register). Either or
-         *     both, 'true' or 'false'; both are off on a new product, and 免预注册 acts only while 动态注册 is on. Answers the
-         *     product.
+         *     registration may create a device the platform lacks: MQTT authType=regnwl and register, thing/sub/register).
+         *     Either or both, 'true' or 'false'; both are off on a new product, and 免预注册 acts only while 动态注册 is on.
+         *     Answers the product.
          */
         post: operations['setProductDynamicRegister'];
         delete?: never;

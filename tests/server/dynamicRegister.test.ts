@@ -289,6 +289,16 @@ describe('MQTT dynamic registration', () => {
         });
         clients.push(client);
         expect(client.connected).toBe(true);
+
+        // authType=register under 免预注册: a device the platform lacks is created too, its secret on /ext/register.
+        const other = `reg_${Date.now()}`;
+        const registered = await registerOverMqtt(
+            `mqtts://localhost:${p.ports.mqtts}`,
+            registerConnect(pr, other, 'register'),
+        );
+        expect(registered.topic).toBe('/ext/register');
+        const [row] = await s.db.select({ secret: devices.secret }).from(devices).where(eq(devices.deviceName, other));
+        expect(registered.body).toEqual({ productKey: pr.productKey, deviceName: other, deviceSecret: row.secret });
     });
 
     it('refuses a switch that is off, a bad signature and a plain TCP connection, creating nothing', async () => {
