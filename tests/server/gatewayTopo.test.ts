@@ -5,8 +5,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devices, foundDevices } from '../../server/db/schema';
 import { alibabaCredentials, sign } from '../../server/mqtt/signIn';
 import { createTestServer, type TestServer } from '../../server/testing';
-import { createDevice, createProduct, listForm, type TestProduct } from './devicesSupport';
-import { connect, nextMessage, secretOf, startBroker, subscribe, until, type Broker } from './mqttSupport';
+import { createProduct, listForm, type TestProduct } from './devicesSupport';
+import {
+    connect,
+    loginRequest,
+    newDevice,
+    nextMessage,
+    startBroker,
+    subscribe,
+    until,
+    type Broker,
+    type DeviceCredentials,
+} from './mqttSupport';
 import { call, form, rowCounts } from './support';
 
 /**
@@ -26,18 +36,8 @@ let subProduct: TestProduct;
 let directProduct: TestProduct;
 const clients: MqttClient[] = [];
 
-interface Dev {
-    deviceId: number;
-    productKey: string;
-    deviceName: string;
-    secret: string;
-}
-
-async function device(product: TestProduct): Promise<Dev> {
-    const row = await createDevice(s, product.productKey);
-    const deviceId = Number(row.deviceId);
-    return { deviceId, productKey: row.productKey, deviceName: row.deviceName, secret: await secretOf(s, deviceId) };
-}
+type Dev = DeviceCredentials;
+const device = (product: TestProduct) => newDevice(s, product.productKey);
 
 const gwIdOf = async (deviceId: number) =>
     (await s.db.select({ gwId: devices.gwId }).from(devices).where(eq(devices.id, deviceId)))[0].gwId;
@@ -110,27 +110,8 @@ describe('thing/topo/add, delete and get', () => {
         // Bound by the gateway itself, the sub-device signs in through it (combine login).
         const session = `/ext/session/${gw.productKey}/${gw.deviceName}/combine`;
         await subscribe(client, `${session}/#`);
-        const timestamp = String(Date.now());
-        const clientId = `${a.productKey}&${a.deviceName}`;
         const login = nextMessage(client, `${session}/login_reply`);
-        await client.publishAsync(
-            `${session}/login`,
-            JSON.stringify({
-                id: '1',
-                params: {
-                    ...name(a),
-                    clientId,
-                    timestamp,
-                    signMethod: 'hmacsha1',
-                    sign: sign(
-                        'hmacsha1',
-                        a.secret,
-                        `clientId${clientId}deviceName${a.deviceName}productKey${a.productKey}timestamp${timestamp}`,
-                    ),
-                },
-            }),
-            { qos: 1 },
-        );
+        await client.publishAsync(`${session}/login`, loginRequest(a), { qos: 1 });
         expect(await login).toMatchObject({ code: 200 });
         await until(() => broker.isOnline(a.deviceId));
 
