@@ -226,7 +226,10 @@ export async function topologyOf(db: Db | Tx, gatewayId: number): Promise<SubNam
  * Refused: unknown product (6250), a name outside the platform's rule (6280), more than the gateway may keep (460).
  */
 export async function storeFound(db: Db, gateway: Gateway, params: unknown): Promise<void> {
-    const names = namesOf(paramList(params, FOUND_MAX));
+    // A name reported twice in one message is one report (one upsert may not touch a row twice).
+    const names = [
+        ...new Map(namesOf(paramList(params, FOUND_MAX)).map((n) => [`${n.productKey}/${n.deviceName}`, n])).values(),
+    ];
     await db.transaction(async (tx) => {
         for (const n of names) {
             if (!(await productKnown(tx, n.productKey))) {
