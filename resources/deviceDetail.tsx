@@ -605,6 +605,74 @@ const subDevicesList: Section = {
     },
 };
 
+const BOUND_TEXT: Record<string, string> = { none: '未挂载', this: '已是本网关子设备', other: '已挂载到其他网关' };
+
+/**
+ * 发现的子设备: what the gateway reported on thing/list/found (docs/device-access.md "网关拓扑"). 添加 binds the device
+ * of that name (created under its product when the platform has none) and tells the gateway (thing/topo/change);
+ * 忽略 drops the report.
+ */
+const foundList: Section = {
+    kind: 'list',
+    list: {
+        title: '网关发现的子设备',
+        source: { call: 'foundSubDevices', params: (scope) => ({ gwId: gatewayOf(scope) }) },
+        rowId: 'id',
+        urlPrefix: 'found',
+        perPage: 10,
+        perPageOptions: [10, 20, 30, 40],
+        columns: [
+            ['deviceName', { label: 'DeviceName' }],
+            ['productKey', { label: 'ProductKey' }],
+            ['productName', { label: '所属产品', render: (r) => dash(r.productName ?? '产品不存在') }],
+            [
+                'bound',
+                {
+                    label: '平台中的设备',
+                    render: (r) => (r.deviceId ? (BOUND_TEXT[String(r.bound)] ?? '-') : '尚未添加（添加时创建）'),
+                },
+            ],
+            ['foundTime', { label: '上报时间', render: (r) => dash(r.foundTime) }],
+        ],
+        rowActions: [
+            {
+                kind: 'call',
+                label: '添加',
+                right: 'device.bind',
+                ariaLabel: (scope) => `添加发现的子设备 ${String(scope.record.deviceName)}`,
+                guard: ({ record }) => (record.bound === 'other' ? '该设备已挂载到其他网关' : undefined),
+                call: {
+                    call: 'addFoundSubDevice',
+                    params: (scope) => ({ id: scope.record.id, gwId: gatewayOf(scope) }),
+                },
+                confirm: (scope) =>
+                    scope.record.deviceId
+                        ? `确定将设备“${String(scope.record.deviceName)}”添加为网关“${String(device(scope).deviceName)}”的子设备吗？`
+                        : `平台中还没有设备“${String(scope.record.deviceName)}”。确定在产品下创建它并添加为本网关的子设备吗？`,
+                success: '添加成功',
+                failure: '添加失败',
+                refresh: REFRESH,
+            },
+            {
+                kind: 'call',
+                label: '忽略',
+                right: 'device.bind',
+                ariaLabel: (scope) => `忽略发现的子设备 ${String(scope.record.deviceName)}`,
+                call: {
+                    call: 'removeFoundSubDevice',
+                    params: (scope) => ({ id: scope.record.id, gwId: gatewayOf(scope) }),
+                },
+                success: '已忽略',
+                refresh: REFRESH,
+            },
+        ],
+        empty: {
+            text: '网关暂未上报发现的子设备',
+            hint: '网关通过 thing/list/found 上报发现的子设备后，可在此添加',
+        },
+    },
+};
+
 const filesList: Section = {
     kind: 'list',
     list: {
@@ -692,7 +760,7 @@ const TAB = {
     },
     eventManage: { label: '事件管理', sections: [reported('事件管理', 'thing.event.*', '暂无事件上报')] },
     serviceCall: { label: '服务调用', sections: servicesSections },
-    subDevices: { label: '子设备管理', when: isGateway, sections: [subDevicesList] },
+    subDevices: { label: '子设备管理', when: isGateway, sections: [subDevicesList, foundList] },
     files: { label: '文件管理', sections: [filesList] },
     ota: { label: '固件升级', sections: otaSections },
     subscription: {
@@ -959,6 +1027,15 @@ export default defineResource({
             /** deviceId travels comma-joined: one form key however many devices are chosen. */
             addSubDevices: { post: '/api/device/subDevice/add', arrays: 'comma', read: 'data' },
             removeSubDevice: { post: '/api/device/subDevice/remove', read: 'data' },
+            /** Sub-devices the gateway reported it found (thing/list/found). */
+            foundSubDevices: {
+                get: '/api/device/subDevice/found',
+                paging: ['pageNumber', 'pageSize'],
+                read: 'data.records',
+                total: 'data.total',
+            },
+            addFoundSubDevice: { post: '/api/device/subDevice/found/add', read: 'data' },
+            removeFoundSubDevice: { post: '/api/device/subDevice/found/remove', read: 'data' },
         },
     },
 });

@@ -1,5 +1,5 @@
 import Inventory2Icon from '@mui/icons-material/Inventory2';
-import { defineResource, type FormValues, type Scope } from '../src/engine/types';
+import { defineResource, type Action, type FormValues, type Scope } from '../src/engine/types';
 import {
     DATA_TYPES,
     DEFAULT_DATA_TYPE,
@@ -26,6 +26,70 @@ const GATEWAY_TYPES = [
 
 const isDevice = (v: FormValues) => Number(v.nodeType ?? 0) === 0;
 const viaGateway = (v: FormValues) => Number(v.gatewayType ?? 0) === 1;
+
+/** 查看 ProductSecret: asked first, read afresh, shown in a dialog with a copy button (docs/device-access.md "动态注册"). */
+const revealSecret: Action = {
+    kind: 'call',
+    label: '查看 ProductSecret',
+    right: 'product.edit',
+    call: { call: 'secret', params: ({ record }) => ({ productId: record.productId }) },
+    confirmTitle: '查看 ProductSecret',
+    confirm:
+        '确定查看 ProductSecret 吗？\n持有 ProductSecret 即可为本产品开启动态注册的设备获取 DeviceSecret，请勿在不安全的场合显示或外传。',
+    success: '已获取 ProductSecret',
+    refresh: [],
+    reveal: {
+        title: 'ProductSecret',
+        note: '请妥善保管。产品开启动态注册后，设备以 ProductKey、ProductSecret 和 DeviceName 一型一密获取自己的 DeviceSecret。',
+        fields: [
+            { label: 'ProductKey', path: 'productKey', copy: true },
+            { label: 'ProductSecret', path: 'productSecret', copy: true },
+        ],
+        closeLabel: '关闭',
+    },
+};
+
+/** A switch of the product's dynamic registration (POST /api/product/dynamicRegister), asked before it changes. */
+function registerSwitch(
+    key: 'dynamicRegister' | 'noPreRegister',
+    name: string,
+    onText: string,
+    offText: string,
+): Action {
+    const call = (value: boolean) => ({
+        call: 'setDynamicRegister',
+        params: ({ record }: Scope) => ({ productId: record.productId, [key]: String(value) }),
+    });
+    return {
+        kind: 'switch',
+        label: ({ record }) => (record[key] ? `${name}已开启，点击关闭` : `${name}已关闭，点击开启`),
+        text: name,
+        ariaLabel: ({ record }) => `${record[key] ? '关闭' : '开启'}${name}`,
+        right: 'product.edit',
+        checked: ({ record }) => !!record[key],
+        // 免预注册 acts only while 动态注册 is on.
+        disabled: ({ record }) => (key === 'noPreRegister' && !record.dynamicRegister ? '请先开启动态注册' : false),
+        on: {
+            kind: 'call',
+            label: `开启${name}`,
+            call: call(true),
+            confirmTitle: `开启${name}`,
+            confirm: onText,
+            success: `已开启${name}`,
+            refresh: ['products'],
+        },
+        off: {
+            kind: 'call',
+            label: `关闭${name}`,
+            call: call(false),
+            confirm: offText,
+            success: `已关闭${name}`,
+            refresh: ['products'],
+        },
+    };
+}
+
+const onOff = (v: unknown) => (v ? '已开启' : '已关闭');
 
 /** Products (SPEC.md "Product management"; docs/platform-api.md "Products"). */
 export default defineResource({
@@ -121,6 +185,39 @@ export default defineResource({
                                     success: '修改成功',
                                     failure: '修改失败',
                                 },
+                            ],
+                        },
+                        {
+                            kind: 'fields',
+                            title: '设备认证（一型一密）',
+                            fields: [
+                                [
+                                    'productSecretMasked',
+                                    {
+                                        label: 'ProductSecret',
+                                        render: () => '********（点击“查看 ProductSecret”显示）',
+                                    },
+                                ],
+                                [
+                                    'dynamicRegisterAnswer',
+                                    { label: '动态注册', render: (r) => onOff(r.dynamicRegister) },
+                                ],
+                                ['noPreRegisterAnswer', { label: '免预注册', render: (r) => onOff(r.noPreRegister) }],
+                            ],
+                            actions: [
+                                revealSecret,
+                                registerSwitch(
+                                    'dynamicRegister',
+                                    '动态注册',
+                                    '开启后，持有 ProductSecret 的设备可获取已添加设备的 DeviceSecret（每台一次），网关可为子设备动态注册。确定开启吗？',
+                                    '关闭后，设备与网关的动态注册请求都将被拒绝，已激活的设备不受影响。确定关闭吗？',
+                                ),
+                                registerSwitch(
+                                    'noPreRegister',
+                                    '免预注册',
+                                    '开启后，动态注册可创建平台尚未添加的设备（设备名由设备自报）。请确认 ProductSecret 未外泄。确定开启吗？',
+                                    '关闭后，动态注册只接受已添加的设备。确定关闭吗？',
+                                ),
                             ],
                         },
                     ],
@@ -275,6 +372,9 @@ export default defineResource({
             thingModel: { post: '/api/product/GetThingModel', read: 'data' },
             // The project picker: the projects family has no resource of its own yet.
             projects: { get: '/api/project/listAll', read: 'data.list' },
+            /** 一型一密: the ProductSecret (product.edit) and the 动态注册 / 免预注册 switches. */
+            secret: { get: '/api/product/secret', read: 'data' },
+            setDynamicRegister: { post: '/api/product/dynamicRegister', body: 'form', read: 'data' },
         },
     },
 });

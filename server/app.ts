@@ -59,6 +59,8 @@ import { healthRoutes } from './cluster/health';
 import { DEMO_WEBHOOK_PATH, demoWebhookRoute } from './seed/webhook';
 import { createOtaService } from './ota/service';
 import { otaDownloadRoute, otaRoutes } from './routes/ota';
+import { registerRoutes } from './routes/register';
+import { registerLimiter } from './domain/dynamicRegister';
 
 /**
  * The reference platform: one router per API family under its prefix, the sign-on pages, and the built
@@ -91,6 +93,7 @@ export function createApp(deps: AppDeps) {
             logError('视频设备状态更新失败 / camera status update failed:', err),
         );
     });
+    registerLimiter.perMinute = deps.config.dynamicRegisterPerMinute;
     const app = new Hono<AppEnv>();
 
     app.onError((err, c) => {
@@ -170,6 +173,8 @@ export function createApp(deps: AppDeps) {
     app.route('/api/app', appRoutes(services));
     app.route('/ms3/productLog', productLogRoutes(services));
     app.route('/', deviceAccessRoutes(services));
+    // Devices fetch their DeviceSecret here (一型一密) with no console session: the ProductSecret's signature is the proof.
+    app.route('/', registerRoutes(services));
     app.route('/ms4', ms4Routes(services));
 
     app.use('*', consoleFiles(deps.config.publicDir, shellState(services)));

@@ -73,6 +73,8 @@ export interface ServerConfig {
     amqpMaxFrameBytes: number;
     /** A device or consumer connection that has not signed in within this is closed (HANDSHAKE_TIMEOUT_MS, 10 s). */
     handshakeTimeoutMs: number;
+    /** Dynamic registrations (一型一密) per product and minute in one process (DYNAMIC_REGISTER_PER_MINUTE, 30). */
+    dynamicRegisterPerMinute: number;
     /** Set at start: the CA devices trust (its file and SHA-256 fingerprint), for /platform. */
     tlsCaFile?: string;
     tlsFingerprint?: string;
@@ -148,6 +150,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
         mqttMaxPacketBytes: parseBound(env.MQTT_MAX_PACKET_BYTES, 256 * 1024, 268_435_455, 'MQTT_MAX_PACKET_BYTES'),
         amqpMaxFrameBytes: parseBound(env.AMQP_MAX_FRAME_BYTES, 256 * 1024, 1 << 30, 'AMQP_MAX_FRAME_BYTES'),
         handshakeTimeoutMs: parseBound(env.HANDSHAKE_TIMEOUT_MS, 10_000, 600_000, 'HANDSHAKE_TIMEOUT_MS'),
+        dynamicRegisterPerMinute: parseBound(
+            env.DYNAMIC_REGISTER_PER_MINUTE,
+            30,
+            100_000,
+            'DYNAMIC_REGISTER_PER_MINUTE',
+        ),
         ota: loadOtaConfig(env),
     };
 }

@@ -139,6 +139,14 @@ export const products = pgTable(
         projectCode: text('project_code').references(() => projects.code, { onDelete: 'set null' }),
         remark: text('remark'),
         createTime: createdAt('create_time'),
+        /** 一型一密 (migration 0034): drawn by the database; shown only behind the product page's 查看. */
+        productSecret: text('product_secret')
+            .notNull()
+            .default(sql`replace(gen_random_uuid()::text, '-', '')`),
+        /** 动态注册: a device may fetch its DeviceSecret signed with the ProductSecret (off by default). */
+        dynamicRegister: boolean('dynamic_register').notNull().default(false),
+        /** 免预注册: dynamic registration may create a device the platform does not have yet (off by default). */
+        noPreRegister: boolean('no_pre_register').notNull().default(false),
     },
     // The list is newest first: this index gives a page without sorting the table. NULLS FIRST is what a
     // plain ORDER BY ... DESC means; with NULLS LAST the planner would not use the index for it.
@@ -232,6 +240,8 @@ export const devices = pgTable(
         createTime: createdAt('create_time'),
         lastTime: timestamp('last_time', { withTimezone: true }),
         statusTime: timestamp('status_time', { withTimezone: true }),
+        /** When dynamic registration handed out its DeviceSecret (a second registration is refused). */
+        registeredAt: timestamp('registered_at', { withTimezone: true }),
     },
     (t) => [
         // Unique within the product; also the lookup of getInfo, RemoveDevice and the import's duplicate check.
@@ -248,6 +258,21 @@ export const devices = pgTable(
             .where(sql`gw_id IS NOT NULL`),
         check('devices_status_check', sql`status IN ('INACTIVE', 'ONLINE', 'OFFLINE', 'DISABLE')`),
     ],
+);
+
+/** Sub-devices a gateway reported it found (thing/list/found, migration 0034), for the operator to add. */
+export const foundDevices = pgTable(
+    'found_devices',
+    {
+        id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+        gwId: bigint('gw_id', { mode: 'number' })
+            .notNull()
+            .references(() => devices.id, { onDelete: 'cascade' }),
+        productKey: text('product_key').notNull(),
+        deviceName: text('device_name').notNull(),
+        foundTime: createdAt('found_time'),
+    },
+    (t) => [uniqueIndex('found_devices_gw_name_uq').on(t.gwId, t.productKey, t.deviceName)],
 );
 
 /**
@@ -1057,6 +1082,7 @@ export const schema = {
     standardFunctions,
     productLogs,
     devices,
+    foundDevices,
     deviceCounts,
     tags,
     deviceFiles,

@@ -31,6 +31,8 @@ const productColumns = {
     projectName: projects.name,
     remark: products.remark,
     createTime: products.createTime,
+    dynamicRegister: products.dynamicRegister,
+    noPreRegister: products.noPreRegister,
 };
 
 type ProductRow = {

@@ -1,7 +1,7 @@
 import type { AuthenticateError, Client } from 'aedes';
 import type { BrokerState } from './brokerState';
 import type { Directory } from './directory';
-import { parseClientId, parseUsername, passwordValid } from './signIn';
+import { parseClientId, parseUsername, passwordValid, type AlibabaClientId } from './signIn';
 
 /** MQTT CONNACK return codes (3.1.1). */
 export const CODE = {
@@ -42,6 +42,14 @@ export interface AuthenticationDeps {
     log: (message: string) => void;
     /** In a cluster: this member is fenced and takes no device now. */
     fenced?: () => boolean;
+    /** Alibaba's dynamic registration (authType=register or regnwl in the clientId; mqttRegister.ts). */
+    register?: (
+        client: Client,
+        who: { productKey: string; deviceName: string },
+        id: AlibabaClientId,
+        password: Buffer | undefined,
+        done: AuthenticateDone,
+    ) => void;
 }
 
 type Found = Awaited<ReturnType<Directory['byName']>>;
@@ -77,6 +85,10 @@ export function authenticate(
             `MQTT 拒绝连接（securemode=2 要求 TLS，但设备通过明文端口连接；请连接 MQTTS 端口或使用 mqtts:// / wss://）: ${username}`,
         );
         return done(refuse(CODE.NOT_AUTHORIZED, 'securemode=2 须通过 TLS 连接'), false);
+    }
+    if (typeof alibaba === 'object' && (alibaba.authType === 'register' || alibaba.authType === 'regnwl')) {
+        if (deps.register) return deps.register(client, who, alibaba, password, done);
+        return done(refuse(CODE.NOT_AUTHORIZED, '不支持动态注册'), false);
     }
     const known = deps.directory.signedInBefore(who.productKey, who.deviceName);
     const attempt = { username, password, ...who };

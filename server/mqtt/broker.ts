@@ -31,6 +31,7 @@ import {
 import { applyCloseMessage, CLOSE_TOPIC, closeEverywhere, parseCloseMessage, type CloseBatch } from './closeMessage';
 import { attachWebSocket, createListeners, listenTcp, listenTls, stopListening, type Listeners } from './listeners';
 import { withWillLedger } from './willPersistence';
+import { answerRegistration, registerOverMqtt, type Registrations } from './mqttRegister';
 
 export interface BrokerOptions {
     db: Db;
@@ -125,6 +126,8 @@ export async function createBroker({
         () => nodeId,
     );
     const traffic = createTraffic();
+    /** Connections of Alibaba's MQTT dynamic registration, and the answer each gets after its CONNACK. */
+    const registrations: Registrations = new WeakMap();
     const backends = redisUrl ? await redisBackends(redisUrl) : undefined;
     const fast = createFastConnect(Boolean(backends));
     const listeners = createListeners({
@@ -161,7 +164,21 @@ export async function createBroker({
             : {}),
         preConnect: (_client, _packet, done) => preConnect(fenced, done),
         authenticate: (client, username, password, done) =>
-            authenticate({ state, directory, secure: listeners.secure, log, fenced }, client, username, password, done),
+            authenticate(
+                {
+                    state,
+                    directory,
+                    secure: listeners.secure,
+                    log,
+                    fenced,
+                    register: (...args) =>
+                        registerOverMqtt({ db, registrations, secure: listeners.secure, log }, ...args),
+                },
+                client,
+                username,
+                password,
+                done,
+            ),
         authorizePublish: (client, packet, done) => authorizePublish(publishDeps, client, packet, done),
         authorizeSubscribe: (client, sub, done) => authorizeSubscribe(state, log, client, sub, done),
         authorizeForward: (_client, packet) => forwardable(packet),
@@ -196,6 +213,7 @@ export async function createBroker({
         keyOf,
     };
     const gatewaySessions = createGatewaySessions({
+        db,
         directory,
         reply: (topic, body) => publish(topic, JSON.stringify(body)),
         online: (gateway, sub) => subOnline(live, gateway, sub),
@@ -218,7 +236,7 @@ export async function createBroker({
     // In a cluster, client ids with a persistent session in any process take aedes' full CONNECT (sessionIndex.ts).
     if (backends) fast.cluster = await createSessionIndex(aedes, backends.redis);
 
-    aedes.on('client', (client) => clientConnected(live, client));
+    aedes.on('client', (client) => answerRegistration(registrations, client) || clientConnected(live, client));
     aedes.on('clientDisconnect', (client) => clientDisconnected(live, client));
     aedes.on('clientError', () => undefined);
     aedes.on('connectionError', () => undefined);
@@ -275,6 +293,8 @@ function brokerApi(b: Assembled) {
             await b.publish(topic, payload, qos);
             return true;
         },
+        /** A notice to a device (thing/topo/change), wherever it is connected: the cluster's broker carries it there. */
+        publishDown: (topic: string, payload: string) => b.publish(topic, payload, 0),
         /** Devices connected now. */
         get connected() {
             return b.state.live.size;

@@ -1,17 +1,21 @@
 import type { Client } from 'aedes';
+import type { Db } from '../db/client';
 import type { Directory, DeviceEntry } from './directory';
 import { parseClientId, sameSecret, sign, signContent, type SignMethod } from './signIn';
+import { topologyAction, topologyRequest } from './topology';
 
 /**
  * Alibaba's gateway sessions: a gateway brings its sub-devices online on `/ext/session/{pk}/{dn}/combine/login`
  * (params productKey, deviceName, clientId, timestamp, signMethod, sign = HMAC(sub-device secret,
  * `clientId{clientId}deviceName{dn}productKey{pk}timestamp{ts}`)) and takes them off on `.../combine/logout`. Only
- * the gateway's own sub-devices (bound to it on the console) may sign in through it. Answers on `..._reply`.
+ * the gateway's own sub-devices (bound to it on the console or by its own topo/add) may sign in through it. Answers on
+ * `..._reply`. Its topology requests (`/sys/{pk}/{dn}/thing/topo/...`, list/found, sub/register) go to topology.ts.
  */
 
 const METHODS: SignMethod[] = ['hmacmd5', 'hmacsha1', 'hmacsha256'];
 
 interface Deps {
+    db: Db;
     directory: Directory;
     reply: (topic: string, body: Record<string, unknown>) => Promise<void>;
     online: (gateway: Client, sub: DeviceEntry) => void;
@@ -21,7 +25,7 @@ interface Deps {
 
 const str = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
 
-export function createGatewaySessions({ directory, reply, online, offline, log }: Deps) {
+export function createGatewaySessions({ db, directory, reply, online, offline, log }: Deps) {
     const prefix = (g: DeviceEntry) => `/ext/session/${g.productKey}/${g.deviceName}/combine/`;
 
     async function login(client: Client, gateway: DeviceEntry, topic: string, request: Record<string, unknown>) {
@@ -64,8 +68,11 @@ export function createGatewaySessions({ directory, reply, online, offline, log }
     }
 
     return {
-        handles: (gateway: DeviceEntry, topic: string) => topic.startsWith(prefix(gateway)),
+        handles: (gateway: DeviceEntry, topic: string) =>
+            topic.startsWith(prefix(gateway)) || (gateway.nodeType === 1 && !!topologyAction(gateway, topic)),
         async handle(client: Client, gateway: DeviceEntry, topic: string, payload: Buffer): Promise<void> {
+            const action = topologyAction(gateway, topic);
+            if (action) return topologyRequest({ db, reply, offline, log }, client, gateway, topic, action, payload);
             let request: Record<string, unknown>;
             try {
                 request = JSON.parse(payload.toString('utf8')) as Record<string, unknown>;
@@ -73,13 +80,13 @@ export function createGatewaySessions({ directory, reply, online, offline, log }
             } catch {
                 return reply(`${topic}_reply`, { id: '', code: 460, message: '消息不是有效的 JSON 对象', data: {} });
             }
-            const action = topic.slice(prefix(gateway).length);
-            if (action === 'login') return login(client, gateway, topic, request);
-            if (action === 'logout') return logout(client, topic, request);
+            const session = topic.slice(prefix(gateway).length);
+            if (session === 'login') return login(client, gateway, topic, request);
+            if (session === 'logout') return logout(client, topic, request);
             return reply(`${topic}_reply`, {
                 id: str(request.id),
                 code: 460,
-                message: `不支持的操作 ${action}`,
+                message: `不支持的操作 ${session}`,
                 data: {},
             });
         },

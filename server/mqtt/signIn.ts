@@ -18,6 +18,10 @@ export interface AlibabaClientId {
     signMethod: SignMethod;
     securemode?: string;
     timestamp?: string;
+    /** Alibaba's dynamic registration (`register`, `regnwl`) or the sign-in with its device token (`connwl`). */
+    authType?: string;
+    /** The random value a dynamic registration signs. */
+    random?: string;
 }
 
 /** The clientId's `{id}|k=v,k=v|` form, or undefined when it is a plain clientId. Unknown keys are ignored. */
@@ -36,6 +40,8 @@ export function parseClientId(clientId: string): AlibabaClientId | undefined | '
         signMethod: method as SignMethod,
         securemode: params.get('securemode'),
         timestamp: params.get('timestamp') || undefined,
+        authType: params.get('authType') || params.get('authtype') || undefined,
+        random: params.get('random'),
     };
 }
 
@@ -81,7 +87,8 @@ export function passwordValid(
 ): boolean {
     const parsed = parseClientId(clientId);
     if (parsed === 'bad-signmethod') return false;
-    if (!parsed) return sameSecret(password, secret);
+    // No clientId scheme, or Alibaba's device-token sign-in (免预注册, authType=connwl): the password is the secret itself.
+    if (!parsed || parsed.authType === 'connwl') return sameSecret(password, secret);
     const content = signContent({ clientId: parsed.id, deviceName, productKey, timestamp: parsed.timestamp });
     return sameSecret(password, sign(parsed.signMethod, secret, content), true);
 }

@@ -239,19 +239,33 @@ export function customTopics(pk: string, dn: string): TopicRow[] {
     ];
 }
 
-/** A gateway's sessions of its sub-devices (combine login). */
+/** A gateway's sessions of its sub-devices (combine login) and its topology (Alibaba's topo, found and sub-register). */
 export function gatewayTopics(pk: string, dn: string): TopicRow[] {
     const base = `/ext/session/${pk}/${dn}/combine`;
+    const thing = `/sys/${pk}/${dn}/thing`;
+    const row = (name: string, topic: string, permission: Permission, description: string): TopicRow => ({
+        name,
+        topic,
+        permission,
+        description,
+    });
     return [
-        { name: '子设备上线', topic: `${base}/login`, permission: '发布', description: '网关代理子设备上线' },
-        { name: '子设备上线响应', topic: `${base}/login_reply`, permission: '订阅', description: '云端响应子设备上线' },
-        { name: '子设备下线', topic: `${base}/logout`, permission: '发布', description: '网关代理子设备下线' },
-        {
-            name: '子设备下线响应',
-            topic: `${base}/logout_reply`,
-            permission: '订阅',
-            description: '云端响应子设备下线',
-        },
+        row('子设备上线', `${base}/login`, '发布', '网关代理子设备上线'),
+        row('子设备上线响应', `${base}/login_reply`, '订阅', '云端响应子设备上线'),
+        row('子设备下线', `${base}/logout`, '发布', '网关代理子设备下线'),
+        row('子设备下线响应', `${base}/logout_reply`, '订阅', '云端响应子设备下线'),
+        row('添加拓扑关系', `${thing}/topo/add`, '发布', '网关添加与子设备的拓扑关系（子设备签名）'),
+        row('添加拓扑关系响应', `${thing}/topo/add_reply`, '订阅', '云端响应添加拓扑关系'),
+        row('删除拓扑关系', `${thing}/topo/delete`, '发布', '网关删除与子设备的拓扑关系'),
+        row('删除拓扑关系响应', `${thing}/topo/delete_reply`, '订阅', '云端响应删除拓扑关系'),
+        row('获取拓扑关系', `${thing}/topo/get`, '发布', '网关查询自己的子设备'),
+        row('获取拓扑关系响应', `${thing}/topo/get_reply`, '订阅', '云端返回网关的子设备列表'),
+        row('拓扑关系变化通知', `${thing}/topo/change`, '订阅', '云端通知网关子设备被添加或移除'),
+        row('拓扑关系变化通知响应', `${thing}/topo/change_reply`, '发布', '网关响应拓扑关系变化通知'),
+        row('发现设备列表上报', `${thing}/list/found`, '发布', '网关上报发现的子设备，待控制台添加'),
+        row('发现设备列表上报响应', `${thing}/list/found_reply`, '订阅', '云端响应发现设备列表上报'),
+        row('子设备动态注册', `${thing}/sub/register`, '发布', '网关为子设备动态注册，获取其 DeviceSecret'),
+        row('子设备动态注册响应', `${thing}/sub/register_reply`, '订阅', '云端返回子设备的 DeviceSecret'),
     ];
 }
 

@@ -1,4 +1,4 @@
-import { desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { productCreateSchema, productUpdateSchema } from '../../schemas/product';
 import { CONNECTION_METHODS, GATEWAY_PROTOCOLS } from '../catalog';
@@ -110,6 +110,35 @@ export function productRoutes({ db, config }: Services) {
 
     app.get('/detail', async (c) => {
         const productId = positiveInt(c.req.query('productId'), '缺少产品ID');
+        return ok(c, await getProduct(db, tz, productId));
+    });
+
+    // 一型一密: the ProductSecret, shown behind the product page's 查看 (product.edit, openapi.yaml x-right).
+    app.get('/secret', async (c) => {
+        const productId = positiveInt(c.req.query('productId'), '缺少产品ID');
+        const [row] = await db
+            .select({ productKey: products.productKey, productSecret: products.productSecret })
+            .from(products)
+            .where(and(eq(products.id, productId), productScopeSql()));
+        if (!row) throw notFound('产品不存在');
+        return ok(c, row);
+    });
+
+    // The 动态注册 and 免预注册 switches: either or both, 'true' or 'false'.
+    app.post('/dynamicRegister', async (c) => {
+        const body = await readBody(c);
+        const productId = positiveInt(body.productId, '缺少产品ID');
+        const change: { dynamicRegister?: boolean; noPreRegister?: boolean } = {};
+        for (const key of ['dynamicRegister', 'noPreRegister'] as const) {
+            const raw = body[key];
+            if (raw === undefined || raw === '') continue;
+            if (raw !== true && raw !== false && raw !== 'true' && raw !== 'false')
+                throw badRequest(`${key} 只能是 true 或 false`);
+            change[key] = raw === true || raw === 'true';
+        }
+        if (Object.keys(change).length === 0) throw badRequest('请指定 dynamicRegister 或 noPreRegister');
+        await getProduct(db, tz, productId);
+        await db.update(products).set(change).where(eq(products.id, productId));
         return ok(c, await getProduct(db, tz, productId));
     });
 

@@ -4,6 +4,34 @@
  */
 
 export interface paths {
+    '/auth/register/device': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dynamic registration of a directly connected device (一型一密)
+         * @description Alibaba Cloud IoT's HTTPS dynamic registration, on the platform's HTTP and HTTPS listeners, with no console
+         *     session: `sign` = hex HMAC(ProductSecret, `deviceName{deviceName}productKey{productKey}random{random}`) with
+         *     signMethod (hmacmd5, hmacsha1 or hmacsha256, any case; default hmacsha1). The product must have 动态注册 on and
+         *     the device must be on the platform already (免预注册 is MQTT only, as at Alibaba); its DeviceSecret is answered
+         *     once. Every outcome is HTTP 200 with Alibaba's `{ code, data, message }`: 460 bad or missing parameters, 6250
+         *     unknown product, 401 the signature does not verify, 429 too many registrations of the product this minute
+         *     (DYNAMIC_REGISTER_PER_MINUTE), 6288 动态注册 off (or a sub-device product: 460), 6100 unknown device, 6204 device
+         *     disabled, 6289 the device is already active (its secret was handed out, or it has connected). A body over 4 KB
+         *     is refused 413 before it is read.
+         */
+        post: operations['registerDevice'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     '/sso/session': {
         parameters: {
             query?: never;
@@ -1117,6 +1145,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    '/api/product/secret': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The product's ProductSecret (一型一密, docs/device-access.md "动态注册"): the console shows it behind 查看 with a
+         *     confirmation. Drawn by the database when the product is made (migration 0034); never in the product's other
+         *     answers. 404 产品不存在 (or outside the caller's projects).
+         */
+        get: operations['productSecret'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/product/dynamicRegister': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description The product's 动态注册 switch (a device may fetch its DeviceSecret signed with the ProductSecret: POST
+         *     /auth/register/device, MQTT authType=register, a gateway's thing/sub/register) and 免预注册 switch (dynamic
+         *     registration may create a device the platform lacks: MQTT authType=regnwl and register, thing/sub/register).
+         *     Either or both, 'true' or 'false'; both are off on a new product, and 免预注册 acts only while 动态注册 is on.
+         *     Answers the product.
+         */
+        post: operations['setProductDynamicRegister'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     '/api/product/list-category': {
         parameters: {
             query?: never;
@@ -2132,6 +2204,66 @@ export interface paths {
          *     该设备不是网关设备, 404 设备不存在, 该设备不是此网关的子设备 (any of them).
          */
         post: operations['removeSubDevices'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/subDevice/found': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Sub-devices the gateway reported it found (Alibaba's thing/list/found), newest report first, for the operator
+         *     to add or ignore on the gateway's 子设备 tab. deviceId is the platform's device of that name (null: 添加 creates
+         *     it under the product); bound says whether that device is bound to no gateway, this one or another. The
+         *     gateway's checks as in list.
+         */
+        get: operations['listFoundSubDevices'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/subDevice/found/add': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description 添加 of a found sub-device: the platform's device of that name (created under its product when it has none) is
+         *     bound to the gateway, the report dropped, and the gateway told on thing/topo/change (status 0); all or
+         *     nothing. Refusals: 404 该发现记录不存在或已处理, 产品 … 不存在，请先创建产品, 网关设备不能作为子设备, 设备已挂载到其他网关.
+         */
+        post: operations['addFoundSubDevice'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/subDevice/found/remove': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description 忽略 of a found sub-device (the report is dropped). 404 该发现记录不存在或已处理. */
+        post: operations['removeFoundSubDevice'];
         delete?: never;
         options?: never;
         head?: never;
@@ -5321,6 +5453,40 @@ export interface components {
             projectName: string | null;
             remark: string | null;
             createTime: components['schemas']['Time'];
+            /** @description 动态注册 (一型一密) is on */
+            dynamicRegister: boolean;
+            /** @description 免预注册 is on (dynamic registration may create the device) */
+            noPreRegister: boolean;
+        };
+        ProductDynamicRegisterForm: {
+            productId: number;
+            /** @enum {string} */
+            dynamicRegister?: 'true' | 'false';
+            /** @enum {string} */
+            noPreRegister?: 'true' | 'false';
+        };
+        DeviceRegisterForm: {
+            productKey: string;
+            deviceName: string;
+            random: string;
+            /** @description hmacmd5, hmacsha1 (default) or hmacsha256, any case */
+            signMethod?: string;
+            sign: string;
+        };
+        FoundSubDevice: {
+            id: number;
+            productKey: string;
+            deviceName: string;
+            /** @description null when the platform has no such product */
+            productName: string | null;
+            deviceId: number | null;
+            /** @enum {string} */
+            bound: 'none' | 'this' | 'other';
+            foundTime: components['schemas']['Time'];
+        };
+        FoundSubDeviceForm: {
+            gwId: number;
+            id: number;
         };
         ProductCreateForm: {
             /** @description 4~30 with Chinese counted as 2; Chinese, letters, digits, underscore */
@@ -6896,6 +7062,55 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    registerDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['DeviceRegisterForm'];
+                'application/json': components['schemas']['DeviceRegisterForm'];
+            };
+        };
+        responses: {
+            /** @description Registered (code 200 with the DeviceSecret) or refused (Alibaba's code, data {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: number;
+                        message: string;
+                        data:
+                            | {
+                                  productKey: string;
+                                  deviceName: string;
+                                  deviceSecret: string;
+                              }
+                            | Record<string, never>;
+                    };
+                };
+            };
+            /** @description The body is over 4 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        /** @constant */
+                        code: 460;
+                        message: string;
+                        data: Record<string, never>;
+                    };
+                };
+            };
+        };
+    };
     ssoSession: {
         parameters: {
             query?: {
@@ -8659,6 +8874,60 @@ export interface operations {
             404: components['responses']['NotFound'];
         };
     };
+    productSecret: {
+        parameters: {
+            query: {
+                productId: components['parameters']['ProductIdQuery'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The secret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            productKey: string;
+                            productSecret: string;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            403: components['responses']['Forbidden'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    setProductDynamicRegister: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['ProductDynamicRegisterForm'];
+                'application/json': components['schemas']['ProductDynamicRegisterForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['ProductAnswer'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            403: components['responses']['Forbidden'];
+            404: components['responses']['NotFound'];
+        };
+    };
     listCategories: {
         parameters: {
             query?: never;
@@ -10179,6 +10448,97 @@ export interface operations {
             content: {
                 'application/x-www-form-urlencoded': components['schemas']['SubDeviceRemoveForm'];
                 'multipart/form-data': components['schemas']['SubDeviceRemoveForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['DeviceNullData'];
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+        };
+    };
+    listFoundSubDevices: {
+        parameters: {
+            query: {
+                /** @description The gateway's deviceId (缺少网关ID when missing) */
+                gwId: number;
+                /** @description 1-based page number (default 1). */
+                pageNumber?: components['parameters']['PageNumber'];
+                /** @description Rows per page (default 10, at most 1000). */
+                pageSize?: components['parameters']['PageSize'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of found sub-devices */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code0'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['FoundSubDevice'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+        };
+    };
+    addFoundSubDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['FoundSubDeviceForm'];
+                'multipart/form-data': components['schemas']['FoundSubDeviceForm'];
+            };
+        };
+        responses: {
+            /** @description The device now bound */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code0'];
+                        msg: string;
+                        data: {
+                            deviceId: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+        };
+    };
+    removeFoundSubDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['FoundSubDeviceForm'];
+                'multipart/form-data': components['schemas']['FoundSubDeviceForm'];
             };
         };
         responses: {

@@ -224,6 +224,8 @@ export interface UploadAction extends ActionBase {
 export interface SwitchAction extends ActionBase {
     kind: 'switch';
     checked: (scope: Scope) => boolean;
+    /** A caption shown beside the switch (its `label` is the tooltip of its state). */
+    text?: Of<string>;
     on: CallAction;
     off: CallAction;
 }

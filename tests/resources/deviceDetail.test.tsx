@@ -4,7 +4,7 @@ import { http, HttpResponse } from 'msw';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FILE_MESSAGES, FILE_RULE_TEXT } from '../../schemas/deviceFile';
 import { TAG_MESSAGES } from '../../schemas/tag';
-import { deviceFiles } from '../../server/db/schema';
+import { deviceFiles, foundDevices } from '../../server/db/schema';
 import { createTestServer, type TestServer } from '../../server/testing';
 import { currentLocation, mswServer, platformHandler, renderApp, searchParam } from './helpers';
 import { FakeMap } from '../fakes/maplibre';
@@ -157,6 +157,37 @@ describe('device detail screens', () => {
         ]);
         expect(selectedTab()).toHaveTextContent('子设备管理');
         expect(screen.getByRole('tabpanel')).toHaveAccessibleName('子设备管理');
+    });
+
+    it('lists what the gateway found under its sub-devices; 添加 creates and binds one, 忽略 drops another', async () => {
+        const user = userEvent.setup({ delay: null });
+        const device = await newDevice(gateway, '发现网关');
+        // What a gateway's thing/list/found leaves (tests/server/gatewayTopo.test.ts publishes it for real).
+        await platform.db.insert(foundDevices).values([
+            { gwId: device.deviceId, productKey: plain.productKey, deviceName: 'found_new_01' },
+            { gwId: device.deviceId, productKey: plain.productKey, deviceName: 'found_new_02' },
+        ]);
+        renderApp(`/devInstanceDetail/${gateway.productId}/${device.deviceId}/childDevice`);
+        await deviceTitle();
+        const found = await screen.findByRole('table', { name: '网关发现的子设备' }, { timeout: 10_000 });
+        const first = await within(found).findByRole('row', { name: /found_new_01/ });
+        expect(first).toHaveTextContent('尚未添加（添加时创建）');
+        await user.click(within(first).getByRole('button', { name: '添加发现的子设备 found_new_01' }));
+        const confirm = await screen.findByRole('dialog');
+        expect(confirm).toHaveTextContent('平台中还没有设备“found_new_01”');
+        await user.click(within(confirm).getByRole('button', { name: '确定' }));
+        expect(await screen.findByText('添加成功')).toBeInTheDocument();
+        const subs = screen.getByRole('table', { name: '子设备' });
+        expect(
+            await within(subs).findByRole('link', { name: 'found_new_01' }, { timeout: 10_000 }),
+        ).toBeInTheDocument();
+        await waitFor(() => expect(within(found).queryByRole('row', { name: /found_new_01/ })).not.toBeInTheDocument());
+
+        const second = within(found).getByRole('row', { name: /found_new_02/ });
+        await user.click(within(second).getByRole('button', { name: '忽略发现的子设备 found_new_02' }));
+        expect(await screen.findByText('已忽略')).toBeInTheDocument();
+        // Nothing left: the list says so in place of its table.
+        expect(await screen.findByText('网关暂未上报发现的子设备', {}, { timeout: 10_000 })).toBeInTheDocument();
     });
 
     it('/childDeviceDetail: the three tabs of a sub-device, bound to its sub-routes', async () => {

@@ -140,6 +140,50 @@ describe('product detail', { timeout: 60_000 }, () => {
         expect(screen.queryByRole('table', { name: '基础通信Topic' })).not.toBeInTheDocument();
     });
 
+    it('shows the ProductSecret only after 查看 is confirmed, and turns 动态注册 and then 免预注册 on', async () => {
+        const user = userEvent.setup({ delay: null });
+        const { productSecret } = await api<{ productSecret: string }>(
+            `/api/product/secret?productId=${product.productId}`,
+        );
+        renderAt(`/productDetail/view?productId=${product.productId}`);
+        await waitForHeading(product.productName);
+        const auth = screen.getByRole('region', { name: '设备认证（一型一密）' });
+        expect(within(auth).getByLabelText('ProductSecret', { selector: 'dd' })).not.toHaveTextContent(productSecret);
+        expect(within(auth).getByLabelText('动态注册', { selector: 'dd' })).toHaveTextContent('已关闭');
+        // 免预注册 waits for 动态注册.
+        expect(within(auth).getByRole('switch', { name: '开启免预注册' })).toBeDisabled();
+
+        await user.click(within(auth).getByRole('button', { name: '查看 ProductSecret' }));
+        const confirm = await screen.findByRole('dialog', { name: '查看 ProductSecret' });
+        expect(within(confirm).queryByText(productSecret)).not.toBeInTheDocument();
+        await user.click(within(confirm).getByRole('button', { name: '确定' }));
+        const shown = await screen.findByRole('dialog', { name: 'ProductSecret' });
+        expect(within(shown).getByText(productSecret)).toBeInTheDocument();
+        await user.click(within(shown).getByRole('button', { name: '关闭' }));
+
+        await user.click(within(auth).getByRole('switch', { name: '开启动态注册' }));
+        await user.click(
+            within(await screen.findByRole('dialog', { name: '开启动态注册' })).getByRole('button', { name: '确定' }),
+        );
+        expect(await screen.findByText('已开启动态注册')).toBeInTheDocument();
+        await waitFor(() =>
+            expect(within(auth).getByLabelText('动态注册', { selector: 'dd' })).toHaveTextContent('已开启'),
+        );
+        await waitFor(() => expect(within(auth).getByRole('switch', { name: '开启免预注册' })).toBeEnabled());
+        await user.click(within(auth).getByRole('switch', { name: '开启免预注册' }));
+        await user.click(
+            within(await screen.findByRole('dialog', { name: '开启免预注册' })).getByRole('button', { name: '确定' }),
+        );
+        await waitFor(() =>
+            expect(within(auth).getByLabelText('免预注册', { selector: 'dd' })).toHaveTextContent('已开启'),
+        );
+        expect(
+            await api<ProductRow & { dynamicRegister: boolean; noPreRegister: boolean }>(
+                `/api/product/detail?productId=${product.productId}`,
+            ),
+        ).toMatchObject({ dynamicRegister: true, noPreRegister: true });
+    });
+
     it('says clearly when the product does not exist, with a way back', async () => {
         renderAt('/productDetail/view?productId=987654');
         expect(await screen.findByText('产品不存在', {}, { timeout: 15_000 })).toBeInTheDocument();

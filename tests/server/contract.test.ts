@@ -25,6 +25,7 @@ import { subscriptionHappyCases } from './subscriptionContract';
 import { videoHappyCases } from './videoContract';
 import { edgeHappyCases } from './edgeContract';
 import { otaHappyCases } from './otaContract';
+import { topologyHappyCases } from './topologyContract';
 
 let s: TestServer;
 let product: { productId: number; productKey: string };
@@ -144,6 +145,7 @@ const happy: Record<string, () => Promise<Answer<unknown>>> = {
     ...video.cases,
     ...edgeHappyCases(() => s),
     ...otaHappyCases(() => s),
+    ...topologyHappyCases(() => s),
 };
 
 /** The success envelope each x-success-rule names (docs/platform-api.md). */

@@ -1,9 +1,19 @@
 import type { MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { alibabaCredentials, sign } from '../../server/mqtt/signIn';
+import { alibabaCredentials } from '../../server/mqtt/signIn';
 import { createTestServer, type TestServer } from '../../server/testing';
-import { createDevice, createProduct, listForm, type TestProduct } from './devicesSupport';
-import { connect, nextMessage, secretOf, startBroker, subscribe, until, type Broker } from './mqttSupport';
+import { createProduct, listForm, type TestProduct } from './devicesSupport';
+import {
+    connect,
+    loginRequest,
+    newDevice,
+    nextMessage,
+    startBroker,
+    subscribe,
+    until,
+    type Broker,
+    type DeviceCredentials,
+} from './mqttSupport';
 import { call } from './support';
 import { okData } from './telemetrySupport';
 
@@ -14,41 +24,12 @@ let gatewayProduct: TestProduct;
 let deviceProduct: TestProduct;
 const clients: MqttClient[] = [];
 
-interface Dev {
-    deviceId: number;
-    productKey: string;
-    deviceName: string;
-    secret: string;
-}
-
-async function device(product: TestProduct): Promise<Dev> {
-    const row = await createDevice(s, product.productKey);
-    const deviceId = Number(row.deviceId);
-    return { deviceId, productKey: row.productKey, deviceName: row.deviceName, secret: await secretOf(s, deviceId) };
-}
+type Dev = DeviceCredentials;
+const device = (product: TestProduct) => newDevice(s, product.productKey);
 
 async function statusOf(deviceId: number) {
     return okData<{ device: { status: string } }>(await call(s, 'GET', `/api/device/detail?deviceId=${deviceId}`))
         .device.status;
-}
-
-/** Alibaba's combine login request of a sub-device, signed with its secret. */
-function loginRequest(sub: Dev, secret = sub.secret) {
-    const timestamp = String(Date.now());
-    const clientId = `${sub.productKey}&${sub.deviceName}`;
-    const content = `clientId${clientId}deviceName${sub.deviceName}productKey${sub.productKey}timestamp${timestamp}`;
-    return JSON.stringify({
-        id: '1',
-        params: {
-            productKey: sub.productKey,
-            deviceName: sub.deviceName,
-            clientId,
-            timestamp,
-            signMethod: 'hmacsha1',
-            sign: sign('hmacsha1', secret, content),
-            cleanSession: 'true',
-        },
-    });
 }
 
 async function gatewayWith(subs: Dev[]) {

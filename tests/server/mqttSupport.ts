@@ -2,8 +2,9 @@ import { eq } from 'drizzle-orm';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import { devices } from '../../server/db/schema';
 import { createBroker, type Broker } from '../../server/mqtt/broker';
-import { alibabaCredentials } from '../../server/mqtt/signIn';
+import { alibabaCredentials, sign } from '../../server/mqtt/signIn';
 import type { TestServer } from '../../server/testing';
+import { createDevice } from './devicesSupport';
 
 export interface DeviceCredentials {
     deviceId: number;
@@ -23,6 +24,32 @@ export async function startBroker(s: TestServer, log: string[] = []) {
 export async function secretOf(s: TestServer, deviceId: number): Promise<string> {
     const [row] = await s.db.select({ secret: devices.secret }).from(devices).where(eq(devices.id, deviceId));
     return row.secret;
+}
+
+/** A new device of the product (POST /api/device/save) with its secret: what a device signs in with. */
+export async function newDevice(s: TestServer, productKey: string): Promise<DeviceCredentials> {
+    const row = await createDevice(s, productKey);
+    const deviceId = Number(row.deviceId);
+    return { deviceId, productKey: row.productKey, deviceName: row.deviceName, secret: await secretOf(s, deviceId) };
+}
+
+/** Alibaba's combine login request of a sub-device, signed with its secret. */
+export function loginRequest(sub: DeviceCredentials, secret = sub.secret, id = '1') {
+    const timestamp = String(Date.now());
+    const clientId = `${sub.productKey}&${sub.deviceName}`;
+    const content = `clientId${clientId}deviceName${sub.deviceName}productKey${sub.productKey}timestamp${timestamp}`;
+    return JSON.stringify({
+        id,
+        params: {
+            productKey: sub.productKey,
+            deviceName: sub.deviceName,
+            clientId,
+            timestamp,
+            signMethod: 'hmacsha1',
+            sign: sign('hmacsha1', secret, content),
+            cleanSession: 'true',
+        },
+    });
 }
 
 /** Connects, resolving with the client or rejecting with the CONNACK refusal (its `code`). */

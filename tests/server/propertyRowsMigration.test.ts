@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../server/db/client';
 import { MIGRATIONS_FOLDER, migrateDatabase } from '../../server/db/migrate';
 import { moveLegacyRows } from '../../server/db/partitionMover';
-import { categories, deviceLatest, devices, products } from '../../server/db/schema';
+import { categories, deviceLatest } from '../../server/db/schema';
 import { deviceCredentials, newDeviceSecret } from '../../server/domain/devices';
 import { propertyHistory } from '../../server/domain/telemetry';
 
@@ -35,28 +35,18 @@ beforeAll(async () => {
     const db = handle.db;
     await db.insert(categories).values({ name: '传感器', level: 1 });
     const [leaf] = await db.select().from(categories).limit(1);
-    const [product] = await db
-        .insert(products)
-        .values({
-            productKey: 'Mig18',
-            productName: '迁移',
-            nodeType: 0,
-            categoryId: leaf.id,
-            networkType: 5,
-            dataType: 0,
-        })
-        .returning();
-    const [device] = await db
-        .insert(devices)
-        .values({
-            productId: product.id,
-            deviceName: 'm1',
-            status: 'ONLINE',
-            enabled: true,
-            ...deviceCredentials(product.productKey, 'm1'),
-            secret: newDeviceSecret(),
-        })
-        .returning({ id: devices.id });
+    // Raw SQL, not the schema's insert: columns later migrations add (products.product_secret, devices.registered_at,
+    // 0034) do not exist yet at this point, and drizzle names every column of the schema.
+    const product = { id: 0, productKey: 'Mig18' };
+    const made = await db.execute(sql`
+        INSERT INTO products (product_key, product_name, node_type, category_id, network_type, data_type)
+        VALUES (${product.productKey}, '迁移', 0, ${leaf.id}, 5, 0) RETURNING id`);
+    product.id = Number((made as unknown as { rows: Array<{ id: number }> }).rows[0].id);
+    const { username, clientId } = deviceCredentials(product.productKey, 'm1');
+    const inserted = await db.execute(sql`
+        INSERT INTO devices (product_id, device_name, status, enabled, username, client_id, secret)
+        VALUES (${product.id}, 'm1', 'ONLINE', true, ${username}, ${clientId}, ${newDeviceSecret()}) RETURNING id`);
+    const device = (inserted as unknown as { rows: Array<{ id: number }> }).rows[0];
     deviceId = Number(device.id);
     await db.execute(sql`
         INSERT INTO device_properties (device_id, identifier, value, desired, ts) VALUES

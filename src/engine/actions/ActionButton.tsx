@@ -278,22 +278,34 @@ function SwitchButton(props: { action: SwitchAction; scope: Scope; size: 'small'
             scope={scope}
             size={size}
             resource={resource}
-            face={(click, running) => (
-                <Tooltip title={of(action.label, scope)}>
-                    <span>
-                        <Switch
-                            size="small"
-                            checked={checked}
-                            disabled={!!why || running}
-                            onClick={stop}
-                            onChange={click}
-                            slotProps={{
-                                input: { 'aria-label': action.ariaLabel?.(scope) ?? of(action.label, scope) },
-                            }}
-                        />
-                    </span>
-                </Tooltip>
-            )}
+            face={(click, running) => {
+                const control = (
+                    <Tooltip title={typeof why === 'string' ? why : of(action.label, scope)}>
+                        <span>
+                            <Switch
+                                size="small"
+                                checked={checked}
+                                disabled={!!why || running}
+                                onClick={stop}
+                                onChange={click}
+                                slotProps={{
+                                    input: { 'aria-label': action.ariaLabel?.(scope) ?? of(action.label, scope) },
+                                }}
+                            />
+                        </span>
+                    </Tooltip>
+                );
+                // `text`: a caption beside the switch (a settings row: 动态注册), not only its tooltip.
+                if (!action.text) return control;
+                return (
+                    <Box component="span" sx={{ display: 'inline-flex', alignItems: 'center', gap: 0.5, mr: 1 }}>
+                        {control}
+                        <Typography variant="body2" component="span">
+                            {of(action.text, scope)}
+                        </Typography>
+                    </Box>
+                );
+            }}
         />
     );
 }
