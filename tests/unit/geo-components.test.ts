@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import '@testing-library/jest-dom/vitest';
 import { createElement } from 'react';
-import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { act, cleanup, configure, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { GeoApi } from '../../src/components/map/geoApi';
 import type { GeoSearchHit, MapAddress } from '../../src/components/map/types';
@@ -14,6 +14,10 @@ import { FakeMap, FakeMarker } from '../fakes/maplibre';
 vi.mock('../../src/components/map/maplibre', async () => (await import('../fakes/maplibre')).maplibreModule);
 
 const { MapPickerDialog, DeviceMap } = await import('../../src/components/map/index');
+
+// The first dialog of the file loads the map's modules: on a loaded 2-core machine (CI's main stage) that took more
+// than findBy / waitFor's default second. The conditions waited for are unchanged, as in tests/resources/setup.ts.
+configure({ asyncUtilTimeout: 10_000 });
 
 const huangpu: MapAddress = {
     lng: 121.4737,
