@@ -15,6 +15,8 @@ export default tseslint.config(
             'src/api/schema.d.ts',
             'tests/e2e/output',
             'tmp',
+            // The scaffolder test's output while it runs (beside the checks in npm test): checked by that test.
+            'tests/resources/scaffold-tmp',
         ],
     },
     js.configs.recommended,
