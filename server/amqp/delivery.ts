@@ -140,7 +140,7 @@ export async function giveBack(s: DeliveryState, g: GroupState) {
     g.buffer = [];
     for (const id of ids) g.held.delete(id);
     g.dirty = true;
-    await s.queue.release(ids).catch((err) => s.log(`释放消息失败: ${String(err)}`));
+    await s.queue.release(ids);
 }
 
 /** Claims up to `want` of the group's messages into its buffer. */

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import type { AcceptedMessage } from '../mqtt/uplink';
 import { type CopyTarget, type MessageCopies, type QueuedMessage } from './copies';
+import { pendingWrites, type PendingWrites } from './pendingWrites';
 import * as rows from './queueRows';
 import { groupsOf, loadRoutes, refreshRoutes, routesState, ROUTES_TTL_MS, type RoutesState } from './routes';
 
@@ -55,9 +56,10 @@ export interface QueueState extends rows.Claimant {
     routes: RoutesState;
     nextMessageId: () => string;
     insertedListeners: InsertedListener[];
-    acks: number[];
-    ackTimer: NodeJS.Timeout | undefined;
-    acking: Promise<void>;
+    /** Acknowledged messages to delete, in batches, retried after a failed delete. */
+    acks: PendingWrites;
+    /** Claims this process gives back, retried after a failed update (the message is not stuck behind renewals). */
+    releases: PendingWrites;
     closed: boolean;
     routesTimer: NodeJS.Timeout | undefined;
     counters: { enqueued: number; acked: number; dropped: number };
@@ -65,21 +67,35 @@ export interface QueueState extends rows.Claimant {
 
 export function queueState(options: QueueOptions): QueueState {
     const log = options.log ?? console.warn;
-    return {
+    const claimant = {
         db: options.db,
         owner: `${process.pid}-${randomBytes(6).toString('hex')}`,
         leaseMs: options.leaseMs ?? 60_000,
+    };
+    const counters = { enqueued: 0, acked: 0, dropped: 0 };
+    return {
+        ...claimant,
         options,
         log,
         routes: routesState(options.db, log),
         nextMessageId: messageIdSource(),
         insertedListeners: [],
-        acks: [],
-        ackTimer: undefined,
-        acking: Promise.resolve(),
+        acks: pendingWrites({
+            write: (ids) => rows.deleteAcked(options.db, ids),
+            written: (n) => (counters.acked += n),
+            failed: (err) => log(`确认消息删除失败，稍后重试 / ack delete failed, retrying: ${String(err)}`),
+            lingerMs: LINGER_MS,
+            maxBatch: MAX_BATCH,
+        }),
+        releases: pendingWrites({
+            write: (ids) => rows.release(claimant, ids),
+            failed: (err) => log(`释放消息失败，稍后重试 / release failed, retrying: ${String(err)}`),
+            lingerMs: 0,
+            maxBatch: MAX_BATCH,
+        }),
         closed: false,
         routesTimer: undefined,
-        counters: { enqueued: 0, acked: 0, dropped: 0 },
+        counters,
     };
 }
 
@@ -129,33 +145,9 @@ export function inserted(s: QueueState, groupIds: Set<number>, taken: QueuedMess
         .catch(() => s.insertedListeners.forEach((l) => l(groupIds, [])));
 }
 
-async function flushAcks(s: QueueState) {
-    while (s.acks.length) {
-        const batch = s.acks.splice(0, MAX_BATCH);
-        try {
-            await rows.deleteAcked(s.db, batch);
-            s.counters.acked += batch.length;
-        } catch (err) {
-            s.log(`确认消息删除失败 / ack delete failed: ${String(err)}`);
-        }
-    }
-}
-
 /** Accepted by a consumer: deleted in the next batch. */
 export function ack(s: QueueState, id: number) {
-    s.acks.push(id);
-    if (s.ackTimer || s.closed) return;
-    s.ackTimer = setTimeout(() => {
-        s.ackTimer = undefined;
-        s.acking = s.acking.then(() => flushAcks(s));
-    }, LINGER_MS);
-}
-
-async function drainAcks(s: QueueState) {
-    if (s.ackTimer) clearTimeout(s.ackTimer);
-    s.ackTimer = undefined;
-    s.acking = s.acking.then(() => flushAcks(s));
-    await s.acking;
+    s.acks.add([id]);
 }
 
 export function createQueue(options: QueueOptions) {
@@ -189,7 +181,10 @@ export function createQueue(options: QueueOptions) {
         claim: (groupId: number, limit: number) => rows.claim(s, groupId, limit),
         ack: (id: number) => ack(s, id),
         /** Claimed messages this process will not deliver (its last consumer of the group left): free for others. */
-        release: (ids: number[]) => rows.release(s, ids),
+        release(ids: number[]) {
+            s.releases.add(ids);
+            return s.releases.flush();
+        },
         renew: () => rows.renew(s),
         async trim(): Promise<number> {
             const dropped = await rows.trim(s.db, options.backlogMax, options.backlogHours);
@@ -199,11 +194,13 @@ export function createQueue(options: QueueOptions) {
         clear: (groupId: number) => rows.clear(s.db, groupId),
         backlog: (groupId: number) => rows.backlog(s.db, groupId),
         /** Deletes what consumers acknowledged. */
-        drain: () => drainAcks(s),
+        drain: () => s.acks.flush(),
         async close() {
             clearInterval(s.routesTimer);
-            await drainAcks(s);
+            await s.acks.flush();
             s.closed = true;
+            s.acks.close();
+            s.releases.close();
             await rows.releaseAll(s);
         },
     };
