@@ -35,6 +35,11 @@ export interface GroupState {
     claiming: boolean;
     /** The database may hold messages for it. */
     dirty: boolean;
+    /**
+     * A claim failed: the database may have taken it and lost the answer, leaving rows this process owns (and renews)
+     * without knowing them. Given back before the group's next claim.
+     */
+    unsure: boolean;
     next: number;
     /** Deliveries per second, the last 60 seconds. */
     buckets: number[];
@@ -43,7 +48,7 @@ export interface GroupState {
 
 /** What delivery works on: the queue, the groups with consumers here, and whether the service is closed. */
 export interface DeliveryState {
-    queue: Pick<Queue, 'claim' | 'ack' | 'release'>;
+    queue: Pick<Queue, 'claim' | 'ack' | 'release' | 'releaseUnknown'>;
     groups: Map<number, GroupState>;
     log: (message: string) => void;
     closed: boolean;
@@ -63,6 +68,7 @@ export function groupOf(s: DeliveryState, id: number): GroupState {
             held: new Set(),
             claiming: false,
             dirty: true,
+            unsure: false,
             next: 0,
             buckets: new Array<number>(60).fill(0),
             bucketAt: Math.floor(Date.now() / 1000),
@@ -156,6 +162,7 @@ function claimMore(s: DeliveryState, g: GroupState, want: number) {
             if (!g.consumers.length) void giveBack(s, g);
         })
         .catch((err) => {
+            g.unsure = true;
             if (!s.closed) s.log(`读取消费者组 ${g.id} 的消息失败: ${String(err)}`);
         })
         .finally(() => {
@@ -164,8 +171,29 @@ function claimMore(s: DeliveryState, g: GroupState, want: number) {
         });
 }
 
+/**
+ * After a failed claim: gives back the group's rows this process owns but does not hold (nor has acknowledged), so
+ * a claim whose answer was lost does not keep its messages from every consumer. No claim of the group runs meanwhile.
+ */
+export function settleUnsure(s: DeliveryState, g: GroupState) {
+    if (g.claiming || s.closed) return;
+    g.claiming = true;
+    s.queue
+        .releaseUnknown(g.id, g.held)
+        .then(() => {
+            g.unsure = false;
+            g.dirty = true;
+        })
+        .catch((err) => s.log(`释放消费者组 ${g.id} 的未知认领失败，稍后重试: ${String(err)}`))
+        .finally(() => {
+            g.claiming = false;
+            if (!g.unsure) setImmediate(() => pump(s, g));
+        });
+}
+
 /** Sends what the group holds as far as its consumers' credit goes, and claims more when there is credit left. */
 export function pump(s: DeliveryState, g: GroupState) {
+    if (g.unsure) return settleUnsure(s, g);
     if (s.closed || !g.consumers.length) return;
     while (g.buffer.length) {
         const c = sendable(g);
@@ -187,6 +215,7 @@ export function requeue(g: GroupState, m: QueuedMessage) {
 export function wake(s: DeliveryState, ids: Iterable<number>) {
     for (const id of ids) {
         const g = s.groups.get(id);
+        if (g?.unsure) settleUnsure(s, g);
         if (!g?.consumers.length) continue;
         g.dirty = true;
         pump(s, g);

@@ -23,6 +23,8 @@ export interface PendingWritesOptions {
 interface State {
     options: PendingWritesOptions;
     ids: number[];
+    /** The batch being written. */
+    writing: number[];
     timer: NodeJS.Timeout | undefined;
     flushing: Promise<void>;
     retryMs: number;
@@ -36,11 +38,14 @@ const MAX_RETRY_MS = 5_000;
 async function writeAll(s: State): Promise<void> {
     while (s.ids.length) {
         const batch = s.ids.splice(0, s.options.maxBatch);
+        s.writing = batch;
         try {
             await s.options.write(batch);
+            s.writing = [];
             s.options.written?.(batch.length);
             s.retryMs = s.options.retryMs ?? FIRST_RETRY_MS;
         } catch (err) {
+            s.writing = [];
             s.ids.unshift(...batch);
             s.options.failed(err);
             schedule(s, s.retryMs);
@@ -67,6 +72,7 @@ export function pendingWrites(options: PendingWritesOptions) {
     const s: State = {
         options,
         ids: [],
+        writing: [],
         timer: undefined,
         flushing: Promise.resolve(),
         retryMs: options.retryMs ?? FIRST_RETRY_MS,
@@ -81,6 +87,8 @@ export function pendingWrites(options: PendingWritesOptions) {
         },
         /** Writes what is pending now (one attempt per batch; what fails stays pending). */
         flush: () => flush(s),
+        /** The ids not yet written: pending and in the batch being written. */
+        ids: () => [...s.writing, ...s.ids],
         /** How many ids wait for a write. */
         get pending() {
             return s.ids.length;

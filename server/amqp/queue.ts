@@ -185,6 +185,12 @@ export function createQueue(options: QueueOptions) {
             s.releases.add(ids);
             return s.releases.flush();
         },
+        /**
+         * Gives back the group's rows this process owns beyond `held` (delivering or buffered) and the
+         * acknowledgements not yet deleted.
+         */
+        releaseUnknown: (groupId: number, held: Iterable<number>) =>
+            rows.releaseExcept(s, groupId, [...held, ...s.acks.ids()]),
         renew: () => rows.renew(s),
         async trim(): Promise<number> {
             const dropped = await rows.trim(s.db, options.backlogMax, options.backlogHours);

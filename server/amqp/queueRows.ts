@@ -40,6 +40,13 @@ export async function release(c: Claimant, ids: number[]): Promise<void> {
         WHERE owner = ${c.owner} AND id IN (SELECT unnest(${idArray(ids)}))`);
 }
 
+/** Frees the group's rows this process owns except `keep` (after a claim whose answer may have been lost). */
+export async function releaseExcept(c: Claimant, groupId: number, keep: number[]): Promise<void> {
+    await c.db.execute(sql`
+        UPDATE amqp_queue SET owner = NULL, lease_until = NULL
+        WHERE owner = ${c.owner} AND group_id = ${groupId} AND NOT (id = ANY(${idArray(keep)}))`);
+}
+
 /** Frees every claim of this process (closing). */
 export async function releaseAll(c: Claimant): Promise<void> {
     await c.db.execute(sql`UPDATE amqp_queue SET owner = NULL, lease_until = NULL WHERE owner = ${c.owner}`);

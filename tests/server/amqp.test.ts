@@ -1,7 +1,9 @@
 import type { MqttClient } from 'mqtt';
+import { sql } from 'drizzle-orm';
 import rhea from 'rhea';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { amqpCredentials } from '../../server/amqp/signIn';
+import { rowsOf } from '../../server/db/rows';
 import { createTestServer, type TestServer } from '../../server/testing';
 import { until, type Broker } from './mqttSupport';
 import {
@@ -264,6 +266,35 @@ describe('delivery', () => {
         const second = await consumer({ groupId });
         const [again] = await second.next(1, 10_000);
         expect(again.body).toBe(held.body);
+    });
+
+    it('delivers the messages a claim took when the database lost its answer', async () => {
+        const { groupId } = await subscribeLamp(s);
+        const d = await device();
+        await d.post({ Brightness: 13 });
+        await until(
+            async () =>
+                rowsOf(await s.db.execute(sql`SELECT 1 FROM amqp_queue WHERE group_id = ${groupId}`)).length > 0,
+        );
+        // The first claim runs in the database, then its answer is lost: the rows are this process's, unknown to it.
+        const execute = s.db.execute.bind(s.db);
+        let lost = 0;
+        const losing = vi.spyOn(s.db, 'execute').mockImplementation((async (...args: Parameters<typeof execute>) => {
+            const result = await execute(...args);
+            if (!lost && JSON.stringify(args[0]).includes('SKIP LOCKED')) {
+                lost++;
+                throw new Error('connection to the database lost');
+            }
+            return result;
+        }) as typeof execute);
+        try {
+            const c = await consumer({ groupId });
+            const [got] = await c.next(1, 10_000);
+            expect(lost).toBe(1);
+            expect(got.body).toContain('"Brightness"');
+        } finally {
+            losing.mockRestore();
+        }
     });
 
     it('shares a group between its connected consumers', async () => {
