@@ -75,6 +75,10 @@ export interface ServerConfig {
     handshakeTimeoutMs: number;
     /** Dynamic registrations (一型一密) per product and minute in one process (DYNAMIC_REGISTER_PER_MINUTE, 30). */
     dynamicRegisterPerMinute: number;
+    /** Connections at once on each HTTP and HTTPS listener (HTTP_MAX_CONNECTIONS, 20000). */
+    httpMaxConnections: number;
+    /** Connections at once from one address on each of them (HTTP_MAX_CONNECTIONS_PER_ADDRESS; 0, the default: off). */
+    httpMaxConnectionsPerAddress: number;
     /** Set at start: the CA devices trust (its file and SHA-256 fingerprint), for /platform. */
     tlsCaFile?: string;
     tlsFingerprint?: string;
@@ -156,6 +160,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
             100_000,
             'DYNAMIC_REGISTER_PER_MINUTE',
         ),
+        httpMaxConnections: parseBound(env.HTTP_MAX_CONNECTIONS, 20_000, 1_000_000, 'HTTP_MAX_CONNECTIONS'),
+        httpMaxConnectionsPerAddress:
+            env.HTTP_MAX_CONNECTIONS_PER_ADDRESS?.trim() === '0'
+                ? 0
+                : parseBound(env.HTTP_MAX_CONNECTIONS_PER_ADDRESS, 0, 1_000_000, 'HTTP_MAX_CONNECTIONS_PER_ADDRESS'),
         ota: loadOtaConfig(env),
     };
 }

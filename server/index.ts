@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { createAdaptorServer } from '@hono/node-server';
+import { boundConnections, httpBounds } from './http/connections';
 import { keepIdleConnections } from './httpIdle';
 import { loadConfig, type ServerConfig } from './config';
 import { existsSync } from 'node:fs';
@@ -352,6 +353,7 @@ async function main(): Promise<void> {
     // TLS_ONLY=1: plain HTTP only redirects to HTTPS.
     const server = createAdaptorServer({ fetch: config.tlsOnly ? redirectToHttps(config) : app.fetch }) as Server;
     keepIdleConnections(server);
+    boundConnections(server, httpBounds(config), 'HTTP');
     const port = await listenOrExit(server, config, handle);
 
     // Device access: MQTT over TCP on MQTT_PORT and over WebSocket on this port's /mqtt. A taken MQTT port leaves the

@@ -1,6 +1,7 @@
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { SecureContextOptions } from 'node:tls';
 import { createAdaptorServer } from '@hono/node-server';
+import { boundConnections, httpBounds } from '../http/connections';
 import { keepIdleConnections } from '../httpIdle';
 import type { ServerConfig } from '../config';
 import { createRefusalLog } from '../mqtt/packetLimit';
@@ -88,6 +89,7 @@ export async function startTlsListeners({ config, material, fetch, broker, amqp,
         serverOptions: { ...context, handshakeTimeout: config.handshakeTimeoutMs },
     }) as HttpsServer;
     keepIdleConnections(https);
+    boundConnections(https, httpBounds(config), 'HTTPS');
     // Plaintext on the HTTPS port, a stalled or failed handshake: closed, one line per address and minute.
     const refusal = createRefusalLog((line) => console.warn(line));
     https.on('tlsClientError', (err, socket) => {
