@@ -87,6 +87,14 @@ export interface MemberState {
     following?: Promise<void>;
     timer?: NodeJS.Timeout;
     log: (message: string) => void;
+    /** When the last renewal was sent (monotonic ms). */
+    renewedAt: number;
+    /**
+     * Since when this member has renewed without a gap longer than its lease: it judges others silent (sweeps them,
+     * adopts their simulations) only after watching for a whole NODE_TIMEOUT. After a database outage every member's
+     * heartbeat is old; the first one back would otherwise declare the others lost a beat before they renew.
+     */
+    watchingSince: number;
 }
 
 const register = (db: Db, state: MemberState) =>
@@ -159,6 +167,7 @@ export async function renew(state: MemberState, clock: Clock): Promise<boolean> 
             options.onRevived?.();
         }
         state.lease.renewed(sentAt);
+        watched(state, sentAt);
         return true;
     } catch (err) {
         if (!state.stopped) log(`集群心跳失败 / heartbeat failed: ${String(err)}`);
@@ -166,12 +175,22 @@ export async function renew(state: MemberState, clock: Clock): Promise<boolean> 
     }
 }
 
+/** A renewal sent at `sentAt` succeeded: the watch goes on, or starts again after a gap longer than the lease. */
+export function watched(state: MemberState, sentAt: number): void {
+    if (sentAt - state.renewedAt > state.options.timeoutMs / 2) state.watchingSince = sentAt;
+    state.renewedAt = sentAt;
+}
+
+/** Whether this member has watched the cluster for a whole NODE_TIMEOUT (see MemberState.watchingSince). */
+export const mayJudge = (state: MemberState, now: number) => now - state.watchingSince >= state.options.timeoutMs;
+
 /** After a renewal: the sweep, the hooks, and whether this member is now the oldest. */
-export async function follow(state: MemberState): Promise<void> {
+export async function follow(state: MemberState, clock: Clock = monotonic): Promise<void> {
     const { db, timeoutMs, onBeat, onLeader } = state.options;
-    await sweepDead(db, state.nodeId, timeoutMs, timeoutMs, state.log);
+    const judging = mayJudge(state, clock());
+    if (judging) await sweepDead(db, state.nodeId, timeoutMs, timeoutMs, state.log);
     if (state.lease.check()) return;
-    await onBeat?.();
+    if (judging) await onBeat?.();
     const oldest = rowsOf<{ node_id: string }>(
         await db.execute(sql`SELECT node_id FROM cluster_nodes ORDER BY started_at, node_id LIMIT 1`),
     )[0]?.node_id;
@@ -191,7 +210,7 @@ export function beat(state: MemberState, clock: Clock): Promise<void> {
     const renewing = (state.renewing ??= renew(state, clock).finally(() => (state.renewing = undefined)));
     return renewing.then((renewed) => {
         if (!renewed || state.stopped || state.lease.check() || state.following) return;
-        state.following = follow(state)
+        state.following = follow(state, clock)
             .catch((err) => {
                 if (!state.stopped) state.log(`集群心跳失败 / heartbeat failed: ${String(err)}`);
             })
@@ -209,6 +228,8 @@ export async function createMembership(options: MembershipOptions) {
         leader: false,
         stopped: false,
         log: options.log ?? ((m) => console.warn(m)),
+        renewedAt: clock(),
+        watchingSince: clock(),
     };
     await register(options.db, state);
     state.lease.renewed(clock());

@@ -2,7 +2,8 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribeLamp } from './amqpSupport';
 import { setProcessState } from '../../server/cluster/processState';
-import { createMembership } from '../../server/cluster/membership';
+import { Lease } from '../../server/cluster/lease';
+import { beat, createMembership, type MemberState } from '../../server/cluster/membership';
 import { rowsOf } from '../../server/db/rows';
 import { createTestServer, type TestServer } from '../../server/testing';
 
@@ -104,6 +105,61 @@ describe('cluster membership', () => {
         expect(leaders).toEqual(['first', 'second']);
         await second.leave();
         expect(await rows(sql`SELECT node_id FROM cluster_nodes`)).toEqual([]);
+    });
+});
+
+describe('a member back from a database outage', () => {
+    it('judges no other member lost until it has watched for a whole NODE_TIMEOUT without a gap', async () => {
+        const timeoutMs = 6_000;
+        let now = 0;
+        const clock = () => now;
+        const logs: string[] = [];
+        const state: MemberState = {
+            options: { db: s.db, timeoutMs, figures: () => ({}) },
+            nodeId: 'watcher',
+            lease: new Lease(timeoutMs, {}, clock),
+            leader: false,
+            stopped: false,
+            log: (m) => logs.push(m),
+            renewedAt: 0,
+            watchingSince: 0,
+        };
+        await s.db.execute(sql`INSERT INTO cluster_nodes (node_id) VALUES ('watcher')`);
+        const silent = (id: string) =>
+            s.db.execute(
+                sql`INSERT INTO cluster_nodes (node_id, heartbeat_at) VALUES (${id}, now() - interval '1 minute')`,
+            );
+        const present = async (id: string) =>
+            (await rows(sql`SELECT 1 FROM cluster_nodes WHERE node_id = ${id}`)).length === 1;
+        const beatAt = async (t: number) => {
+            now = t;
+            await beat(state, clock);
+        };
+        try {
+            // Watching since it started: a member silent all along is swept once a whole timeout has been watched.
+            await silent('gone-early');
+            for (let t = 0; t < timeoutMs; t += 1_000) await beatAt(t);
+            expect(await present('gone-early')).toBe(true);
+            await beatAt(timeoutMs);
+            expect(await present('gone-early')).toBe(false);
+
+            // Blind for longer than its lease (the database away): every heartbeat is old when it comes back, and the
+            // first beat back sweeps nobody; the others renew in their next beat.
+            await silent('renews-soon');
+            await beatAt(30_000);
+            expect(await present('renews-soon')).toBe(true);
+            await s.db.execute(sql`UPDATE cluster_nodes SET heartbeat_at = now() WHERE node_id = 'renews-soon'`);
+            // One that never comes back is swept once the timeout has been watched again.
+            await silent('never-back');
+            for (let t = 31_000; t < 30_000 + timeoutMs; t += 1_000) await beatAt(t);
+            expect(await present('never-back')).toBe(true);
+            await beatAt(30_000 + timeoutMs);
+            expect(await present('never-back')).toBe(false);
+            expect(await present('renews-soon')).toBe(true);
+        } finally {
+            state.stopped = true;
+            await s.db.execute(sql`DELETE FROM cluster_nodes WHERE node_id IN ('watcher', 'renews-soon')`);
+        }
     });
 });
 
