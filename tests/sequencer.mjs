@@ -11,7 +11,7 @@ import { BaseSequencer } from 'vitest/node';
  */
 /** @type {Record<string, number>} */
 const SECONDS = {
-    'tests/e2e/screens.test.ts': 156,
+    'tests/e2e/screens.test.ts': 100,
     'tests/e2e/deviceDetail.test.ts': 81,
     'tests/e2e/demoLive.test.ts': 77,
     'tests/e2e/map.test.ts': 57,
