@@ -24,11 +24,12 @@ import { Counters, DataList, resolveColumns } from '../list';
 import { useScope } from '../scope';
 import type { FieldDefinition } from '../types';
 import type { Action, Row, Scope, Section } from '../vocabulary';
-import { loadChartSection, loadMarkdownSection, loadStreamSection } from './loaders';
+import { loadChartSection, loadDocumentSection, loadMarkdownSection, loadStreamSection } from './loaders';
 
 const ChartSection = lazy(loadChartSection);
 const StreamSection = lazy(loadStreamSection);
 const MarkdownSection = lazy(loadMarkdownSection);
+const DocumentSection = lazy(loadDocumentSection);
 
 const CELL = { px: 2, py: 1.25, m: 0, borderBottom: 1, borderRight: 1, borderColor: 'divider', minWidth: 0 };
 
@@ -73,7 +74,7 @@ export function FieldGrid({ fields, columns = 2 }: { fields: Array<[string, Fiel
 }
 
 /** A titled block: the section's title and actions on one line, the body below. */
-function Block({
+export function Block({
     title,
     actions,
     scope,
@@ -281,6 +282,12 @@ function OneSection({ section, scope }: { section: Section; scope: Scope }) {
             );
         case 'note':
             return <NoteSection section={section} scope={scope} />;
+        case 'document':
+            return (
+                <Suspense fallback={widgetFallback}>
+                    <DocumentSection section={section} scope={scope} />
+                </Suspense>
+            );
         case 'tabs':
             return <TabsSection section={section} scope={scope} />;
         case 'switch':
