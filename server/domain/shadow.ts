@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client';
 import { deviceShadows, type ShadowMetadata } from '../db/schema';
+import { SHADOW_MAX_ATTRIBUTES, SHADOW_MAX_BYTES } from '../../schemas/deviceShadow';
 
 /**
  * The device shadow (设备影子) as Alibaba Cloud IoT keeps it: per device one JSON document of the state the device
@@ -10,9 +11,8 @@ import { deviceShadows, type ShadowMetadata } from '../db/schema';
  * replies, `control` pushes) is server/mqtt/shadow.ts; the console's is server/routes/deviceShadow.ts.
  */
 
-/** Alibaba's limits: a document of at most 16 KB, at most 128 reported attributes. */
-export const SHADOW_MAX_BYTES = 16 * 1024;
-export const SHADOW_MAX_ATTRIBUTES = 128;
+/** Alibaba's limits: a document of at most 16 KB, at most 128 reported attributes (schemas/deviceShadow.ts). */
+export { SHADOW_MAX_ATTRIBUTES, SHADOW_MAX_BYTES };
 
 /** Alibaba's value for "delete this": the string "null" (a JSON null deletes too). */
 export const NULL_VALUE = 'null';

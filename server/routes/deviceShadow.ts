@@ -3,14 +3,8 @@ import { Hono } from 'hono';
 import type { Db } from '../db/client';
 import { devices, products } from '../db/schema';
 import type { AppEnv, Services } from '../deps';
-import {
-    changeShadow,
-    loadShadow,
-    SHADOW_MAX_ATTRIBUTES,
-    ShadowRefusal,
-    shadowBody,
-    type Shadow,
-} from '../domain/shadow';
+import { changeShadow, loadShadow, ShadowRefusal, shadowBody, type Shadow } from '../domain/shadow';
+import { checkDesired, parseDesired } from '../../schemas/deviceShadow';
 import { ok } from '../http/envelope';
 import { badRequest, conflict, notFound } from '../http/errors';
 import { positiveInt, readBody } from '../http/input';
@@ -26,9 +20,6 @@ import { controlMessage, shadowGetTopic } from '../mqtt/shadow';
  * holds the connection); a device not connected gets it when it next subscribes (server/mqtt/shadow.ts).
  */
 
-const DESIRED_NOT_JSON = '期望值不是有效的 JSON';
-const DESIRED_NOT_OBJECT = '期望值应为 JSON 对象，例如 {"color":"red"}';
-
 /** The device's productKey and deviceName (its shadow topics), or 404. */
 async function deviceOf(db: Db, deviceId: number) {
     const [row] = await db
@@ -42,22 +33,10 @@ async function deviceOf(db: Db, deviceId: number) {
 
 /** The desired state of the request: a JSON object (as text or as JSON), or a 400 saying what is wrong. */
 export function desiredOf(raw: unknown): Record<string, unknown> {
-    let value = raw;
-    if (typeof raw === 'string') {
-        if (!raw.trim()) throw badRequest('请输入期望值（JSON 对象）');
-        if (raw.includes('\u0000')) throw badRequest(DESIRED_NOT_JSON);
-        try {
-            value = JSON.parse(raw);
-        } catch {
-            throw badRequest(DESIRED_NOT_JSON);
-        }
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest(DESIRED_NOT_OBJECT);
-    const desired = value as Record<string, unknown>;
-    if (Object.keys(desired).length > SHADOW_MAX_ATTRIBUTES)
-        throw badRequest(`期望值的属性不能超过 ${SHADOW_MAX_ATTRIBUTES} 个`);
-    if (Object.keys(desired).some((k) => !k.trim())) throw badRequest('期望值的属性名不能为空');
-    return desired;
+    const parsed =
+        typeof raw === 'string' ? parseDesired(raw) : raw === undefined ? parseDesired('') : checkDesired(raw);
+    if ('error' in parsed) throw badRequest(parsed.error);
+    return parsed.value;
 }
 
 /** The optional version: an integer larger than the document's (the check is the store's), or -1. */
