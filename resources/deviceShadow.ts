@@ -66,6 +66,7 @@ export function shadowSections(refresh: string[]): Section[] {
             kind: 'document',
             title: '设备影子',
             source: { call: 'shadow', params: ({ record }) => ({ deviceId: record.deviceId }) },
+            refresh: '刷新',
             fields: [
                 ['version', { label: '影子版本', number: { grouping: false } }],
                 ['updateTime', { label: '最后更新时间' }],

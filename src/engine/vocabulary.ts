@@ -541,7 +541,7 @@ export type Section =
       }
     /**
      * A record of its own, loaded from `source` (a device's shadow): `fields` of it as descriptions and `json` parts of
-     * it pretty-printed under their labels; `empty` in their place when `empty.when` holds for the answer. The actions
+     * it pretty-printed under their labels, side by side as the width allows; `empty` in their place when `empty.when` holds for the answer. The actions
      * (beside the title, in both cases) see the answer as `scope.data.document`.
      */
     | {
@@ -551,6 +551,8 @@ export type Section =
           fields?: Array<string | [string, FieldDefinition]>;
           json: Array<{ label: string; path: string }>;
           empty?: { when: (answer: Row) => boolean; text: Of<string>; hint?: Of<string> };
+          /** A button of this label that asks `source` again (what a device changes is not pushed to the page). */
+          refresh?: string;
           actions?: Action[];
           when?: (scope: Scope) => boolean;
       }

@@ -166,5 +166,15 @@ describe('设备影子 tab', () => {
             version: 1_700_000_000_000,
             desired: {},
         });
+        // 刷新 shows what the device reported.
+        fireEvent.click(
+            within(screen.getByRole('dialog', { name: '编辑期望值（desired）' })).getByRole('button', { name: '取消' }),
+        );
+        await waitFor(() => expect(screen.queryByRole('dialog', { name: '编辑期望值（desired）' })).toBeNull());
+        fireEvent.click(within(region).getByRole('button', { name: '刷新' }));
+        await waitFor(() => expect(within(region).getByLabelText('影子版本')).toHaveTextContent('1700000000000'));
+        expect(JSON.parse(within(region).getByLabelText('设备上报（reported）').textContent ?? '')).toEqual({
+            power: 'off',
+        });
     });
 });

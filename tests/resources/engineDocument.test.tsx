@@ -8,7 +8,7 @@ import { fail, mswServer, ok, renderDefinitions } from './helpers';
 
 /**
  * Two concepts of the vocabulary on a small entity (a meter with a settings document): the `document` section (a
- * record of its own call shown as fields and pretty-printed JSON parts, its loading, failure with 重试 and empty
+ * record of its own call shown as fields and pretty-printed JSON parts, its 刷新, loading, failure with 重试 and empty
  * state, actions that see the answer as `scope.data.document`), and a form action's `confirm` (asked after the schema
  * passes; 取消 keeps the form and its values, 确定 submits), with a monospaced code textarea.
  */
@@ -75,6 +75,7 @@ const meters = defineResource<AnyPaths>({
                         { label: '设置值', path: 'state.values' },
                         { label: '元数据', path: 'meta' },
                     ],
+                    refresh: '刷新设置',
                     empty: {
                         when: (answer) => answer.exists === false,
                         text: '还没有设置',
@@ -152,6 +153,11 @@ describe('document sections and confirmed forms', () => {
         expect(within(region).getByLabelText('元数据').textContent).toBe(
             JSON.stringify({ rate: { timestamp: 1 } }, null, 2),
         );
+        // What changed elsewhere shows after 刷新.
+        settings = { ...settings, version: 9, values: { rate: 7 } };
+        fireEvent.click(within(region).getByRole('button', { name: '刷新设置' }));
+        await waitFor(() => expect(within(region).getByLabelText('版本')).toHaveTextContent('9'));
+        expect(within(region).getByLabelText('设置值').textContent).toBe(JSON.stringify({ rate: 7 }, null, 2));
     });
 
     it('says the empty state (with the record in its hint) and keeps the actions; a failure offers 重试', async () => {

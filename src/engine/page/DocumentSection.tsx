@@ -1,5 +1,6 @@
 import { Alert, Box, Button, LinearProgress, Typography } from '@mui/material';
 import InboxIcon from '@mui/icons-material/Inbox';
+import RefreshIcon from '@mui/icons-material/Refresh';
 import { RecordContextProvider } from 'react-admin';
 import { of } from '../actions/shared';
 import { useCall } from '../calls';
@@ -95,18 +96,29 @@ export default function DocumentSection({ section, scope }: { section: DocumentS
             <>
                 {section.fields?.length ? (
                     <RecordContextProvider value={answer}>
-                        <FieldGrid fields={resolveColumns(section.fields, definition)} columns={3} />
+                        <FieldGrid fields={resolveColumns(section.fields, definition)} />
                     </RecordContextProvider>
                 ) : null}
-                <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', md: 'repeat(2, 1fr)' } }}>
+                <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: 'repeat(auto-fit, minmax(280px, 1fr))' }}>
                     {section.json.map((part) => (
                         <JsonBlock key={part.path} label={part.label} value={readAt(answer, part.path)} />
                     ))}
                 </Box>
             </>
         );
+    const again = section.refresh ? (
+        <Button
+            size="small"
+            startIcon={<RefreshIcon />}
+            disabled={isFetching}
+            onClick={() => void refetch()}
+            aria-label={section.refresh}
+        >
+            {section.refresh}
+        </Button>
+    ) : null;
     return (
-        <Block title={section.title} actions={isPending ? undefined : section.actions} scope={inner}>
+        <Block title={section.title} actions={isPending ? undefined : section.actions} scope={inner} extra={again}>
             {body}
         </Block>
     );

@@ -78,17 +78,20 @@ export function Block({
     title,
     actions,
     scope,
+    extra,
     children,
 }: {
     title?: string;
     actions?: Action[];
     scope: Scope;
+    /** Beside the actions (a section's own 刷新). */
+    extra?: ReactNode;
     children: ReactNode;
 }) {
     return (
         <Card variant="outlined" component="section" aria-label={title}>
             <CardContent sx={{ display: 'flex', flexDirection: 'column', gap: 1.5 }}>
-                {title || actions?.length ? (
+                {title || actions?.length || extra ? (
                     <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, flexWrap: 'wrap' }}>
                         {title ? (
                             <Typography variant="subtitle1" component="h2" sx={{ fontWeight: 600, flex: 1 }}>
@@ -97,6 +100,7 @@ export function Block({
                         ) : (
                             <Box sx={{ flex: 1 }} />
                         )}
+                        {extra}
                         {actions?.length ? <ActionBar actions={actions} scope={scope} /> : null}
                     </Box>
                 ) : null}
