@@ -27,7 +27,7 @@ export interface Shadow {
 
 /** What a change does to the document (one section each; `reset` is version -1's clear). */
 export type ShadowChange =
-    | { kind: 'reported'; set: Record<string, unknown> }
+    | { kind: 'reported'; set: Record<string, unknown>; clearDesired?: boolean }
     | { kind: 'desired'; replace: Record<string, unknown> }
     | { kind: 'clearDesired' }
     | { kind: 'deleteReported'; keys: string[] | 'all' };
@@ -76,6 +76,7 @@ export function applyChange(doc: Shadow, change: ShadowChange, now: Date): Shado
                     next.metadata.reported[k] = stamp;
                 }
             }
+            if (change.clearDesired) next.desired = next.metadata.desired = {};
             break;
         case 'desired':
             next.desired = { ...change.replace };

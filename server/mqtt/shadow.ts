@@ -130,10 +130,14 @@ function reportedObject(state: Request): Request {
     return reported;
 }
 
-/** `update`: reported values set (a null value deletes its key), or the desired state cleared (`"desired":"null"`). */
+/**
+ * `update`: reported values set (a null value deletes its key), the desired state cleared (`"desired":"null"`), or
+ * both in one request.
+ */
 function updateChange(state: Request): ShadowChange {
-    if (state.desired === NULL_VALUE && state.reported === undefined) return { kind: 'clearDesired' };
-    return { kind: 'reported', set: reportedObject(state) };
+    const clearDesired = state.desired === NULL_VALUE;
+    if (clearDesired && state.reported === undefined) return { kind: 'clearDesired' };
+    return { kind: 'reported', set: reportedObject(state), clearDesired };
 }
 
 /** `delete`: the named reported keys (each "null"), or every reported value (`"reported":"null"`). */

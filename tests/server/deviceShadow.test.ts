@@ -272,6 +272,19 @@ describe('the desired state from the API', () => {
             state: { reported: { color: 'green' }, desired: {} },
             metadata: { desired: {} },
         });
+        // Both in one request: the new state reported and the desired state cleared.
+        const pushed = dev.replies.length;
+        okData(await setDesired(dev.device.deviceId, '{"color":"blue"}'));
+        await until(() => dev.replies.length > pushed); // its control, before the next request's reply
+        const both = { reported: { color: 'blue' }, desired: 'null' };
+        expect((await request(dev, { method: 'update', state: both, version: 9 })).payload).toEqual({
+            status: 'success',
+            version: 9,
+        });
+        expect(okData<ShadowAnswer>(await getShadow(dev.device.deviceId))).toMatchObject({
+            state: { reported: { color: 'blue' }, desired: {} },
+            metadata: { desired: {} },
+        });
     });
 
     it('is kept while the device is away and sent when it subscribes again, until it clears it', async () => {
