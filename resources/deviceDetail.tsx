@@ -1,5 +1,6 @@
 import * as yup from 'yup';
 import { OTA_DEVICE_CALLS, otaSections } from './ota/deviceTab';
+import { SHADOW_CALLS, shadowSections } from './deviceShadow';
 import RefreshIcon from '@mui/icons-material/Refresh';
 import EditIcon from '@mui/icons-material/Edit';
 import UploadIcon from '@mui/icons-material/Upload';
@@ -32,7 +33,8 @@ import { COORDINATE_KEY, DEVICE_TAG_TYPE, MAX_TAGS, TAG_MESSAGES, deviceTagsForm
  * The device detail screens (SPEC.md "Device instance detail", "Device detail"): three routes that differ only in
  * how they find the device, sharing one set of tabs (TAB below): info with credentials, remark and tags; topics;
  * thing-model data (properties and their history, events, services); run status; event manage; service calls;
- * sub-devices of a gateway; files; data subscription. The calls are docs/platform-api.md "Device detail".
+ * sub-devices of a gateway; files; data subscription; firmware; the device shadow (deviceShadow.ts). The calls are
+ * docs/platform-api.md "Device detail".
  */
 
 const DETAIL = 'deviceDetail';
@@ -763,6 +765,7 @@ const TAB = {
     subDevices: { label: '子设备管理', when: isGateway, sections: [subDevicesList, foundList] },
     files: { label: '文件管理', sections: [filesList] },
     ota: { label: '固件升级', sections: otaSections },
+    shadow: { label: '设备影子', sections: shadowSections([DETAIL]) },
     subscription: {
         label: '数据订阅',
         sections: [
@@ -887,6 +890,7 @@ export default defineResource({
                 tab('5', 'subDevices'),
                 tab('6', 'subscription'),
                 tab('7', 'ota'),
+                tab('8', 'shadow'),
             ],
         },
         {
@@ -905,6 +909,7 @@ export default defineResource({
                 tab('service', 'serviceCall'),
                 tab('childDevice', 'subDevices'),
                 tab('ota', 'ota'),
+                tab('shadow', 'shadow'),
             ],
         },
         {
@@ -917,6 +922,7 @@ export default defineResource({
                 tab('childDeviceView', 'info'),
                 tab('childDeviceTopic', 'topic'),
                 tab('childRunStatus', 'runStatus'),
+                tab('childShadow', 'shadow'),
             ],
         },
     ],
@@ -960,6 +966,7 @@ export default defineResource({
                 failure: '删除失败',
             },
             ...OTA_DEVICE_CALLS,
+            ...SHADOW_CALLS,
             files: {
                 get: '/api/device/file/list',
                 paging: ['pageNumber', 'pageSize'],

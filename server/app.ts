@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { createMaintenance } from './db/maintenance';
 import { createAccessHub } from './mqtt/access';
 import { deviceAccessRoutes } from './routes/deviceAccess';
+import { deviceShadowRoutes } from './routes/deviceShadow';
 import type { AppDeps, AppEnv, Services } from './deps';
 import { fail } from './http/envelope';
 import { answerCache } from './http/answerCache';
@@ -150,6 +151,7 @@ export function createApp(deps: AppDeps) {
     app.route('/api/function', functionRoutes(services));
     app.route('/api/topic', topicRoutes(services));
     app.route('/api/device/file', deviceFileRoutes(services));
+    app.route('/', deviceShadowRoutes(services));
     app.route('/api/device/subDevice', subDeviceRoutes(services));
     app.route('/api/device', telemetryRoutes(services));
     app.route('/api/device', deviceStatsRoutes(services));

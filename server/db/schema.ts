@@ -275,6 +275,25 @@ export const foundDevices = pgTable(
     (t) => [uniqueIndex('found_devices_gw_name_uq').on(t.gwId, t.productKey, t.deviceName)],
 );
 
+/** Key → update time (epoch seconds), Alibaba's shadow metadata. */
+export type ShadowMetadata = {
+    reported: Record<string, { timestamp: number }>;
+    desired: Record<string, { timestamp: number }>;
+};
+
+/** A device's shadow (设备影子, migration 0035): reported and desired state, their keys' times, the version. */
+export const deviceShadows = pgTable('device_shadows', {
+    deviceId: bigint('device_id', { mode: 'number' })
+        .primaryKey()
+        .references(() => devices.id, { onDelete: 'cascade' }),
+    reported: jsonb('reported').$type<Record<string, unknown>>().notNull().default({}),
+    desired: jsonb('desired').$type<Record<string, unknown>>().notNull().default({}),
+    metadata: jsonb('metadata').$type<ShadowMetadata>().notNull().default({ reported: {}, desired: {} }),
+    /** Device versions are often epoch milliseconds (Alibaba's SDK sends Date.now()): bigint. */
+    version: bigint('version', { mode: 'number' }).notNull().default(0),
+    updateTime: createdAt('update_time'),
+});
+
 /**
  * Presence history: a row each time a device turns ONLINE or stops being ONLINE, written by a statement trigger on
  * devices (migration 0021_presence_history.sql) whoever changed the status; the report's daily online rate.
@@ -1083,6 +1102,7 @@ export const schema = {
     productLogs,
     devices,
     foundDevices,
+    deviceShadows,
     deviceCounts,
     tags,
     deviceFiles,

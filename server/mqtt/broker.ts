@@ -32,6 +32,8 @@ import { applyCloseMessage, CLOSE_TOPIC, closeEverywhere, parseCloseMessage, typ
 import { attachWebSocket, createListeners, listenTcp, listenTls, stopListening, type Listeners } from './listeners';
 import { withWillLedger } from './willPersistence';
 import { answerRegistration, registerOverMqtt, type Registrations } from './mqttRegister';
+import { changeShadow, loadShadow } from '../domain/shadow';
+import { pushDesiredOnSubscribe, type ShadowStore } from './shadow';
 
 export interface BrokerOptions {
     db: Db;
@@ -191,6 +193,10 @@ export async function createBroker({
         platformPublish(aedes, traffic, state, args);
     const listen = (topic: string, fn: (payload: Buffer) => void) => listenOn(aedes, topic, fn);
     const online = (deviceId: number) => isOnline(state, deviceId);
+    const shadow: ShadowStore = {
+        load: (deviceId) => loadShadow(db, deviceId),
+        change: (deviceId, change, version) => changeShadow(db, deviceId, change, version),
+    };
     const downlink = createDownlink({ directory, writer, publish, isOnline: online, listen });
     const uplink = createUplink({
         directory,
@@ -201,6 +207,7 @@ export async function createBroker({
             update: async (deviceId, pairs) => void (await updateDeviceTags(db, deviceId, pairs)),
             remove: (deviceId, keys) => deleteDeviceTags(db, deviceId, keys),
         },
+        shadow,
     });
     const closes: CloseBatch = { pending: [] };
     const send = backends ? (body: string) => publish(CLOSE_TOPIC, body) : undefined;
@@ -238,6 +245,13 @@ export async function createBroker({
 
     aedes.on('client', (client) => answerRegistration(registrations, client) || clientConnected(live, client));
     aedes.on('clientDisconnect', (client) => clientDisconnected(live, client));
+    aedes.on('subscribe', (subs, client) => {
+        const device = client && state.devices.get(client);
+        if (!device) return;
+        const topics = subs.map((sub) => sub.topic);
+        const push = { load: shadow.load, publish, log };
+        void pushDesiredOnSubscribe(push, owners(state, client, device), topics);
+    });
     aedes.on('clientError', () => undefined);
     aedes.on('connectionError', () => undefined);
 

@@ -86,6 +86,18 @@ export function basicTopics(pk: string, dn: string): TopicRow[] {
             description: '云端响应待升级的固件',
         },
         {
+            name: '设备影子发布',
+            topic: `/shadow/update/${pk}/${dn}`,
+            permission: '发布',
+            description: '设备上报、获取或删除设备影子',
+        },
+        {
+            name: '设备影子订阅',
+            topic: `/shadow/get/${pk}/${dn}`,
+            permission: '订阅',
+            description: '设备接收影子变更与应答',
+        },
+        {
             name: 'NTP 时钟同步请求',
             topic: `/ext/ntp/${pk}/${dn}/request`,
             permission: '发布',

@@ -1,6 +1,6 @@
 /**
  * The spaces of a device's topics (Alibaba Cloud IoT's layout): `/sys/{pk}/{dn}/...`, `/{pk}/{dn}/user/...`,
- * `/ext/session/{pk}/{dn}/...`, `/ext/ntp/{pk}/{dn}/...`, its two firmware topics, and custom RRPC
+ * `/ext/session/{pk}/{dn}/...`, `/ext/ntp/{pk}/{dn}/...`, its firmware topics, its two shadow topics, and custom RRPC
  * `/ext/rrpc/{messageId}{topic}` around a topic of those spaces. A device subscribes to filters inside its spaces; what
  * it may publish is narrower: the topics of topicCatalog.ts marked 发布 (mayPublish). A gateway may also use the
  * spaces of the sub-devices signed in through it.
@@ -15,9 +15,15 @@ export function topicPrefixes({ productKey: pk, deviceName: dn }: TopicOwner): s
     return [`/sys/${pk}/${dn}/`, `/${pk}/${dn}/user/`, `/ext/session/${pk}/${dn}/`, `/ext/ntp/${pk}/${dn}/`];
 }
 
-/** Single topics outside those spaces (firmware). */
+/** Single topics outside those spaces (firmware, device shadow). */
 function singleTopics({ productKey: pk, deviceName: dn }: TopicOwner): string[] {
-    return [`/ota/device/upgrade/${pk}/${dn}`, `/ota/device/inform/${pk}/${dn}`, `/ota/device/progress/${pk}/${dn}`];
+    return [
+        `/ota/device/upgrade/${pk}/${dn}`,
+        `/ota/device/inform/${pk}/${dn}`,
+        `/ota/device/progress/${pk}/${dn}`,
+        `/shadow/update/${pk}/${dn}`,
+        `/shadow/get/${pk}/${dn}`,
+    ];
 }
 
 /**

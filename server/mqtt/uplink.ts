@@ -3,6 +3,7 @@ import { batchPost, historyPost } from './alinkBatch';
 import { eventPost, parseJson, propertyPost } from './alinkPosts';
 import { deviceInfo } from './alinkTags';
 import type { Delivery } from './resend';
+import { shadowUpdate, shadowUpdateTopic } from './shadow';
 import { parseExtRrpc, parseSysTopic, propertyPostTopic } from './topics';
 import {
     uplinkState,
@@ -18,7 +19,7 @@ export { ALINK, type AcceptedMessage, type TopicHandler } from './uplinkStore';
 /**
  * Uplink in Alibaba's Alink JSON: property and event posts (alinkPosts.ts), batch and history posts (alinkBatch.ts),
  * device tags (alinkTags.ts), replies to downlink calls and RRPC, raw and custom-topic messages logged as they come,
- * NTP, and the topics of features that handle their own (OTA). Every path that stores something settles its promise
+ * NTP, device shadow (shadow.ts), and the topics of features that handle their own (OTA). Every path that stores something settles its promise
  * with the store: resolved once stored, rejected when not.
  */
 
@@ -189,6 +190,7 @@ export async function handle(
     const handled = featureTopic(s, device, topic, payload) ?? sysTopic(s, device, topic, payload, delivery);
     if (handled) return handled;
     if (topic === `/ext/ntp/${device.productKey}/${device.deviceName}/request`) return ntp(s, device, payload);
+    if (topic === shadowUpdateTopic(device)) return shadowUpdate(s, device, payload, delivery);
     const rrpc = parseExtRrpc(topic);
     if (rrpc) return rrpcResponse(s, device, rrpc.messageId, rrpc.topic, payload, delivery);
     return userMessage(s, device, topic, payload, delivery);

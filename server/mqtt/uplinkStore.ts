@@ -1,6 +1,7 @@
 import type { MessageCopies } from '../amqp/copies';
 import { retentionDaysFromEnv } from '../db/partitions';
 import type { Directory, DeviceEntry } from './directory';
+import type { ShadowStore } from './shadow';
 import type { MessageWrite, MessageWriter } from './writer';
 
 /**
@@ -54,6 +55,8 @@ export interface UplinkDeps {
     writer: MessageWriter;
     /** The device tags (thing/deviceinfo/update and delete); without it those requests are answered 500. */
     tags?: DeviceTagStore;
+    /** Device shadows (/shadow/update); without it those requests are answered 500. */
+    shadow?: ShadowStore;
     /** Publishes to `device`'s topic as the platform. */
     publish: (topic: string, payload: string, qos: 0 | 1, device: DeviceEntry) => Promise<void>;
     log: (message: string) => void;

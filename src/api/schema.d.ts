@@ -3676,6 +3676,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    '/api/device/shadow': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The device's shadow (设备影子, Alibaba's GetDeviceShadow): reported and desired state, each key's update time (metadata, epoch seconds), the version. A device without a shadow answers exists false, version 0. */
+        get: operations['getDeviceShadow'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/device/shadow/update': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Sets the shadow's desired state (Alibaba's UpdateDeviceShadow): desired is the whole desired state as a JSON object ({} clears it); version, when given, must be larger than the shadow's (else 409, nothing changed; -1 resets the shadow to version 0), else the next version is taken. A connected device is sent the document at once as {"method":"control",...} on /shadow/get/{pk}/{dn} (sent true); a device not connected gets it when it next subscribes to that topic, until it clears the desired state. */
+        post: operations['updateDeviceShadow'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     '/api/device/rrpc': {
         parameters: {
             query?: never;
@@ -5726,6 +5760,38 @@ export interface components {
              * @enum {string}
              */
             rrpcCode?: 'SUCCESS' | 'TIMEOUT' | 'OFFLINE';
+        };
+        ShadowUpdateForm: {
+            deviceId: number;
+            /** @description The whole desired state, a JSON object as text, e.g. {"color":"red"} ({} clears it) */
+            desired: string;
+            /** @description Larger than the shadow's version; -1 resets it */
+            version?: number;
+        };
+        DeviceShadow: {
+            deviceId: number;
+            exists: boolean;
+            state: {
+                reported: {
+                    [key: string]: unknown;
+                };
+                desired: {
+                    [key: string]: unknown;
+                };
+            };
+            metadata: {
+                reported: components['schemas']['ShadowTimes'];
+                desired: components['schemas']['ShadowTimes'];
+            };
+            version: number;
+            /** @description Last change */
+            timestamp: number | null;
+            updateTime: string | null;
+        };
+        ShadowTimes: {
+            [key: string]: {
+                timestamp: number;
+            };
         };
         RrpcForm: {
             deviceId: number;
@@ -12929,6 +12995,73 @@ export interface operations {
             };
             400: components['responses']['DeviceBadRequest'];
             401: components['responses']['Unauthorized'];
+        };
+    };
+    getDeviceShadow: {
+        parameters: {
+            query: {
+                deviceId: components['parameters']['DeviceIdQuery'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The shadow */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code0'];
+                        msg: string;
+                        data: components['schemas']['DeviceShadow'];
+                    };
+                };
+            };
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+        };
+    };
+    updateDeviceShadow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/x-www-form-urlencoded': components['schemas']['ShadowUpdateForm'];
+                'multipart/form-data': components['schemas']['ShadowUpdateForm'];
+                'application/json': components['schemas']['ShadowUpdateForm'];
+            };
+        };
+        responses: {
+            /** @description The shadow as stored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code0'];
+                        msg: string;
+                        data: components['schemas']['DeviceShadow'] & {
+                            /** @description The desired state was published to the device's /shadow/get topic */
+                            sent: boolean;
+                            online: boolean;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['DeviceBadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['DeviceNotFound'];
+            409: components['responses']['DeviceConflict'];
         };
     };
     rrpcDevice: {

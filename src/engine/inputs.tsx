@@ -41,6 +41,9 @@ export interface FormInputProps {
 }
 
 /** One form input for a field: its input kind, plus the definition's visibility, label, choices and resets. */
+/** A code textarea's letters (FieldDefinition.textarea.monospace). */
+const MONOSPACE = { fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace', fontSize: 13 };
+
 export function FormInput({ source, field: declared, disabled, mode }: FormInputProps) {
     const field = fieldForMode(declared, mode);
     const kind = inputKindOf(field);
@@ -104,7 +107,14 @@ function FieldInput({ source, field, kind, values, disabled }: FieldInputProps) 
         case 'text':
             return <TextInput {...text} />;
         case 'textarea':
-            return <TextInput {...text} multiline minRows={3} />;
+            return (
+                <TextInput
+                    {...text}
+                    multiline
+                    minRows={field.textarea?.minRows ?? 3}
+                    inputProps={field.textarea?.monospace ? { ...text.inputProps, style: MONOSPACE } : text.inputProps}
+                />
+            );
         case 'number':
             return <NumberInput {...common} fullWidth />;
         case 'password':

@@ -1,7 +1,13 @@
 import { matchPath } from 'react-router-dom';
 import { widgetLoaders } from '../widgets/registry';
 import { redirectTarget } from './redirects';
-import { loadChartSection, loadMarkdownSection, loadPageView, loadStreamSection } from './page/loaders';
+import {
+    loadChartSection,
+    loadDocumentSection,
+    loadMarkdownSection,
+    loadPageView,
+    loadStreamSection,
+} from './page/loaders';
 import type { ResourceDefinition } from './types';
 import type { Section } from './vocabulary';
 
@@ -14,6 +20,9 @@ function preloadSections(sections: Section[] | undefined): void {
                 break;
             case 'stream':
                 void loadStreamSection();
+                break;
+            case 'document':
+                void loadDocumentSection();
                 break;
             case 'markdown':
                 void loadMarkdownSection();

@@ -231,6 +231,11 @@ export interface FieldDefinition {
         };
     };
     /**
+     * A 'textarea' made for code or JSON: at least `minRows` lines (default 3), and `monospace` letters with tabs and
+     * spaces kept as typed.
+     */
+    textarea?: { minRows?: number; monospace?: boolean };
+    /**
      * Repeatable row groups (input 'rows'): each row shows `fields` side by side with a delete button. Inside a row,
      * `visibleWhen`, `formLabel`, `choicesFrom.params` / `keep` and `resets` see the row as `values.$row` and reset
      * fields of the same row.

@@ -160,6 +160,12 @@ export interface FormAction extends ActionBase {
     lock?: (scope: Scope) => string[];
     /** The dialog opens while the URL's query has this param (`?type=program`); closing it removes the param. */
     openWith?: { query: string; value?: string };
+    /**
+     * Asked after the values pass the schema, before the call (its scope has `values`): 取消 goes back to the form
+     * with the values kept, 确定 submits. For what reaches a device or cannot be undone.
+     */
+    confirm?: Of<string>;
+    confirmTitle?: string;
 }
 
 /** A file the browser downloads: a GET call's URL (exports, templates, device files). */
@@ -531,6 +537,23 @@ export type Section =
           load: () => Promise<string | { default: string }>;
           toc?: boolean;
           search?: boolean;
+          when?: (scope: Scope) => boolean;
+      }
+    /**
+     * A record of its own, loaded from `source` (a device's shadow): `fields` of it as descriptions and `json` parts of
+     * it pretty-printed under their labels, side by side as the width allows; `empty` in their place when `empty.when` holds for the answer. The actions
+     * (beside the title, in both cases) see the answer as `scope.data.document`.
+     */
+    | {
+          kind: 'document';
+          title?: string;
+          source: CallRef;
+          fields?: Array<string | [string, FieldDefinition]>;
+          json: Array<{ label: string; path: string }>;
+          empty?: { when: (answer: Row) => boolean; text: Of<string>; hint?: Of<string> };
+          /** A button of this label that asks `source` again (what a device changes is not pushed to the page). */
+          refresh?: string;
+          actions?: Action[];
           when?: (scope: Scope) => boolean;
       }
     /** Tabs inside a tab, kept in the query param `param` (absent: the first); each a column of sections. */

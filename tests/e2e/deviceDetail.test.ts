@@ -123,6 +123,7 @@ describe.skipIf(!haveChromium)('device detail screens in Chromium', () => {
             '事件管理',
             '服务调用',
             '固件升级',
+            '设备影子',
         ]);
         await expectText(info('用户名'), device.username);
         await expectText(info('ClientId'), device.clientId);
@@ -240,6 +241,7 @@ describe.skipIf(!haveChromium)('device detail screens in Chromium', () => {
             '文件管理',
             '数据订阅',
             '固件升级',
+            '设备影子',
         ]);
 
         await tab('Topic列表').click();
@@ -315,7 +317,12 @@ describe.skipIf(!haveChromium)('device detail screens in Chromium', () => {
 
         await page.goto(`${server.url}/childDeviceDetail/${plain.productId}/${device.deviceId}`);
         await expectText(title(), device.deviceName);
-        expect(await page.locator('[role=tab]').allInnerTexts()).toEqual(['设备信息', 'Topic列表', '运行状态']);
+        expect(await page.locator('[role=tab]').allInnerTexts()).toEqual([
+            '设备信息',
+            'Topic列表',
+            '运行状态',
+            '设备影子',
+        ]);
         await tab('Topic列表').click();
         await page.waitForURL(`**/childDeviceDetail/${plain.productId}/${device.deviceId}/childDeviceTopic`);
         await screenshot(page, 'deviceDetail-child-topic');

@@ -125,7 +125,15 @@ describe('device detail screens', () => {
         expect(
             within(screen.getByRole('navigation', { name: 'breadcrumb' })).getByRole('link', { name: '设备管理' }),
         ).toHaveAttribute('href', '/deviceInstance');
-        expect(tabNames()).toEqual(['设备信息', 'Topic列表', '运行状态', '事件管理', '服务调用', '固件升级']);
+        expect(tabNames()).toEqual([
+            '设备信息',
+            'Topic列表',
+            '运行状态',
+            '事件管理',
+            '服务调用',
+            '固件升级',
+            '设备影子',
+        ]);
         expect(selectedTab()).toHaveTextContent('设备信息');
         expect(await screen.findByLabelText('备注名称')).toHaveTextContent('一号设备');
 
@@ -154,6 +162,7 @@ describe('device detail screens', () => {
             '服务调用',
             '子设备管理',
             '固件升级',
+            '设备影子',
         ]);
         expect(selectedTab()).toHaveTextContent('子设备管理');
         expect(screen.getByRole('tabpanel')).toHaveAccessibleName('子设备管理');
@@ -194,7 +203,7 @@ describe('device detail screens', () => {
         const device = await newDevice(plain, '子设备');
         renderApp(`/childDeviceDetail/${plain.productId}/${device.deviceId}/childDeviceTopic`);
         await deviceTitle();
-        expect(tabNames()).toEqual(['设备信息', 'Topic列表', '运行状态']);
+        expect(tabNames()).toEqual(['设备信息', 'Topic列表', '运行状态', '设备影子']);
         expect(selectedTab()).toHaveTextContent('Topic列表');
         fireEvent.click(screen.getByRole('tab', { name: '运行状态' }));
         await waitFor(() =>
@@ -211,7 +220,15 @@ describe('device detail screens', () => {
             `/devices/${plain.productKey}/${device.deviceName}?devicesId=${device.deviceId}&checkIdx=5`,
         );
         await deviceTitle();
-        expect(tabNames()).toEqual(['设备信息', 'Topic列表', '物模型数据', '文件管理', '数据订阅', '固件升级']);
+        expect(tabNames()).toEqual([
+            '设备信息',
+            'Topic列表',
+            '物模型数据',
+            '文件管理',
+            '数据订阅',
+            '固件升级',
+            '设备影子',
+        ]);
         expect(selectedTab()).toHaveTextContent('设备信息');
         expect(
             within(screen.getByRole('navigation', { name: 'breadcrumb' })).getByRole('link', { name: '设备管理' }),
@@ -236,6 +253,7 @@ describe('device detail screens', () => {
             '子设备管理',
             '数据订阅',
             '固件升级',
+            '设备影子',
         ]);
         expect(selectedTab()).toHaveTextContent('子设备管理');
     });

@@ -61,6 +61,19 @@ export function accessHappyCases(s: () => TestServer) {
             const request = Buffer.from('ping').toString('base64');
             return call(s(), 'POST', '/api/device/rrpc', form({ deviceId: d.deviceId, requestBase64Byte: request }));
         },
+        'GET /api/device/shadow': async () => {
+            const d = await online();
+            return call(s(), 'GET', `/api/device/shadow?deviceId=${d.deviceId}`);
+        },
+        'POST /api/device/shadow/update': async () => {
+            const d = await online();
+            return call(
+                s(),
+                'POST',
+                '/api/device/shadow/update',
+                form({ deviceId: d.deviceId, desired: '{"Brightness":50}' }),
+            );
+        },
         'POST /ms3/publishMessage': async () => {
             const d = await online();
             const topic = `/${d.productKey}/${d.deviceName}/user/get`;

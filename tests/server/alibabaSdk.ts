@@ -23,6 +23,20 @@ export type SdkServiceHandler = (
     reply: (answer: { id?: string; code: number; data?: unknown; message?: string }, type?: 'sync' | 'async') => void,
 ) => void;
 
+/** A message on the device's /shadow/get topic as onShadow hands it over (Alibaba's shadow reply or control). */
+export interface SdkShadowMessage {
+    method: 'reply' | 'control';
+    payload: {
+        status?: 'success' | 'error';
+        version?: number;
+        state?: { reported?: Record<string, unknown>; desired?: Record<string, unknown> };
+        metadata?: Record<string, unknown>;
+        content?: { errorcode: string; errormessage: string };
+    };
+    version?: number;
+    timestamp: number;
+}
+
 export interface SdkDevice {
     on(event: 'connect' | 'error' | 'close', fn: (...args: unknown[]) => void): void;
     postProps(props: Record<string, unknown>, cb: (res: SdkReply) => void): void;
@@ -30,6 +44,14 @@ export interface SdkDevice {
     postTags(tags: Array<{ attrKey: string; attrValue: string }>, cb: (res: SdkReply) => void): void;
     deleteTags(keys: string[], cb: (res: SdkReply) => void): void;
     onService(name: string, fn: SdkServiceHandler): void;
+    /** Device shadow: `{"method":"get"}` on /shadow/update; the reply comes to onShadow. */
+    getShadow(): void;
+    /** Reports these values (`update`, version Date.now()). */
+    postShadow(reported: Record<string, unknown>): void;
+    /** Deletes these reported keys (one, several, or all when none is given). */
+    deleteShadow(keys?: string | string[]): void;
+    /** Every message on /shadow/get: replies and the cloud's `control`. */
+    onShadow(fn: (message: SdkShadowMessage) => void): void;
     end(force?: boolean, cb?: () => void): void;
 }
 

@@ -4,6 +4,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deviceMessages } from '../../server/db/schema';
+import { loadShadow } from '../../server/domain/shadow';
 import { latestValues } from '../../server/domain/telemetry';
 import { createTestServer, type TestServer } from '../../server/testing';
 import { startLiveDemo } from '../../server/seed/live';
@@ -91,6 +92,13 @@ const CHECKS: Record<string, (ran: Ran, sample: Sample) => Promise<void>> = {
         exitsCleanly(ran, sample);
         const [, iso] = /平台时间: (\S+)/.exec(ran.output) ?? [];
         expect(Math.abs(Date.parse(iso) - Date.now())).toBeLessThan(60_000);
+    },
+    shadow: async (ran, sample) => {
+        exitsCleanly(ran, sample);
+        expect(ran.output).toMatch(/影子已更新，版本 \d{13}/);
+        expect(ran.output).toContain('设备上报的状态: ');
+        const shadow = await loadShadow(s.db, device.deviceId);
+        expect(shadow?.reported).toMatchObject({ LightSwitch: 1, Brightness: 60 });
     },
     'post-tls-mosquitto': async (ran, sample) => {
         exitsCleanly(ran, sample);

@@ -3,7 +3,7 @@ import { ScopeProvider } from '../scope';
 import { yupResolver } from '@hookform/resolvers/yup';
 import { Box, Button, LinearProgress, Typography } from '@mui/material';
 import { useFormState, useWatch, type Resolver } from 'react-hook-form';
-import { Form, useDataProvider, useRecordContext } from 'react-admin';
+import { Confirm, Form, useDataProvider, useRecordContext } from 'react-admin';
 import type { AnyObjectSchema } from 'yup';
 import { runCall, useCall, useRefresh } from '../calls';
 import type { PlatformDataProvider } from '../choices';
@@ -241,6 +241,7 @@ export default function FormActionDialog({
     );
     const refresh = useRefresh();
     const toast = useToast();
+    const [asking, setAsking] = useState<{ text: string; answer: (go: boolean) => void } | undefined>();
     const locked = useMemo(() => action.lock?.(scope) ?? [], [action, scope]);
     const note = action.note ? of(action.note, scope) : undefined;
     const title = of(action.title ?? action.label, scope);
@@ -266,6 +267,13 @@ export default function FormActionDialog({
         if (problem) {
             toast(problem, 'warning');
             throw new Checked();
+        }
+        // `confirm`: asked over the form; 取消 leaves the form open with its values.
+        if (action.confirm) {
+            const text = of(action.confirm, submitScope);
+            const go = await new Promise<boolean>((answer) => setAsking({ text, answer }));
+            setAsking(undefined);
+            if (!go) throw new Checked();
         }
         let answer: unknown;
         try {
@@ -306,6 +314,17 @@ export default function FormActionDialog({
                     </Typography>
                 ) : null}
             </ActionForm>
+            {action.confirm ? (
+                <Confirm
+                    isOpen={asking !== undefined}
+                    title={action.confirmTitle ?? '提示'}
+                    content={asking?.text ?? ''}
+                    confirm="确定"
+                    cancel="取消"
+                    onConfirm={() => asking?.answer(true)}
+                    onClose={() => asking?.answer(false)}
+                />
+            ) : null}
         </ScopeProvider>
     );
 }

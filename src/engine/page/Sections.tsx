@@ -24,11 +24,12 @@ import { Counters, DataList, resolveColumns } from '../list';
 import { useScope } from '../scope';
 import type { FieldDefinition } from '../types';
 import type { Action, Row, Scope, Section } from '../vocabulary';
-import { loadChartSection, loadMarkdownSection, loadStreamSection } from './loaders';
+import { loadChartSection, loadDocumentSection, loadMarkdownSection, loadStreamSection } from './loaders';
 
 const ChartSection = lazy(loadChartSection);
 const StreamSection = lazy(loadStreamSection);
 const MarkdownSection = lazy(loadMarkdownSection);
+const DocumentSection = lazy(loadDocumentSection);
 
 const CELL = { px: 2, py: 1.25, m: 0, borderBottom: 1, borderRight: 1, borderColor: 'divider', minWidth: 0 };
 
@@ -73,21 +74,24 @@ export function FieldGrid({ fields, columns = 2 }: { fields: Array<[string, Fiel
 }
 
 /** A titled block: the section's title and actions on one line, the body below. */
-function Block({
+export function Block({
     title,
     actions,
     scope,
+    extra,
     children,
 }: {
     title?: string;
     actions?: Action[];
     scope: Scope;
+    /** Beside the actions (a section's own 刷新). */
+    extra?: ReactNode;
     children: ReactNode;
 }) {
     return (
         <Card variant="outlined" component="section" aria-label={title}>
             <CardContent sx={{ display: 'flex', flexDirection: 'column', gap: 1.5 }}>
-                {title || actions?.length ? (
+                {title || actions?.length || extra ? (
                     <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, flexWrap: 'wrap' }}>
                         {title ? (
                             <Typography variant="subtitle1" component="h2" sx={{ fontWeight: 600, flex: 1 }}>
@@ -96,6 +100,7 @@ function Block({
                         ) : (
                             <Box sx={{ flex: 1 }} />
                         )}
+                        {extra}
                         {actions?.length ? <ActionBar actions={actions} scope={scope} /> : null}
                     </Box>
                 ) : null}
@@ -281,6 +286,12 @@ function OneSection({ section, scope }: { section: Section; scope: Scope }) {
             );
         case 'note':
             return <NoteSection section={section} scope={scope} />;
+        case 'document':
+            return (
+                <Suspense fallback={widgetFallback}>
+                    <DocumentSection section={section} scope={scope} />
+                </Suspense>
+            );
         case 'tabs':
             return <TabsSection section={section} scope={scope} />;
         case 'switch':

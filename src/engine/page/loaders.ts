@@ -6,5 +6,6 @@ export const loadPageView = () => import('./index');
 // Charts carry @mui/x-charts: a chunk of their own, loaded by the first page that draws one.
 export const loadChartSection = () => import('./ChartSection');
 export const loadStreamSection = () => import('./StreamSection');
+export const loadDocumentSection = () => import('./DocumentSection');
 // markdown-it and the documents load only where a document is shown.
 export const loadMarkdownSection = () => import('./MarkdownSection');
