@@ -160,6 +160,12 @@ export interface FormAction extends ActionBase {
     lock?: (scope: Scope) => string[];
     /** The dialog opens while the URL's query has this param (`?type=program`); closing it removes the param. */
     openWith?: { query: string; value?: string };
+    /**
+     * Asked after the values pass the schema and before the call (a push that reaches devices): the text, from the scope
+     * with `values`; 取消 returns to the form with nothing sent.
+     */
+    confirm?: (scope: Scope) => string;
+    confirmTitle?: string;
 }
 
 /** A file the browser downloads: a GET call's URL (exports, templates, device files). */
@@ -463,6 +469,13 @@ export type Section =
           columns?: 1 | 2 | 3;
           actions?: Action[];
           when?: (scope: Scope) => boolean;
+          /**
+           * The record described is this call's answer (a product's current configuration), not the page's: the fields
+           * and the actions see it as `record` (the page's stays in `scope.page`). Loading shows a bar, a failure its
+           * words, and an answer of null `empty` (the actions stay, e.g. the 编辑 that writes the first one).
+           */
+          source?: CallRef;
+          empty?: { text: Of<string>; hint?: Of<string> };
       }
     | { kind: 'list'; list: ListSpec; title?: string; when?: (scope: Scope) => boolean }
     | { kind: 'chart'; title?: string; chart: ChartSpec; when?: (scope: Scope) => boolean }

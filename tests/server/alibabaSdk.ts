@@ -30,6 +30,11 @@ export interface SdkDevice {
     postTags(tags: Array<{ attrKey: string; attrValue: string }>, cb: (res: SdkReply) => void): void;
     deleteTags(keys: string[], cb: (res: SdkReply) => void): void;
     onService(name: string, fn: SdkServiceHandler): void;
+    /** 远程配置: thing/config/get (configScope product, getType file); the callback gets get_reply. */
+    getConfig(cb: (res: SdkReply) => void): void;
+    /** Every message on the config topics but get_reply (the platform's thing/config/push). */
+    onConfig(fn: (message: { id: string; method?: string; params?: Record<string, unknown> }) => void): void;
+    publish(topic: string, payload: string, options?: { qos?: 0 | 1 }): void;
     end(force?: boolean, cb?: () => void): void;
 }
 

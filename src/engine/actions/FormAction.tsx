@@ -3,7 +3,7 @@ import { ScopeProvider } from '../scope';
 import { yupResolver } from '@hookform/resolvers/yup';
 import { Box, Button, LinearProgress, Typography } from '@mui/material';
 import { useFormState, useWatch, type Resolver } from 'react-hook-form';
-import { Form, useDataProvider, useRecordContext } from 'react-admin';
+import { Confirm, Form, useDataProvider, useRecordContext } from 'react-admin';
 import type { AnyObjectSchema } from 'yup';
 import { runCall, useCall, useRefresh } from '../calls';
 import type { PlatformDataProvider } from '../choices';
@@ -259,6 +259,10 @@ export default function FormActionDialog({
         [scope.record, scope.selected, scope.page, scope.data],
     );
 
+    const [asking, setAsking] = useState<{ text: string; answer: (yes: boolean) => void }>();
+    const confirmed = (text: string) =>
+        new Promise<boolean>((resolve) => setAsking({ text, answer: (yes) => (setAsking(undefined), resolve(yes)) }));
+
     const onSubmit = async (values: FormValues, opts: { onProgress?: (fraction: number) => void }) => {
         const submitScope = { ...scope, values };
         // `guard` with the values: its reason is said and the dialog stays open.
@@ -267,6 +271,7 @@ export default function FormActionDialog({
             toast(problem, 'warning');
             throw new Checked();
         }
+        if (action.confirm && !(await confirmed(action.confirm(submitScope)))) throw new Checked();
         let answer: unknown;
         try {
             answer = await runCall(dataProvider, action.submit, submitScope, resource, opts);
@@ -306,6 +311,17 @@ export default function FormActionDialog({
                     </Typography>
                 ) : null}
             </ActionForm>
+            {action.confirm ? (
+                <Confirm
+                    isOpen={!!asking}
+                    title={action.confirmTitle ?? '提示'}
+                    content={asking?.text ?? ''}
+                    confirm="确定"
+                    cancel="取消"
+                    onConfirm={() => asking?.answer(true)}
+                    onClose={() => asking?.answer(false)}
+                />
+            ) : null}
         </ScopeProvider>
     );
 }
