@@ -255,7 +255,8 @@ export const remoteConfigSections: Section[] = [
     {
         kind: 'fields',
         title: '当前配置',
-        columns: 2,
+        // One pair a row: the SHA-256 and the file need the width.
+        columns: 1,
         source: { call: 'configCurrent', params: ({ record }) => ({ productId: record.productId }) },
         fields: [...versionFields, ['content', { label: '配置内容', render: contentBlock }]],
         empty: {

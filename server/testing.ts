@@ -17,7 +17,7 @@ import { createSimulator, type Simulator } from './simulation/simulator';
 import { createRuleEngine, type RuleEngine, type RuleEngineOptions } from './rules/engine';
 import { createVideoRelay } from './video/relay';
 import { createOtaService, type OtaService } from './ota/service';
-import { createRemoteConfigService } from './remoteConfig/service';
+import { createRemoteConfigService, type RemoteConfigService } from './remoteConfig/service';
 import { createSipServer, type SipServer, type SipServerOptions } from './video/sip';
 import { COOKIE_NAME } from './sso/auth';
 import { createSession } from './sso/sessions';
@@ -74,6 +74,8 @@ export interface TestServer {
     sip?: SipServer;
     /** OTA: `ota.tick()` runs the scheduler now (it also runs every second once a broker attaches). */
     ota: OtaService;
+    /** Remote configuration: its signer makes download URLs as a device is told them. */
+    remoteConfig: RemoteConfigService;
     kind: 'pglite' | 'postgres';
     config: ServerConfig;
     close(): Promise<void>;
@@ -181,6 +183,7 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
             rules,
             sip,
             ota,
+            remoteConfig,
             kind: handle.kind,
             config,
             close: async () => {

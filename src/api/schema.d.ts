@@ -15280,13 +15280,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The file (application/json or text/plain, UTF-8) */
+            /** @description The file as saved (application/json for format json, text/plain for text; UTF-8) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    'application/json': string;
+                    'application/json': unknown;
                     'text/plain': string;
                 };
             };
