@@ -1308,9 +1308,6 @@ export const remoteConfigPushDevices = pgTable(
     (t) => [
         primaryKey({ columns: [t.pushId, t.deviceId] }),
         index('remote_config_push_devices_reply_idx').on(t.deviceId, t.messageId),
-        check(
-            'remote_config_push_devices_state_check',
-            sql`state IN ('pushing', 'succeeded', 'failed', 'offline')`,
-        ),
+        check('remote_config_push_devices_state_check', sql`state IN ('pushing', 'succeeded', 'failed', 'offline')`),
     ],
 );

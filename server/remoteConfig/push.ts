@@ -75,7 +75,9 @@ async function publishPushes(
         const sent = backend.publishDown
             ? backend.publishDown(topic, body, 1)
             : backend.publishTo(r.deviceId, topic, body, 1);
-        await Promise.resolve(sent).catch((err: unknown) => state.logError('远程配置推送失败 / config push failed:', err));
+        await Promise.resolve(sent).catch((err: unknown) =>
+            state.logError('远程配置推送失败 / config push failed:', err),
+        );
         logConfig(state, r.deviceId, product.id, CONFIG_PUSH, { direction: 'down', id: r.messageId, params });
     }
 }
@@ -119,7 +121,9 @@ export async function startPush(state: ConfigState, productId: number, body: Rec
             })
             .returning({ id: remoteConfigPushes.id });
         for (let i = 0; i < rows.length; i += 1000)
-            await tx.insert(remoteConfigPushDevices).values(rows.slice(i, i + 1000).map((r) => ({ ...r, pushId: push.id })));
+            await tx
+                .insert(remoteConfigPushDevices)
+                .values(rows.slice(i, i + 1000).map((r) => ({ ...r, pushId: push.id })));
         return push.id;
     });
     const params = await configData(state, version);
@@ -219,7 +223,10 @@ export async function pushDevices(
         .orderBy(remoteConfigPushDevices.deviceId)
         .limit(size)
         .offset(offset);
-    const [n] = await db.select({ n: sql<number>`count(*)::int` }).from(remoteConfigPushDevices).where(where);
+    const [n] = await db
+        .select({ n: sql<number>`count(*)::int` })
+        .from(remoteConfigPushDevices)
+        .where(where);
     return {
         records: rows.map((r) => ({
             deviceId: Number(r.deviceId),

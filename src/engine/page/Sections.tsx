@@ -158,8 +158,8 @@ function SourcedFields({ section, scope }: { section: FieldsSection; scope: Scop
     else if (!answer.data)
         body = (
             <NoteBody
-                text={section.empty ? of(section.empty.text, inner) : '暂无数据'}
-                hint={section.empty?.hint ? of(section.empty.hint, inner) : undefined}
+                text={section.empty ? of(section.empty.text, scope) : '暂无数据'}
+                hint={section.empty?.hint ? of(section.empty.hint, scope) : undefined}
             />
         );
     else
