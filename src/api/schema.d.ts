@@ -5138,7 +5138,6 @@ export interface components {
             scope: 'all' | 'group';
             groupId?: number;
         };
-        /** @description Also always has pushing, succeeded, failed, offline (the device counts) and createTime. */
         RemoteConfigPush: {
             pushId: number;
             productId: number;
@@ -5150,11 +5149,11 @@ export interface components {
             groupId?: number | null;
             groupName: string;
             total: number;
-            pushing?: number;
-            succeeded?: number;
-            failed?: number;
-            offline?: number;
-            createTime?: string;
+            pushing: number;
+            succeeded: number;
+            failed: number;
+            offline: number;
+            createTime: string;
         };
         Failure: {
             /**
