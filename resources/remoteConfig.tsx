@@ -291,6 +291,7 @@ export const remoteConfigSections: Section[] = [
                 ['failed', { label: '失败' }],
                 ['pushing', { label: '推送中' }],
                 ['offline', { label: '离线未推送' }],
+                ['timeout', { label: '未应答' }],
                 ['progress', { label: '应答进度', render: progressOf }],
             ],
             rowActions: [pushDevicesDialog],

@@ -14,14 +14,21 @@ export const CONFIG_FORMATS = [
 ] as const;
 export type ConfigFormat = (typeof CONFIG_FORMATS)[number]['id'];
 
-/** Per-device states of a push, with their Chinese names and colours. */
+/**
+ * Per-device states of a push, with their Chinese names and colours. 未应答 (timeout) is 推送中 for longer than
+ * CONFIG_REPLY_WAIT_MS: a device that does not take pushes; a late answer still makes it 成功 or 失败.
+ */
 export const CONFIG_PUSH_STATES = [
     { id: 'pushing', name: '推送中', color: 'info' },
     { id: 'succeeded', name: '成功', color: 'success' },
     { id: 'failed', name: '失败', color: 'error' },
     { id: 'offline', name: '离线未推送', color: 'default' },
+    { id: 'timeout', name: '未应答', color: 'warning' },
 ] as const;
 export type ConfigPushState = (typeof CONFIG_PUSH_STATES)[number]['id'];
+
+/** How long a pushed device is 推送中 before it is shown as 未应答. */
+export const CONFIG_REPLY_WAIT_MS = 60_000;
 
 export const CONFIG_PUSH_SCOPES = [
     { id: 'all', name: '全部设备' },

@@ -1,6 +1,11 @@
 import { randomInt } from 'node:crypto';
 import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
-import { CONFIG_MESSAGES, configPushSchema, type ConfigPushState } from '../../schemas/remoteConfig';
+import {
+    CONFIG_MESSAGES,
+    CONFIG_REPLY_WAIT_MS,
+    configPushSchema,
+    type ConfigPushState,
+} from '../../schemas/remoteConfig';
 import type { Db } from '../db/client';
 import {
     deviceGroups,
@@ -118,6 +123,8 @@ export async function startPush(state: ConfigState, productId: number, body: Rec
                 groupId: group?.id ?? null,
                 groupName: group?.name ?? null,
                 total: rows.length,
+                // The service's clock: how long the push has waited for answers is measured on it.
+                createTime: state.now(),
             })
             .returning({ id: remoteConfigPushes.id });
         for (let i = 0; i < rows.length; i += 1000)
@@ -133,15 +140,25 @@ export async function startPush(state: ConfigState, productId: number, body: Rec
         rows.filter((r) => r.state === 'pushing'),
         params,
     );
-    return pushSummary(state.db, productId, pushId, state.config.timeZone);
+    const { waitOver: _over, ...summary } = await pushSummary(
+        state.db,
+        productId,
+        pushId,
+        state.config.timeZone,
+        state.now(),
+    );
+    return summary;
 }
 
-const COUNTS = sql<Record<ConfigPushState, number>>`(SELECT json_build_object(
+const COUNTS = sql<Record<string, number>>`(SELECT json_build_object(
     'pushing', count(*) FILTER (WHERE pd.state = 'pushing'),
     'succeeded', count(*) FILTER (WHERE pd.state = 'succeeded'),
     'failed', count(*) FILTER (WHERE pd.state = 'failed'),
     'offline', count(*) FILTER (WHERE pd.state = 'offline'))
     FROM remote_config_push_devices pd WHERE pd.push_id = ${remoteConfigPushes.id})`;
+
+/** Whether the push's 推送中 devices are 未应答 by `now` (its wait for answers is over). */
+const waitOver = (createTime: Date, now: Date) => now.getTime() - createTime.getTime() > CONFIG_REPLY_WAIT_MS;
 
 const pushColumns = {
     p: remoteConfigPushes,
@@ -152,9 +169,10 @@ const pushColumns = {
 
 type PushRow = { p: typeof remoteConfigPushes.$inferSelect; version: number; configId: string; counts: unknown };
 
-function pushView(r: PushRow, timeZone: string) {
-    const counts = (typeof r.counts === 'string' ? JSON.parse(r.counts) : r.counts) as Record<ConfigPushState, number>;
-    const n = (k: ConfigPushState) => Number(counts?.[k] ?? 0);
+function pushView(r: PushRow, timeZone: string, now: Date) {
+    const counts = (typeof r.counts === 'string' ? JSON.parse(r.counts) : r.counts) as Record<string, number>;
+    const n = (k: string) => Number(counts?.[k] ?? 0);
+    const over = waitOver(r.p.createTime, now);
     return {
         pushId: r.p.id,
         productId: r.p.productId,
@@ -165,64 +183,74 @@ function pushView(r: PushRow, timeZone: string) {
         groupId: r.p.groupId,
         groupName: r.p.groupName ?? '',
         total: r.p.total,
-        pushing: n('pushing'),
+        pushing: over ? 0 : n('pushing'),
         succeeded: n('succeeded'),
         failed: n('failed'),
         offline: n('offline'),
+        timeout: over ? n('pushing') : 0,
         createTime: formatTime(r.p.createTime, timeZone),
     };
 }
 
 /** One push of the product with its counts (404 when it is not the product's). */
-export async function pushSummary(db: Db, productId: number, pushId: number, timeZone: string) {
+export async function pushSummary(db: Db, productId: number, pushId: number, timeZone: string, now: Date) {
     const [row] = await db
         .select(pushColumns)
         .from(remoteConfigPushes)
         .innerJoin(remoteConfigVersions, eq(remoteConfigVersions.id, remoteConfigPushes.versionId))
         .where(and(eq(remoteConfigPushes.productId, productId), eq(remoteConfigPushes.id, pushId)));
     if (!row) throw notFound(CONFIG_MESSAGES.pushNotFound);
-    return pushView(row, timeZone);
+    return { ...pushView(row, timeZone, now), waitOver: waitOver(row.p.createTime, now) };
 }
 
 /** A page of the product's pushes, newest first, with each one's counts. */
-export async function listPushes(db: Db, productId: number, size: number, offset: number, timeZone: string) {
+export async function listPushes(
+    db: Db,
+    productId: number,
+    page: { size: number; offset: number },
+    timeZone: string,
+    now: Date,
+) {
     const rows = await db
         .select(pushColumns)
         .from(remoteConfigPushes)
         .innerJoin(remoteConfigVersions, eq(remoteConfigVersions.id, remoteConfigPushes.versionId))
         .where(eq(remoteConfigPushes.productId, productId))
         .orderBy(desc(remoteConfigPushes.id))
-        .limit(size)
-        .offset(offset);
+        .limit(page.size)
+        .offset(page.offset);
     const [n] = await db
         .select({ n: sql<number>`count(*)::int` })
         .from(remoteConfigPushes)
         .where(eq(remoteConfigPushes.productId, productId));
-    return { records: rows.map((r) => pushView(r, timeZone)), total: Number(n.n) };
+    return { records: rows.map((r) => pushView(r, timeZone, now)), total: Number(n.n) };
+}
+
+/** The condition on a device's stored state for the state asked (未应答 is 推送中 once the wait is over). */
+function stateWhere(state: string | undefined, over: boolean): SQL | undefined {
+    if (!state) return undefined;
+    if (state === 'timeout') return over ? eq(remoteConfigPushDevices.state, 'pushing') : sql`false`;
+    if (state === 'pushing' && over) return sql`false`;
+    return eq(remoteConfigPushDevices.state, state);
 }
 
 /** A page of one push's devices (optionally of one state), by device id. */
 export async function pushDevices(
     db: Db,
-    productId: number,
-    pushId: number,
-    state: string | undefined,
-    size: number,
-    offset: number,
+    at: { productId: number; pushId: number; state?: string },
+    page: { size: number; offset: number },
     timeZone: string,
+    now: Date,
 ) {
-    await pushSummary(db, productId, pushId, timeZone);
-    const where = and(
-        eq(remoteConfigPushDevices.pushId, pushId),
-        state ? eq(remoteConfigPushDevices.state, state) : undefined,
-    );
+    const push = await pushSummary(db, at.productId, at.pushId, timeZone, now);
+    const where = and(eq(remoteConfigPushDevices.pushId, at.pushId), stateWhere(at.state, push.waitOver));
     const rows = await db
         .select()
         .from(remoteConfigPushDevices)
         .where(where)
         .orderBy(remoteConfigPushDevices.deviceId)
-        .limit(size)
-        .offset(offset);
+        .limit(page.size)
+        .offset(page.offset);
     const [n] = await db
         .select({ n: sql<number>`count(*)::int` })
         .from(remoteConfigPushDevices)
@@ -231,7 +259,7 @@ export async function pushDevices(
         records: rows.map((r) => ({
             deviceId: Number(r.deviceId),
             deviceName: r.deviceName,
-            state: r.state,
+            state: r.state === 'pushing' && push.waitOver ? 'timeout' : r.state,
             code: r.code,
             message: r.message ?? '',
             replyTime: formatTime(r.repliedAt, timeZone),

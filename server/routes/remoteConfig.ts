@@ -75,13 +75,14 @@ function push(s: Services, service: RemoteConfigService) {
 async function pushes(s: Services, c: Ctx) {
     const { size, offset } = paging(c.req.query('pageNumber'), c.req.query('pageSize'));
     const productId = await productOf(s, c.req.query('productId'));
-    return ok(c, await listPushes(s.db, productId, size, offset, s.config.timeZone));
+    return ok(c, await listPushes(s.db, productId, { size, offset }, s.config.timeZone, s.now()));
 }
 
 async function pushDetail(s: Services, c: Ctx) {
     const productId = await productOf(s, c.req.query('productId'));
     const pushId = positiveInt(c.req.query('pushId'), '缺少推送ID');
-    return ok(c, await pushSummary(s.db, productId, pushId, s.config.timeZone));
+    const { waitOver: _over, ...push } = await pushSummary(s.db, productId, pushId, s.config.timeZone, s.now());
+    return ok(c, push);
 }
 
 const STATES = new Set<string>(CONFIG_PUSH_STATES.map((x) => x.id));
@@ -91,8 +92,8 @@ async function pushDeviceList(s: Services, c: Ctx) {
     const productId = await productOf(s, c.req.query('productId'));
     const pushId = positiveInt(c.req.query('pushId'), '缺少推送ID');
     const state = c.req.query('state') || undefined;
-    if (state && !STATES.has(state)) throw badRequest('状态只能是 pushing、succeeded、failed 或 offline');
-    return ok(c, await pushDevices(s.db, productId, pushId, state, size, offset, s.config.timeZone));
+    if (state && !STATES.has(state)) throw badRequest('状态只能是 pushing、succeeded、failed、offline 或 timeout');
+    return ok(c, await pushDevices(s.db, { productId, pushId, state }, { size, offset }, s.config.timeZone, s.now()));
 }
 
 export function remoteConfigRoutes(services: Services, service: RemoteConfigService) {

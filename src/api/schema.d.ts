@@ -4844,7 +4844,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description A page of one push's devices with their state (推送中 / 成功 / 失败 / 离线未推送) and reply code. */
+        /**
+         * @description A page of one push's devices with their state (推送中 / 成功 / 失败 / 离线未推送, and 未应答: 推送中 for more
+         *     than 60 s; a late answer still counts) and reply code.
+         */
         get: operations['listRemoteConfigPushDevices'];
         put?: never;
         post?: never;
@@ -5153,6 +5156,8 @@ export interface components {
             succeeded: number;
             failed: number;
             offline: number;
+            /** @description 推送中 for more than 60 s (未应答) */
+            timeout: number;
             createTime: string;
         };
         Failure: {
@@ -15228,7 +15233,7 @@ export interface operations {
             query: {
                 productId: components['parameters']['ProductIdQuery'];
                 pushId: number;
-                state?: 'pushing' | 'succeeded' | 'failed' | 'offline';
+                state?: 'pushing' | 'succeeded' | 'failed' | 'offline' | 'timeout';
                 pageNumber?: number;
                 pageSize?: number;
             };
@@ -15252,7 +15257,7 @@ export interface operations {
                                 deviceId: number;
                                 deviceName: string;
                                 /** @enum {string} */
-                                state: 'pushing' | 'succeeded' | 'failed' | 'offline';
+                                state: 'pushing' | 'succeeded' | 'failed' | 'offline' | 'timeout';
                                 code: number | null;
                                 message: string;
                                 replyTime: string | null;

@@ -324,6 +324,42 @@ describe('批量推送', () => {
     });
 });
 
+describe('a device that does not answer', () => {
+    it('is 未应答 once the wait is over, and a late answer still counts', async () => {
+        const product = await createProduct(s);
+        const d = await newDevice(s, product.productKey);
+        const client = await signIn(d);
+        await subscribe(client, sys(d, 'push'));
+        dataOf(await save(product.productId, 'text', 'k=v'));
+        const got = nextMessage(client, sys(d, 'push'));
+        const push = dataOf<{ pushId: number }>(
+            await call(s, 'POST', '/api/product/config/push', json({ productId: product.productId, scope: 'all' })),
+        );
+        const { id } = (await got) as { id: string };
+        const at = `productId=${product.productId}&pushId=${push.pushId}`;
+        const stateOf = async (extra = '') =>
+            dataOf<{ records: Array<{ state: string }>; total: number }>(
+                await call(s, 'GET', `/api/product/config/push/devices?${at}${extra}`),
+            );
+        expect((await stateOf()).records[0].state).toBe('pushing');
+        const saved = clock;
+        clock += 61_000;
+        try {
+            expect((await stateOf()).records[0].state).toBe('timeout');
+            expect((await stateOf('&state=timeout')).total).toBe(1);
+            expect((await stateOf('&state=pushing')).total).toBe(0);
+            expect(dataOf(await call(s, 'GET', `/api/product/config/push?${at}`))).toMatchObject({
+                pushing: 0,
+                timeout: 1,
+            });
+            client.publish(sys(d, 'push_reply'), JSON.stringify({ id, code: 200, data: {} }));
+            await until(async () => (await stateOf()).records[0].state === 'succeeded');
+        } finally {
+            clock = saved;
+        }
+    });
+});
+
 describe('the API refuses bad input and changes nothing', () => {
     let product: TestProduct;
     const versions = async () =>
