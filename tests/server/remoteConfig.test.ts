@@ -1,13 +1,18 @@
 import { createHash } from 'node:crypto';
+import { connect as netConnect } from 'node:net';
 import { eq } from 'drizzle-orm';
 import type { MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deviceGroups, groupDevices, projects, remoteConfigVersions, scenes } from '../../server/db/schema';
+import { createAccessHub } from '../../server/mqtt/access';
+import { createBroker } from '../../server/mqtt/broker';
 import { alibabaCredentials } from '../../server/mqtt/signIn';
+import { createRemoteConfigService, type RemoteConfigService } from '../../server/remoteConfig/service';
 import { createTestServer, type TestServer } from '../../server/testing';
 import { answered, sdkDevice, type SdkDevice } from './alibabaSdk';
 import { createProduct, type TestProduct } from './devicesSupport';
 import { connect, newDevice, nextMessage, startBroker, subscribe, until, type Broker } from './mqttSupport';
+import { takeTurnOnRedis } from './redisTurn';
 import { call, json, type Answer } from './support';
 
 /**
@@ -477,6 +482,68 @@ describe("Alibaba's Node SDK", () => {
         const m = await heard;
         expect(m.params).toMatchObject({ configId: saved.configId, signMethod: 'Sha256' });
         device.publish(sys(d, 'push_reply'), JSON.stringify({ id: m.id, code: 200, data: {} }));
+        await until(async () => {
+            const page = dataOf<{ records: Array<{ state: string }> }>(
+                await call(
+                    s,
+                    'GET',
+                    `/api/product/config/push/devices?productId=${product.productId}&pushId=${push.pushId}`,
+                ),
+            );
+            return page.records[0]?.state === 'succeeded';
+        });
+    });
+});
+
+const REDIS_URL = process.env.CLUSTER_REDIS_URL || 'redis://127.0.0.1:6379/7';
+
+async function redisReachable(): Promise<boolean> {
+    const u = new URL(REDIS_URL);
+    return new Promise((resolve) => {
+        const socket = netConnect(Number(u.port || 6379), u.hostname, () => (socket.end(), resolve(true)));
+        socket.once('error', () => resolve(false));
+    });
+}
+
+const clustered = await redisReachable();
+if (!clustered && process.env.E2E_REQUIRED) throw new Error(`Redis (${REDIS_URL}) is not reachable`);
+
+describe.skipIf(!clustered)('in a cluster (two processes, one Redis)', () => {
+    const brokers: Broker[] = [];
+    const urls: string[] = [];
+    const services: RemoteConfigService[] = [];
+    takeTurnOnRedis();
+    beforeAll(async () => {
+        // Two processes of one platform: each its broker, its access hub and its remote configuration service.
+        for (let i = 0; i < 2; i++) {
+            const b = await createBroker({ db: s.db, redisUrl: REDIS_URL, log: () => undefined });
+            urls.push(`mqtt://127.0.0.1:${await b.listen(0, '127.0.0.1')}`);
+            const access = createAccessHub();
+            access.attach(b);
+            brokers.push(b);
+            services.push(
+                createRemoteConfigService({ db: s.db, access, config: s.config, now: () => new Date(clock) }),
+            );
+        }
+    }, 60_000);
+    afterAll(async () => {
+        for (const c of services) await c.close();
+        for (const b of brokers) await b.close();
+    });
+
+    it('a push made on one process reaches a device on the other, whose answer that process records', async () => {
+        const product = await createProduct(s);
+        const d = await newDevice(s, product.productKey);
+        const client = await connect(urls[0], alibabaCredentials(d));
+        clients.push(client);
+        await subscribe(client, sys(d, 'push'));
+        await until(async () => (await brokers[1].directory.byId(d.deviceId))?.status === 'ONLINE');
+        dataOf(await save(product.productId, 'json', '{"cluster":true}'));
+        const got = nextMessage(client, sys(d, 'push'));
+        const push = await services[1].push(product.productId, { scope: 'all' });
+        expect(push).toMatchObject({ total: 1, pushing: 1, offline: 0 });
+        const { id } = (await got) as { id: string };
+        client.publish(sys(d, 'push_reply'), JSON.stringify({ id, code: 200, data: {} }));
         await until(async () => {
             const page = dataOf<{ records: Array<{ state: string }> }>(
                 await call(
