@@ -8,6 +8,7 @@ import {
     productCreateSchema,
     productUpdateSchema,
 } from '../schemas/product';
+import { REMOTE_CONFIG_CALLS, remoteConfigSections } from './remoteConfig';
 import { functionLoads, functionSections } from './thingFunctions';
 import { topicSections } from './topics';
 
@@ -232,6 +233,11 @@ export default defineResource({
                     label: '功能定义',
                     sections: functionSections(),
                 },
+                {
+                    key: 'config',
+                    label: '远程配置',
+                    sections: remoteConfigSections,
+                },
             ],
         },
     ],
@@ -375,6 +381,8 @@ export default defineResource({
             /** 一型一密: the ProductSecret (product.edit) and the 动态注册 / 免预注册 switches. */
             secret: { get: '/api/product/secret', read: 'data' },
             setDynamicRegister: { post: '/api/product/dynamicRegister', body: 'form', read: 'data' },
+            /** 远程配置 (resources/remoteConfig.tsx). */
+            ...REMOTE_CONFIG_CALLS,
         },
     },
 });

@@ -60,6 +60,8 @@ import { healthRoutes } from './cluster/health';
 import { DEMO_WEBHOOK_PATH, demoWebhookRoute } from './seed/webhook';
 import { createOtaService } from './ota/service';
 import { otaDownloadRoute, otaRoutes } from './routes/ota';
+import { createRemoteConfigService } from './remoteConfig/service';
+import { configDownloadRoute, remoteConfigRoutes } from './routes/remoteConfig';
 import { registerRoutes } from './routes/register';
 import { registerLimiter } from './domain/dynamicRegister';
 
@@ -86,6 +88,15 @@ export function createApp(deps: AppDeps) {
     services.ota =
         deps.ota ??
         createOtaService({ db: deps.db, access: services.access!, config: deps.config, now: services.now, logError });
+    services.remoteConfig =
+        deps.remoteConfig ??
+        createRemoteConfigService({
+            db: deps.db,
+            access: services.access!,
+            config: deps.config,
+            now: services.now,
+            logError,
+        });
     // A rule can trigger on an upgrade failing for good (docs/rules.md, trigger otaFailed).
     const rules = services.rules;
     services.ota.onFailed((failure) => rules.onOtaFailed(failure));
@@ -123,8 +134,9 @@ export function createApp(deps: AppDeps) {
     // JSON and CSV answers are gzipped for clients that accept it (the device map's 100,000 points: 11 MB → about 2 MB).
     app.use('/api/*', compressAnswers());
 
-    // OTA downloads carry their own signature (devices do not sign in): before the session check, on purpose.
+    // OTA and configuration downloads carry their own signature (devices do not sign in): before the session check, on purpose.
     app.route('/api/ota/download', otaDownloadRoute(services, services.ota.signer));
+    app.route('/api/config/download', configDownloadRoute(services, services.remoteConfig.signer));
     // Rights (openapi.yaml x-right, docs/roles.md) and the project scope of the signed-in user, after the session.
     const rights = requireRights(deps.rightTable ?? loadRightTable(), services.db);
     for (const prefix of PROTECTED_PREFIXES) {
@@ -146,6 +158,7 @@ export function createApp(deps: AppDeps) {
     app.route('/api/group', groupRoutes(services));
     app.route('/api/groups', groupDeviceRoutes(services));
     app.route('/api/tag', tagRoutes(services));
+    app.route('/api/product/config', remoteConfigRoutes(services, services.remoteConfig));
     app.route('/api/product', productRoutes(services));
     app.route('/api/function', listPropertyRoutes(services));
     app.route('/api/function', functionRoutes(services));

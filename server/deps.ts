@@ -5,6 +5,7 @@ import type { Db } from './db/client';
 import type { Maintenance } from './db/maintenance';
 import type { AccessHub } from './mqtt/access';
 import type { OtaService } from './ota/service';
+import type { RemoteConfigService } from './remoteConfig/service';
 import type { RuleEngine } from './rules/engine';
 import type { Simulator } from './simulation/simulator';
 import type { SessionUser } from './sso/sessions';
@@ -52,6 +53,8 @@ export interface AppDeps {
     sip?: SipEndpoint;
     /** OTA firmware upgrades (server/ota/service.ts); default: one made here over `access`. */
     ota?: OtaService;
+    /** Remote configuration (server/remoteConfig/service.ts); default: one made here over `access`. */
+    remoteConfig?: RemoteConfigService;
 }
 
 /** What every router receives: the deps with defaults filled in. */
@@ -72,6 +75,7 @@ export interface Services {
     video?: VideoRelay;
     sip?: SipEndpoint;
     ota?: OtaService;
+    remoteConfig?: RemoteConfigService;
 }
 
 export type AppEnv = { Variables: { user: SessionUser; token: string } };

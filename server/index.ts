@@ -275,6 +275,7 @@ async function main(): Promise<void> {
             import('./video/testPattern'),
             import('./seed/ota'),
             import('./ota/service'),
+            import('./remoteConfig/service'),
         ]),
     );
     const whileStarting = () => void rest();
@@ -300,6 +301,7 @@ async function main(): Promise<void> {
         { rtspSource, checkFfmpeg },
         { seedDemoOta },
         { createOtaService },
+        { createRemoteConfigService },
     ] = await rest();
     // Connections ended with the previous run: its devices left ONLINE are OFFLINE as of this start (one process only;
     // in a cluster the others still hold theirs). Before the first start's demo seed, which writes statuses of its own.
@@ -348,7 +350,9 @@ async function main(): Promise<void> {
     const { sip, sipLine } = await startSip(createSipServer, handle, config);
     // OTA's scheduler runs every second once the broker attaches: held here so it stops before the database closes.
     const ota = createOtaService({ db: handle.db, access, config });
-    const app = createApp({ db: handle.db, config, access, simulator, amqp, rules, video, sip, ota });
+    // Remote configuration's message log writes: held here so they drain before the database closes.
+    const remoteConfig = createRemoteConfigService({ db: handle.db, access, config });
+    const app = createApp({ db: handle.db, config, access, simulator, amqp, rules, video, sip, ota, remoteConfig });
     // Plain HTTP/1.1 (no TLS or HTTP/2 options), so the adaptor returns a node:http Server.
     // TLS_ONLY=1: plain HTTP only redirects to HTTPS.
     const server = createAdaptorServer({ fetch: config.tlsOnly ? redirectToHttps(config) : app.fetch }) as Server;
@@ -473,6 +477,8 @@ async function main(): Promise<void> {
                 .then(() => rules.close())
                 .then(() => ota.close())
                 .catch((err) => console.error('停止固件升级失败 / failed to stop OTA:', err))
+                .then(() => remoteConfig.close())
+                .catch((err) => console.error('停止远程配置失败 / failed to stop remote configuration:', err))
                 .then(() => video.close())
                 .then(() => sip?.close())
                 .then(() => broker.close())

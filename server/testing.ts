@@ -17,6 +17,7 @@ import { createSimulator, type Simulator } from './simulation/simulator';
 import { createRuleEngine, type RuleEngine, type RuleEngineOptions } from './rules/engine';
 import { createVideoRelay } from './video/relay';
 import { createOtaService, type OtaService } from './ota/service';
+import { createRemoteConfigService, type RemoteConfigService } from './remoteConfig/service';
 import { createSipServer, type SipServer, type SipServerOptions } from './video/sip';
 import { COOKIE_NAME } from './sso/auth';
 import { createSession } from './sso/sessions';
@@ -73,6 +74,8 @@ export interface TestServer {
     sip?: SipServer;
     /** OTA: `ota.tick()` runs the scheduler now (it also runs every second once a broker attaches). */
     ota: OtaService;
+    /** Remote configuration: its signer makes download URLs as a device is told them. */
+    remoteConfig: RemoteConfigService;
     kind: 'pglite' | 'postgres';
     config: ServerConfig;
     close(): Promise<void>;
@@ -136,8 +139,16 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
         const ota = createOtaService({ db: handle.db, access, config, now: opts.now, logError: opts.logError });
         // The live demo's firmware and finished batch (server/seed/ota.ts), as the first start writes them.
         if (config.seedDemo && opts.live) await seedDemoOta(handle.db, config);
+        const remoteConfig = createRemoteConfigService({
+            db: handle.db,
+            access,
+            config,
+            now: opts.now,
+            logError: opts.logError,
+        });
         const app = createApp({
             ota,
+            remoteConfig,
             amqp,
             rules,
             access,
@@ -172,11 +183,13 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
             rules,
             sip,
             ota,
+            remoteConfig,
             kind: handle.kind,
             config,
             close: async () => {
                 await simulator.close();
                 await ota.close();
+                await remoteConfig.close();
                 await amqp.close();
                 await rules.close();
                 await video.close();

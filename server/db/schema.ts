@@ -1253,3 +1253,81 @@ export const otaSecret = pgTable('ota_secret', {
     id: smallint('id').primaryKey(),
     secret: text('secret').notNull(),
 });
+
+/**
+ * Remote configuration (远程配置, migration 0036, docs/device-access.md): each saved configuration file of a product,
+ * numbered per product; the newest is the current one (a restore saves an old one's content as a new version). The
+ * bytes a device downloads are `content` in UTF-8, of `size` bytes and SHA-256 `sha256`; `configId` is what the
+ * device is told (Alibaba's configId) and what its signed download URL names.
+ */
+export const remoteConfigVersions = pgTable(
+    'remote_config_versions',
+    {
+        id: serial('id').primaryKey(),
+        productId: integer('product_id')
+            .notNull()
+            .references(() => products.id, { onDelete: 'cascade' }),
+        version: integer('version').notNull(),
+        configId: text('config_id').notNull().unique(),
+        /** json or text. */
+        format: text('format').notNull(),
+        content: text('content').notNull(),
+        size: integer('size').notNull(),
+        sha256: text('sha256').notNull(),
+        remark: text('remark'),
+        /** The version whose content a restore copied (null: written). */
+        restoredFrom: integer('restored_from'),
+        createTime: createdAt('create_time'),
+    },
+    (t) => [
+        uniqueIndex('remote_config_versions_product_version_uq').on(t.productId, t.version),
+        check('remote_config_versions_format_check', sql`format IN ('json', 'text')`),
+    ],
+);
+
+/** A push (批量推送) of one version to the devices of a product, all of them or one group's. */
+export const remoteConfigPushes = pgTable(
+    'remote_config_pushes',
+    {
+        id: serial('id').primaryKey(),
+        productId: integer('product_id')
+            .notNull()
+            .references(() => products.id, { onDelete: 'cascade' }),
+        versionId: integer('version_id')
+            .notNull()
+            .references(() => remoteConfigVersions.id, { onDelete: 'cascade' }),
+        /** all or group. */
+        scope: text('scope').notNull(),
+        /** The group as it was named when pushed (the push outlives the group). */
+        groupId: integer('group_id'),
+        groupName: text('group_name'),
+        total: integer('total').notNull(),
+        createTime: createdAt('create_time'),
+    },
+    (t) => [index('remote_config_pushes_product_idx').on(t.productId, t.id)],
+);
+
+/** Each device of a push: pushing (sent, no answer yet), succeeded / failed (its push_reply's code), offline (not sent). */
+export const remoteConfigPushDevices = pgTable(
+    'remote_config_push_devices',
+    {
+        pushId: integer('push_id')
+            .notNull()
+            .references(() => remoteConfigPushes.id, { onDelete: 'cascade' }),
+        deviceId: bigint('device_id', { mode: 'number' })
+            .notNull()
+            .references(() => devices.id, { onDelete: 'cascade' }),
+        deviceName: text('device_name').notNull(),
+        /** The Alink id of the push the device was sent; its push_reply names it. */
+        messageId: text('message_id').notNull(),
+        state: text('state').notNull(),
+        code: integer('code'),
+        message: text('message'),
+        repliedAt: timestamp('replied_at', { withTimezone: true }),
+    },
+    (t) => [
+        primaryKey({ columns: [t.pushId, t.deviceId] }),
+        index('remote_config_push_devices_reply_idx').on(t.deviceId, t.messageId),
+        check('remote_config_push_devices_state_check', sql`state IN ('pushing', 'succeeded', 'failed', 'offline')`),
+    ],
+);

@@ -15,8 +15,8 @@ export interface DeviceAccessBackend {
     readonly connected: number;
     traffic: Pick<Traffic, 'subscribe' | 'rates'>;
     publishTo(deviceId: number, topic: string, payload: string, qos: 0 | 1): Promise<boolean>;
-    /** Publishes as the platform wherever the topic's device is connected (any process of a cluster); QoS 0. */
-    publishDown?(topic: string, payload: string): Promise<void>;
+    /** Publishes as the platform wherever the topic's device is connected (any process of a cluster); QoS 0 by default. */
+    publishDown?(topic: string, payload: string, qos?: 0 | 1): Promise<void>;
     downlink: {
         setProperties(
             deviceId: number,

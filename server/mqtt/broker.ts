@@ -307,8 +307,11 @@ function brokerApi(b: Assembled) {
             await b.publish(topic, payload, qos);
             return true;
         },
-        /** A notice to a device (thing/topo/change), wherever it is connected: the cluster's broker carries it there. */
-        publishDown: (topic: string, payload: string) => b.publish(topic, payload, 0),
+        /**
+         * A notice to a device (thing/topo/change, thing/config/push), wherever it is connected: the cluster's broker
+         * carries it there.
+         */
+        publishDown: (topic: string, payload: string, qos: 0 | 1 = 0) => b.publish(topic, payload, qos),
         /** Devices connected now. */
         get connected() {
             return b.state.live.size;

@@ -20,6 +20,12 @@ export function basicTopics(pk: string, dn: string): TopicRow[] {
             description: '云端主动下推配置信息',
         },
         {
+            name: '配置推送响应',
+            topic: `/sys/${pk}/${dn}/thing/config/push_reply`,
+            permission: '发布',
+            description: '设备端响应配置推送',
+        },
+        {
             name: '配置获取',
             topic: `/sys/${pk}/${dn}/thing/config/get`,
             permission: '发布',

@@ -19,7 +19,7 @@ export { ALINK, type AcceptedMessage, type TopicHandler } from './uplinkStore';
 /**
  * Uplink in Alibaba's Alink JSON: property and event posts (alinkPosts.ts), batch and history posts (alinkBatch.ts),
  * device tags (alinkTags.ts), replies to downlink calls and RRPC, raw and custom-topic messages logged as they come,
- * NTP, device shadow (shadow.ts), and the topics of features that handle their own (OTA). Every path that stores something settles its promise
+ * NTP, device shadow (shadow.ts), and the topics of features that handle their own (OTA, remote configuration). Every path that stores something settles its promise
  * with the store: resolved once stored, rejected when not.
  */
 
@@ -123,9 +123,13 @@ export async function userMessage(
     });
 }
 
-/** A feature's own topic (OTA): the promise of the handler that takes it, or undefined. */
+/** Topics a feature of its own may take (OTA, remote configuration): the others skip the handlers. */
+const featureTopicOf = (topic: string) =>
+    topic.startsWith('/ota/') || topic.includes('/thing/ota/') || topic.includes('/thing/config/');
+
+/** A feature's own topic (OTA, remote configuration): the promise of the handler that takes it, or undefined. */
 function featureTopic(s: UplinkState, device: DeviceEntry, topic: string, payload: Buffer) {
-    if (!s.topicHandlers.length || !(topic.startsWith('/ota/') || topic.includes('/thing/ota/'))) return undefined;
+    if (!s.topicHandlers.length || !featureTopicOf(topic)) return undefined;
     for (const h of s.topicHandlers) {
         const taken = h(device, topic, payload);
         if (taken) return taken;

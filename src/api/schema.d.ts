@@ -4739,6 +4739,180 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    '/api/product/config': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description 远程配置: the product's current configuration file (its newest version) with its content, or data null when it
+         *     has none. What a device's thing/config/get is answered with (docs/device-access.md "远程配置").
+         */
+        get: operations['getRemoteConfig'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/product/config/save': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description 编辑: saves a new version of the product's configuration file (numbered per product; the newest is current).
+         *     content is at most 64 KB of UTF-8 and not blank; format json must parse (400 配置内容不是有效的 JSON：…); a
+         *     NUL character is refused. A refused save stores nothing.
+         */
+        post: operations['saveRemoteConfig'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/product/config/versions': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description 历史版本: a page of the product's versions, newest first, without their content. */
+        get: operations['listRemoteConfigVersions'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/product/config/version': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One version of the product's configuration file with its content (查看). 404 配置版本不存在. */
+        get: operations['getRemoteConfigVersion'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/product/config/restore': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description 恢复: an old version's content saved as the product's next version (remark 恢复自版本 N). */
+        post: operations['restoreRemoteConfig'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/product/config/push': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One push of the product with its counts per state. 404 推送记录不存在. */
+        get: operations['getRemoteConfigPush'];
+        put?: never;
+        /**
+         * @description 批量推送: the current file pushed on /sys/{pk}/{dn}/thing/config/push (thing.config.push, QoS 1) to every device
+         *     of the product (scope all) or of one group (scope group, groupId) within the caller's projects. A connected
+         *     device (on any process of a cluster) is 推送中 until its push_reply makes it 成功 or 失败 (with its code); one
+         *     not connected is 离线未推送. 400 when the product has no file or the scope holds no device.
+         */
+        post: operations['pushRemoteConfig'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/product/config/pushes': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description 推送记录: a page of the product's pushes, newest first, with their counts per state. */
+        get: operations['listRemoteConfigPushes'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/product/config/push/devices': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description A page of one push's devices with their state (推送中 / 成功 / 失败 / 离线未推送, and 未应答: 推送中 for more
+         *     than 60 s; a late answer still counts) and reply code.
+         */
+        get: operations['listRemoteConfigPushDevices'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/config/download': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The configuration file a device was told of (thing/config/get_reply, thing/config/push): like
+         *     /api/ota/download, authorised by its HMAC-SHA256 signature over configId and expires (now + OTA_URL_HOURS),
+         *     not by a session. The body is exactly the bytes whose SHA-256 is the `sign` the device was told. An expired
+         *     or altered URL answers 403.
+         */
+        get: operations['downloadRemoteConfig'];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     '/api/ota/download': {
         parameters: {
             query?: never;
@@ -4747,9 +4921,9 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * @description The firmware download a device is pushed: the ONLY path under /api that needs no session. It is authorised by
-         *     its HMAC-SHA256 signature (a key kept per database) over packageId and expires (ms; the push sets now +
-         *     OTA_URL_HOURS, default 24 h). An expired or altered URL answers 403. One byte range (Range: bytes=a-b, a-,
+         * @description The firmware download a device is pushed: with /api/config/download, the only paths under /api that need no
+         *     session. It is authorised by its HMAC-SHA256 signature (a key kept per database) over packageId and expires
+         *     (ms; the push sets now + OTA_URL_HOURS, default 24 h). An expired or altered URL answers 403. One byte range (Range: bytes=a-b, a-,
          *     -n) answers 206 with Content-Range, so a device resumes a cut download; an unsatisfiable one 416.
          */
         get: operations['downloadOtaPackage'];
@@ -4966,6 +5140,59 @@ export interface components {
             recentTime: string | null;
             createTime: string;
             alarmCount: number;
+        };
+        RemoteConfigVersion: {
+            versionId: number;
+            productId: number;
+            /** @description Numbered per product; the newest is current */
+            version: number;
+            /** @description What a device is told (Alibaba's configId) */
+            configId: string;
+            /** @enum {string} */
+            format: 'json' | 'text';
+            /** @description Bytes of the UTF-8 content (configSize) */
+            size: number;
+            /** @description SHA-256 of those bytes */
+            sign: string;
+            /** @enum {string} */
+            signMethod: 'Sha256';
+            remark: string;
+            restoredFrom?: number | null;
+            createTime: string;
+            /** @description The file (not in the versions list) */
+            content?: string;
+        };
+        RemoteConfigSave: {
+            productId: number;
+            /** @enum {string} */
+            format: 'json' | 'text';
+            content: string;
+            remark?: string;
+        };
+        RemoteConfigPushInput: {
+            productId: number;
+            /** @enum {string} */
+            scope: 'all' | 'group';
+            groupId?: number;
+        };
+        RemoteConfigPush: {
+            pushId: number;
+            productId: number;
+            versionId: number;
+            version: number;
+            configId: string;
+            /** @enum {string} */
+            scope: 'all' | 'group';
+            groupId?: number | null;
+            groupName: string;
+            total: number;
+            pushing: number;
+            succeeded: number;
+            failed: number;
+            offline: number;
+            /** @description 推送中 for more than 60 s (未应答) */
+            timeout: number;
+            createTime: string;
         };
         Failure: {
             /**
@@ -14870,6 +15097,347 @@ export interface operations {
             403: components['responses']['Forbidden'];
             404: components['responses']['NotFound'];
             409: components['responses']['Conflict'];
+        };
+    };
+    getRemoteConfig: {
+        parameters: {
+            query: {
+                productId: components['parameters']['ProductIdQuery'];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The current version, or null */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['RemoteConfigVersion'] | null;
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    saveRemoteConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/json': components['schemas']['RemoteConfigSave'];
+                'application/x-www-form-urlencoded': components['schemas']['RemoteConfigSave'];
+            };
+        };
+        responses: {
+            /** @description The new version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['RemoteConfigVersion'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            403: components['responses']['Forbidden'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    listRemoteConfigVersions: {
+        parameters: {
+            query: {
+                productId: components['parameters']['ProductIdQuery'];
+                pageNumber?: number;
+                pageSize?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of versions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['RemoteConfigVersion'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    getRemoteConfigVersion: {
+        parameters: {
+            query: {
+                productId: components['parameters']['ProductIdQuery'];
+                versionId: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['RemoteConfigVersion'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    restoreRemoteConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/json': {
+                    productId: number;
+                    versionId: number;
+                };
+                'application/x-www-form-urlencoded': {
+                    productId: number;
+                    versionId: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The new version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['RemoteConfigVersion'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            403: components['responses']['Forbidden'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    getRemoteConfigPush: {
+        parameters: {
+            query: {
+                productId: components['parameters']['ProductIdQuery'];
+                pushId: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The push */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['RemoteConfigPush'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    pushRemoteConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/json': components['schemas']['RemoteConfigPushInput'];
+                'application/x-www-form-urlencoded': components['schemas']['RemoteConfigPushInput'];
+            };
+        };
+        responses: {
+            /** @description The push started */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['RemoteConfigPush'];
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            403: components['responses']['Forbidden'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    listRemoteConfigPushes: {
+        parameters: {
+            query: {
+                productId: components['parameters']['ProductIdQuery'];
+                pageNumber?: number;
+                pageSize?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of pushes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: components['schemas']['RemoteConfigPush'][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    listRemoteConfigPushDevices: {
+        parameters: {
+            query: {
+                productId: components['parameters']['ProductIdQuery'];
+                pushId: number;
+                state?: 'pushing' | 'succeeded' | 'failed' | 'offline' | 'timeout';
+                pageNumber?: number;
+                pageSize?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the push's devices */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: {
+                            records: {
+                                deviceId: number;
+                                deviceName: string;
+                                /** @enum {string} */
+                                state: 'pushing' | 'succeeded' | 'failed' | 'offline' | 'timeout';
+                                code: number | null;
+                                message: string;
+                                replyTime: string | null;
+                            }[];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    downloadRemoteConfig: {
+        parameters: {
+            query: {
+                configId: string;
+                expires: number;
+                signature: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file as saved (application/json for format json, text/plain for text; UTF-8) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': unknown;
+                    'text/plain': string;
+                };
+            };
+            /** @description Expired (下载地址已过期…) or altered (下载地址签名无效) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': components['schemas']['Failure'];
+                };
+            };
+            404: components['responses']['NotFound'];
         };
     };
     downloadOtaPackage: {

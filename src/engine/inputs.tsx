@@ -48,7 +48,13 @@ export function FormInput({ source, field: declared, disabled, mode }: FormInput
     const field = fieldForMode(declared, mode);
     const kind = inputKindOf(field);
     if (kind === 'none') return null;
-    if (field.visibleWhen || field.formLabel || field.choicesFrom?.params || field.choicesFrom?.keep) {
+    if (
+        field.visibleWhen ||
+        field.formLabel ||
+        field.formHelperText ||
+        field.choicesFrom?.params ||
+        field.choicesFrom?.keep
+    ) {
         return <WatchedInput source={source} field={field} kind={kind} disabled={disabled} />;
     }
     return <FieldInput source={source} field={field} kind={kind} disabled={disabled} />;
@@ -87,7 +93,7 @@ function FieldInput({ source, field, kind, values, disabled }: FieldInputProps) 
         source,
         label,
         isRequired: field.required,
-        helperText: field.helperText,
+        helperText: field.formHelperText && values ? field.formHelperText(values) : field.helperText,
         onChange,
         disabled,
         readOnly,

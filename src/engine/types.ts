@@ -148,6 +148,8 @@ export interface FieldDefinition {
     visibleWhen?: (values: FormValues) => boolean;
     /** The input's label, when it depends on the form values (the column and show label stay `label`). */
     formLabel?: (values: FormValues) => string;
+    /** The text under the input, when it depends on the form values (the size of the text typed so far). */
+    formHelperText?: (values: FormValues) => string;
     /** Load the input's choices (select, radio) or tree (cascader) from a custom call. */
     choicesFrom?: ChoicesSource;
     /**

@@ -469,6 +469,14 @@ export type Section =
           columns?: 1 | 2 | 3;
           actions?: Action[];
           when?: (scope: Scope) => boolean;
+          /**
+           * The record described is this call's answer (a product's current configuration), not the page's: the fields
+           * and the actions see it as `record` (the page's stays in `scope.page`). Loading shows a bar, a failure its
+           * words, and an answer of null `empty`, which sees the page's scope (the actions stay, e.g. the 编辑 that
+           * writes the first one).
+           */
+          source?: CallRef;
+          empty?: { text: Of<string>; hint?: Of<string> };
       }
     | { kind: 'list'; list: ListSpec; title?: string; when?: (scope: Scope) => boolean }
     | { kind: 'chart'; title?: string; chart: ChartSpec; when?: (scope: Scope) => boolean }

@@ -52,6 +52,11 @@ export interface SdkDevice {
     deleteShadow(keys?: string | string[]): void;
     /** Every message on /shadow/get: replies and the cloud's `control`. */
     onShadow(fn: (message: SdkShadowMessage) => void): void;
+    /** 远程配置: thing/config/get (configScope product, getType file); the callback gets get_reply. */
+    getConfig(cb: (res: SdkReply) => void): void;
+    /** Every message on the config topics but get_reply (the platform's thing/config/push). */
+    onConfig(fn: (message: { id: string; method?: string; params?: Record<string, unknown> }) => void): void;
+    publish(topic: string, payload: string, options?: { qos?: 0 | 1 }): void;
     end(force?: boolean, cb?: () => void): void;
 }
 

@@ -25,6 +25,7 @@ import { subscriptionHappyCases } from './subscriptionContract';
 import { videoHappyCases } from './videoContract';
 import { edgeHappyCases } from './edgeContract';
 import { otaHappyCases } from './otaContract';
+import { remoteConfigHappyCases } from './remoteConfigContract';
 import { topologyHappyCases } from './topologyContract';
 
 let s: TestServer;
@@ -145,6 +146,7 @@ const happy: Record<string, () => Promise<Answer<unknown>>> = {
     ...video.cases,
     ...edgeHappyCases(() => s),
     ...otaHappyCases(() => s),
+    ...remoteConfigHappyCases(() => s),
     ...topologyHappyCases(() => s),
 };
 

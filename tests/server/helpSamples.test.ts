@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deviceMessages } from '../../server/db/schema';
+import { deviceMessages, products } from '../../server/db/schema';
 import { loadShadow } from '../../server/domain/shadow';
 import { latestValues } from '../../server/domain/telemetry';
 import { createTestServer, type TestServer } from '../../server/testing';
@@ -12,7 +12,7 @@ import { loadTls } from '../../server/tls/certificates';
 import { EXAMPLE, helpSamples, run, scratchDir, start, substitute, type Ran, type Sample } from './helpSupport';
 import { secretOf, startBroker, until, type Broker } from './mqttSupport';
 import { demoDevice } from './telemetrySupport';
-import { call, form } from './support';
+import { call, form, json } from './support';
 
 /**
  * Every command and code sample of the help pages (docs/help/*.md) runs here as printed against a fresh demo start
@@ -123,6 +123,27 @@ const CHECKS: Record<string, (ran: Ran, sample: Sample) => Promise<void>> = {
 
 /** Samples that keep running (a device waiting for calls): started, driven through the API, stopped. */
 const LIVE: Record<string, (sample: Sample, code: string) => Promise<void>> = {
+    // Not long-running, but the product needs a configuration first, and the download URL names this HTTP server.
+    'config-get': async (sample, code) => {
+        const content = '{"reportInterval":30}';
+        const [product] = await s.db.select().from(products).where(eq(products.productKey, device.productKey));
+        const saved = await call(
+            s,
+            'POST',
+            '/api/product/config/save',
+            json({ productId: product.id, format: 'json', content }),
+        );
+        expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+        const port = s.config.port;
+        s.config.port = values.httpPort as number;
+        try {
+            const ran = await run(sample, code, scratch.dir, ++n);
+            exitsCleanly(ran, sample);
+            expect(ran.output).toContain(`配置已下载，校验通过: ${content}`);
+        } finally {
+            s.config.port = port;
+        }
+    },
     'device-replies': async (sample, code) => {
         const running = start(sample, code, scratch.dir, ++n);
         try {

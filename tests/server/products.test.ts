@@ -236,6 +236,7 @@ describe('topics', () => {
         expect(topic(`${base}/config/push`)).toBe('订阅');
         expect(topic(`${base}/config/get`)).toBe('发布');
         expect(topic(`${base}/config/get_reply`)).toBe('订阅');
+        expect(topic(`${base}/config/push_reply`)).toBe('发布');
         expect(topic(`${base}/event/property/post`)).toBe('发布');
         expect(topic(`${base}/event/Overheat/post`)).toBe('发布');
         expect(topic(`${base}/service/Reboot`)).toBe('订阅');

@@ -1,10 +1,11 @@
-import { lazy, Suspense, type ReactNode } from 'react';
+import { lazy, Suspense, useMemo, type ReactNode } from 'react';
 import {
     Alert,
     Box,
     Card,
     CardContent,
     FormControlLabel,
+    LinearProgress,
     Radio,
     RadioGroup,
     Tab,
@@ -18,6 +19,7 @@ import { widgets } from '../../widgets/registry';
 import { ActionBar } from '../actions';
 import { of } from '../actions/shared';
 import { widgetFallback } from '../actions/fallback';
+import { useCall } from '../calls';
 import { useOptionalDefinition } from '../context';
 import { renderField } from '../fields';
 import { Counters, DataList, resolveColumns } from '../list';
@@ -127,14 +129,13 @@ function WidgetSection({ section, scope }: { section: Extract<Section, { kind: '
     );
 }
 
-/** A message in place of content: an icon, the text and a hint, centred. */
-function NoteSection({ section, scope }: { section: Extract<Section, { kind: 'note' }>; scope: Scope }) {
-    const hint = section.hint ? of(section.hint, scope) : undefined;
-    const body = (
+/** An icon, a text and a hint, centred: a note section's body, and a sourced section's empty state. */
+function NoteBody({ text, hint }: { text: string; hint?: string }) {
+    return (
         <Box sx={{ textAlign: 'center', py: 6, color: 'text.secondary' }} role="status">
             <InboxIcon sx={{ fontSize: 56, opacity: 0.4 }} aria-hidden />
             <Typography variant="body1" sx={{ mt: 1 }}>
-                {of(section.text, scope)}
+                {text}
             </Typography>
             {hint ? (
                 <Typography variant="body2" sx={{ mt: 0.5, maxWidth: 560, mx: 'auto' }}>
@@ -143,9 +144,47 @@ function NoteSection({ section, scope }: { section: Extract<Section, { kind: 'no
             ) : null}
         </Box>
     );
+}
+
+type FieldsSection = Extract<Section, { kind: 'fields' }>;
+
+/** `fields` with a `source`: the call's answer is the record its fields and actions see; null is the empty state. */
+function SourcedFields({ section, scope }: { section: FieldsSection; scope: Scope }) {
+    const definition = useOptionalDefinition();
+    const answer = useCall<Row | null>(section.source, scope);
+    const inner = useMemo(
+        () => ({ ...scope, record: answer.data ?? {}, page: scope.page ?? scope.record }),
+        [scope, answer.data],
+    );
+    let body: ReactNode;
+    if (answer.isPending) body = <LinearProgress aria-label={`${section.title ?? ''}加载中`} />;
+    else if (answer.isError)
+        body = <Alert severity="error">加载失败：{(answer.error as Error)?.message || '查询失败'}</Alert>;
+    else if (!answer.data)
+        body = (
+            <NoteBody
+                text={section.empty ? of(section.empty.text, scope) : '暂无数据'}
+                hint={section.empty?.hint ? of(section.empty.hint, scope) : undefined}
+            />
+        );
+    else
+        body = (
+            <RecordContextProvider value={answer.data}>
+                <FieldGrid fields={resolveColumns(section.fields, definition)} columns={section.columns} />
+            </RecordContextProvider>
+        );
+    return (
+        <Block title={section.title} actions={answer.isPending ? undefined : section.actions} scope={inner}>
+            {body}
+        </Block>
+    );
+}
+
+/** A message in place of content: an icon, the text and a hint, centred. */
+function NoteSection({ section, scope }: { section: Extract<Section, { kind: 'note' }>; scope: Scope }) {
     return (
         <Block title={section.title} scope={scope}>
-            {body}
+            <NoteBody text={of(section.text, scope)} hint={section.hint ? of(section.hint, scope) : undefined} />
         </Block>
     );
 }
@@ -230,6 +269,7 @@ function OneSection({ section, scope }: { section: Section; scope: Scope }) {
     if (section.when && !section.when(scope)) return null;
     switch (section.kind) {
         case 'fields':
+            if (section.source) return <SourcedFields section={section} scope={scope} />;
             return (
                 <Block title={section.title} actions={section.actions} scope={scope}>
                     <RecordContextProvider value={scope.record}>
