@@ -4,9 +4,10 @@ import { fromRoot } from '../paths';
 /**
  * Runs products' data-parsing scripts in QuickJS (quickjs-emscripten) on a thread of its own
  * (server/scripts/sandboxWorker.mjs): the script has no I/O, a CPU deadline, memory and stack limits, and the message
- * path only awaits an answer, so a script never blocks the process. Runs queue one at a time on the thread. An
- * answer later than the deadline plus a grace ends the thread (terminate() stops any run, however it loops) and the
- * run fails as timed out; a thread whose run ran out of time or memory is replaced, freeing what it grew to.
+ * path only awaits an answer, so a script never blocks the process. Runs queue one at a time on the thread; its
+ * WebAssembly memory is capped at twice the run's limit plus QuickJS's own 32 MB. An answer later than the deadline
+ * plus a grace ends the thread (terminate() stops any run, however it loops) and the run fails as timed out; a thread
+ * whose run was interrupted or ran out of memory is replaced too, so the next run starts on a clean heap.
  */
 
 export interface ScriptLimits {
@@ -70,7 +71,10 @@ export function createSandbox(limits: ScriptLimits = DEFAULT_SCRIPT_LIMITS) {
     let nextId = 1;
 
     function start(): Promise<Worker> {
-        const w = new Worker(WORKER_FILE, { resourceLimits: { maxOldGenerationSizeMb: 64 } });
+        const w = new Worker(WORKER_FILE, {
+            workerData: { memoryMb: limits.memoryMb },
+            resourceLimits: { maxOldGenerationSizeMb: 64 },
+        });
         // The sandbox must not keep a server (or a test run) alive.
         w.unref();
         return new Promise((resolve, reject) => {

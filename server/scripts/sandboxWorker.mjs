@@ -4,12 +4,13 @@
 // stack limits, and exchanges data as JSON text only. Each run gets a fresh runtime and context, so one message's
 // globals never reach another's. Plain JavaScript, so the sources (tsx) and the bundle (dist-server) start it alike.
 //
-// QuickJS polls its interrupt handler on loop back-edges only, and this build counts a large block as a few bytes
-// against the memory limit: a loop of large built-in calls (`new Array(1e6).fill(1)`) can outrun both. The main
-// thread is the backstop: it terminates this thread when an answer is late, which ends any run and frees its memory.
-import { parentPort } from 'node:worker_threads';
-import { newQuickJSWASMModuleFromVariant } from 'quickjs-emscripten-core';
-import variant from '@jitl/quickjs-wasmfile-release-sync';
+// QuickJS polls its interrupt handler on loop back-edges only: a loop of large built-in calls (`new Array(1e6).fill(1)`)
+// can outrun the deadline, so the main thread is the backstop and terminates this thread when an answer is late. And
+// this build counts a large block as a few bytes against QuickJS's memory limit, so the WebAssembly memory itself is
+// capped (a Memory with a maximum, given to the module): an allocation beyond it fails as QuickJS's out of memory.
+import { parentPort, workerData } from 'node:worker_threads';
+import { newQuickJSWASMModuleFromVariant, newVariant } from 'quickjs-emscripten-core';
+import releaseSync from '@jitl/quickjs-wasmfile-release-sync';
 
 /** The script's own stack: deep enough for any decoder, shallow enough that runaway recursion ends quickly. */
 const MAX_STACK_BYTES = 256 * 1024;
@@ -33,7 +34,16 @@ const RUNNER = `(function () {
     };
 })()`;
 
-const quickJs = await newQuickJSWASMModuleFromVariant(variant);
+const PAGE = 64 * 1024;
+/** QuickJS's own start (16 MB, the build's initial memory) and twice a run's limit, for the allocator's slack. */
+const MEMORY_PAGES = {
+    initial: (16 * 1024 * 1024) / PAGE,
+    maximum: ((32 + 2 * workerData.memoryMb) * 1024 * 1024) / PAGE,
+};
+
+const quickJs = await newQuickJSWASMModuleFromVariant(
+    newVariant(releaseSync, { wasmMemory: new WebAssembly.Memory(MEMORY_PAGES) }),
+);
 
 function dumpError(vm, handle) {
     const dumped = vm.dump(handle);

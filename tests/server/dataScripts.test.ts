@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { and, desc, eq, ne } from 'drizzle-orm';
 import type { MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,7 +9,8 @@ import { DEFAULT_SCRIPT } from '../../server/scripts/template';
 import { createTestServer, type TestServer } from '../../server/testing';
 import { createProduct } from './devicesSupport';
 import { connect, newDevice, startBroker, subscribe, until, type Broker, type DeviceCredentials } from './mqttSupport';
-import { call, json, propertyFunction, rowCounts } from './support';
+import { run, scratchDir } from './helpSupport';
+import { call, json, propertyFunction, ROOT, rowCounts } from './support';
 
 /**
  * Data-parsing scripts (数据解析) at the protocol (mqtt.js against the broker) and through the API: a 透传/自定义
@@ -20,6 +23,7 @@ import { call, json, propertyFunction, rowCounts } from './support';
 let s: TestServer;
 let broker: Broker;
 let url: string;
+let port: number;
 const clients: MqttClient[] = [];
 
 interface Passthrough {
@@ -98,7 +102,7 @@ const REPORT = Buffer.from('00000000010032010000000000', 'hex').subarray(0, 12);
 
 beforeAll(async () => {
     s = await createTestServer();
-    ({ broker, url } = await startBroker(s));
+    ({ broker, url, port } = await startBroker(s));
 });
 
 afterAll(async () => {
@@ -398,5 +402,47 @@ describe('模拟运行', () => {
             expect(answer.status).toBe(400);
             expect(JSON.stringify(answer.body)).toContain(message);
         }
+    });
+});
+
+describe('docs/device-access.md', () => {
+    /** The fenced block of device-access.md whose info string is `js sample={name}`. */
+    function docSample(name: string): string {
+        const text = readFileSync(path.join(ROOT, 'docs', 'device-access.md'), 'utf8');
+        const match = new RegExp('```js sample=' + name + '\\n([\\s\\S]*?)```').exec(text);
+        expect(match, `docs/device-access.md has no sample ${name}`).not.toBeNull();
+        return match![1];
+    }
+
+    it("the up_raw sample runs as printed: the device's bytes stored as properties, the reply's bytes printed", async () => {
+        const product = await createProduct(s, { dataType: 1 });
+        const productId = Number(product.productId);
+        for (const [identifier, dataType] of [
+            ['prop_int16', { type: 'int', specs: { min: '-32768', max: '32767', step: '1' } }],
+            ['prop_bool', { type: 'bool', specs: { '0': '关', '1': '开' } }],
+            ['prop_float', { type: 'float', specs: { min: '-1000', max: '1000', step: '0.001' } }],
+        ] as const)
+            await call(s, 'POST', '/api/function/save', json(propertyFunction(productId, { identifier, dataType })));
+        await publish(productId, DEFAULT_SCRIPT);
+        const device = await newDevice(s, product.productKey);
+        const code = docSample('up-raw')
+            .replace("'a1RawDemo01'", `'${device.productKey}'`)
+            .replace("'raw-0001'", `'${device.deviceName}'`)
+            .replace("'rawDeviceSecretExample'", `'${device.secret}'`)
+            .replace('127.0.0.1:1883', `127.0.0.1:${port}`);
+        const scratch = scratchDir();
+        try {
+            const sample = { file: 'device-access.md', line: 0, lang: 'js', code };
+            const ran = await run(sample, code, scratch.dir, 1);
+            expect(ran.code, ran.output).toBe(0);
+            expect(ran.output).toContain('平台应答: 0200000001c8');
+        } finally {
+            scratch.remove();
+        }
+        expect(await logged(device.deviceId, 'thing.event.property.post')).toMatchObject({
+            prop_int16: 50,
+            prop_bool: 1,
+            prop_float: 0,
+        });
     });
 });
