@@ -8,6 +8,7 @@ import {
     productCreateSchema,
     productUpdateSchema,
 } from '../schemas/product';
+import { dataScriptLoads, dataScriptSections } from './dataScripts';
 import { functionLoads, functionSections } from './thingFunctions';
 import { topicSections } from './topics';
 
@@ -117,7 +118,7 @@ export default defineResource({
                 notFound: (scope) => `未找到ID为 ${productIdOf(scope)} 的产品`,
                 notFoundTitle: '产品不存在',
             },
-            load: functionLoads(({ record }) => record.productId),
+            load: { ...functionLoads(({ record }) => record.productId), ...dataScriptLoads },
             header: {
                 title: ({ record }) => String(record.productName ?? ''),
                 fields: [['productKey', { label: 'ProductKey', copy: true }], 'nodeType'],
@@ -232,6 +233,7 @@ export default defineResource({
                     label: '功能定义',
                     sections: functionSections(),
                 },
+                { key: 'script', label: '数据解析', sections: dataScriptSections() },
             ],
         },
     ],
@@ -375,6 +377,11 @@ export default defineResource({
             /** 一型一密: the ProductSecret (product.edit) and the 动态注册 / 免预注册 switches. */
             secret: { get: '/api/product/secret', read: 'data' },
             setDynamicRegister: { post: '/api/product/dynamicRegister', body: 'form', read: 'data' },
+            /** 数据解析: the script (draft, published version, limits), 保存草稿, 发布, 模拟运行. */
+            script: { get: '/api/product/script', read: 'data' },
+            saveScript: { post: '/api/product/script/save', read: 'data' },
+            publishScript: { post: '/api/product/script/publish', read: 'data' },
+            debugScript: { post: '/api/product/script/debug', read: 'data' },
         },
     },
 });

@@ -105,6 +105,8 @@ function FieldInput({ source, field, kind, values, disabled }: FieldInputProps) 
             return <TextInput {...text} />;
         case 'textarea':
             return <TextInput {...text} multiline minRows={3} />;
+        case 'code':
+            return <CodeInput {...text} />;
         case 'number':
             return <NumberInput {...common} fullWidth />;
         case 'password':
@@ -235,3 +237,25 @@ function CheckboxesInput({ field, values, ...common }: Omit<ChoicesInputProps, '
 }
 
 const nameOf = (choices: Choice[], value: unknown) => choices.find((c) => String(c.id) === String(value))?.name ?? '';
+
+/** Program text: a monospace multi-line input that keeps what is typed (no trimming, no spell checking). */
+function CodeInput(props: Parameters<typeof TextInput>[0]) {
+    return (
+        <TextInput
+            {...props}
+            multiline
+            minRows={16}
+            maxRows={32}
+            slotProps={{
+                htmlInput: { ...props.inputProps, spellCheck: false, autoCapitalize: 'off', autoCorrect: 'off' },
+            }}
+            sx={{
+                '& textarea': {
+                    fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace',
+                    fontSize: 13,
+                    lineHeight: 1.5,
+                },
+            }}
+        />
+    );
+}

@@ -24,6 +24,7 @@ import { Counters, DataList, resolveColumns } from '../list';
 import { useScope } from '../scope';
 import type { FieldDefinition } from '../types';
 import type { Action, Row, Scope, Section } from '../vocabulary';
+import { FormSection } from './FormSection';
 import { loadChartSection, loadMarkdownSection, loadStreamSection } from './loaders';
 
 const ChartSection = lazy(loadChartSection);
@@ -285,6 +286,8 @@ function OneSection({ section, scope }: { section: Section; scope: Scope }) {
             return <TabsSection section={section} scope={scope} />;
         case 'switch':
             return <SwitchSection section={section} />;
+        case 'form':
+            return <FormSection section={section} scope={scope} />;
         case 'notice':
             return (
                 <Alert
