@@ -26,6 +26,7 @@ import { videoHappyCases } from './videoContract';
 import { edgeHappyCases } from './edgeContract';
 import { otaHappyCases } from './otaContract';
 import { topologyHappyCases } from './topologyContract';
+import { dataScriptHappyCases } from './dataScriptContract';
 
 let s: TestServer;
 let product: { productId: number; productKey: string };
@@ -146,6 +147,7 @@ const happy: Record<string, () => Promise<Answer<unknown>>> = {
     ...edgeHappyCases(() => s),
     ...otaHappyCases(() => s),
     ...topologyHappyCases(() => s),
+    ...dataScriptHappyCases(() => s),
 };
 
 /** The success envelope each x-success-rule names (docs/platform-api.md). */
