@@ -98,7 +98,7 @@ async function logged(deviceId: number, method: string) {
 }
 
 /** Alibaba's example report: command 0x00, id 1, prop_int16 50, prop_bool 1, prop_float 0. */
-const REPORT = Buffer.from('00000000010032010000000000', 'hex').subarray(0, 12);
+const REPORT = Buffer.from('000000000100320100000000', 'hex');
 
 beforeAll(async () => {
     s = await createTestServer();
