@@ -9,6 +9,7 @@ import {
     productUpdateSchema,
 } from '../schemas/product';
 import { REMOTE_CONFIG_CALLS, remoteConfigSections } from './remoteConfig';
+import { dataScriptLoads, dataScriptSections } from './dataScripts';
 import { functionLoads, functionSections } from './thingFunctions';
 import { topicSections } from './topics';
 
@@ -118,7 +119,7 @@ export default defineResource({
                 notFound: (scope) => `未找到ID为 ${productIdOf(scope)} 的产品`,
                 notFoundTitle: '产品不存在',
             },
-            load: functionLoads(({ record }) => record.productId),
+            load: { ...functionLoads(({ record }) => record.productId), ...dataScriptLoads },
             header: {
                 title: ({ record }) => String(record.productName ?? ''),
                 fields: [['productKey', { label: 'ProductKey', copy: true }], 'nodeType'],
@@ -238,6 +239,7 @@ export default defineResource({
                     label: '远程配置',
                     sections: remoteConfigSections,
                 },
+                { key: 'script', label: '数据解析', sections: dataScriptSections() },
             ],
         },
     ],
@@ -383,6 +385,11 @@ export default defineResource({
             setDynamicRegister: { post: '/api/product/dynamicRegister', body: 'form', read: 'data' },
             /** 远程配置 (resources/remoteConfig.tsx). */
             ...REMOTE_CONFIG_CALLS,
+            /** 数据解析: the script (draft, published version, limits), 保存草稿, 发布, 模拟运行. */
+            script: { get: '/api/product/script', read: 'data' },
+            saveScript: { post: '/api/product/script/save', read: 'data' },
+            publishScript: { post: '/api/product/script/publish', read: 'data' },
+            debugScript: { post: '/api/product/script/debug', read: 'data' },
         },
     },
 });

@@ -16,6 +16,7 @@ import { menuRoutes } from './routes/menu';
 import { messageLogRoutes } from './routes/messageLog';
 import { createGeoRouter } from './geo/router';
 import { ms4Routes } from './routes/ms4';
+import { dataScriptRoutes } from './routes/dataScript';
 import { productRoutes } from './routes/product';
 import { productLogRoutes } from './routes/productLog';
 import { projectRoutes } from './routes/project';
@@ -159,6 +160,7 @@ export function createApp(deps: AppDeps) {
     app.route('/api/groups', groupDeviceRoutes(services));
     app.route('/api/tag', tagRoutes(services));
     app.route('/api/product/config', remoteConfigRoutes(services, services.remoteConfig));
+    app.route('/api/product/script', dataScriptRoutes(services));
     app.route('/api/product', productRoutes(services));
     app.route('/api/function', listPropertyRoutes(services));
     app.route('/api/function', functionRoutes(services));

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { loadGeoConfig, type GeoConfig } from './geo/config';
 import { loadOtaConfig, type OtaConfig } from './ota/config';
+import type { ScriptLimits } from './scripts/sandbox';
 
 /** Everything the server reads from its environment. Code below index.ts receives this object, never process.env. */
 export interface ServerConfig {
@@ -84,6 +85,8 @@ export interface ServerConfig {
     tlsFingerprint?: string;
     /** OTA firmware upgrades (server/ota/config.ts). */
     ota: OtaConfig;
+    /** Data-parsing scripts' limits per run (SCRIPT_TIMEOUT_MS, default 100; SCRIPT_MEMORY_MB, default 16). */
+    scripts: ScriptLimits;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -166,5 +169,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
                 ? 0
                 : parseBound(env.HTTP_MAX_CONNECTIONS_PER_ADDRESS, 0, 1_000_000, 'HTTP_MAX_CONNECTIONS_PER_ADDRESS'),
         ota: loadOtaConfig(env),
+        scripts: {
+            timeoutMs: parseBound(env.SCRIPT_TIMEOUT_MS, 100, 5000, 'SCRIPT_TIMEOUT_MS'),
+            memoryMb: parseBound(env.SCRIPT_MEMORY_MB, 16, 256, 'SCRIPT_MEMORY_MB'),
+        },
     };
 }

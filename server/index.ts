@@ -368,6 +368,7 @@ async function main(): Promise<void> {
         maxPacketBytes: config.mqttMaxPacketBytes,
         connectTimeoutMs: config.handshakeTimeoutMs,
         fenced,
+        scriptLimits: config.scripts,
     });
     access.attach(broker);
     amqp.attach(broker);

@@ -200,6 +200,22 @@ export const standardFunctions = pgTable(
     (t) => [index('standard_functions_category_idx').on(t.categoryId)],
 );
 
+/**
+ * A product's data-parsing script (数据解析, migration 0037): the draft as last saved and the version the broker runs
+ * (published, null until the first 发布; version counts the publications). Only products of the 透传/自定义 data format
+ * (dataType 1) use it.
+ */
+export const productScripts = pgTable('product_scripts', {
+    productId: integer('product_id')
+        .primaryKey()
+        .references(() => products.id, { onDelete: 'cascade' }),
+    draft: text('draft').notNull(),
+    draftTime: createdAt('draft_time'),
+    published: text('published'),
+    publishedTime: timestamp('published_time', { withTimezone: true }),
+    version: integer('version').notNull().default(0),
+});
+
 export const productLogs = pgTable(
     'product_logs',
     {

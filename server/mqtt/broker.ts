@@ -10,6 +10,9 @@ import { redisBackends } from './cluster';
 import { createGatewaySessions } from './gateway';
 import { EXT_RRPC_PREFIX, topicAllowed } from './topics';
 import { deleteDeviceTags, updateDeviceTags } from '../domain/tags';
+import type { ScriptAccess } from '../scripts/calls';
+import { sandboxFor, type ScriptLimits } from '../scripts/sandbox';
+import { publishedScript } from '../scripts/store';
 import { createUplink, type Uplink } from './uplink';
 import { createMessageWriter, type MessageWriter } from './writer';
 import { createTraffic, type Traffic } from './traffic';
@@ -47,6 +50,8 @@ export interface BrokerOptions {
     connectTimeoutMs?: number;
     /** In a cluster: this member is fenced (server/cluster/lease.ts) and takes no device now. */
     fenced?: () => boolean;
+    /** Data-parsing scripts' limits per run (SCRIPT_TIMEOUT_MS, SCRIPT_MEMORY_MB; default 100 ms, 16 MB). */
+    scriptLimits?: ScriptLimits;
 }
 
 /** Publishes as the platform; `to`: the device the topic belongs to, when the caller knows it (else looked up). */
@@ -116,6 +121,7 @@ export async function createBroker({
     maxPacketBytes = 256 * 1024,
     connectTimeoutMs = 10_000,
     fenced = () => false,
+    scriptLimits,
 }: BrokerOptions) {
     const state = createBrokerState();
     const directory = createDirectory(db);
@@ -197,12 +203,14 @@ export async function createBroker({
         load: (deviceId) => loadShadow(db, deviceId),
         change: (deviceId, change, version) => changeShadow(db, deviceId, change, version),
     };
-    const downlink = createDownlink({ directory, writer, publish, isOnline: online, listen });
+    const scripts: ScriptAccess = { published: (id) => publishedScript(db, id), sandbox: sandboxFor(scriptLimits) };
+    const downlink = createDownlink({ directory, writer, publish, isOnline: online, listen, scripts });
     const uplink = createUplink({
         directory,
         writer,
         publish,
         log,
+        scripts,
         tags: {
             update: async (deviceId, pairs) => void (await updateDeviceTags(db, deviceId, pairs)),
             remove: (deviceId, keys) => deleteDeviceTags(db, deviceId, keys),

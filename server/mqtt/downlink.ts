@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { badRequest } from '../http/errors';
+import { protocolToRawData, rawDataToProtocol, type ScriptAccess } from '../scripts/calls';
 import type { Directory, DeviceEntry } from './directory';
 import { checkValue } from './thingValues';
 import type { MessageWrite, MessageWriter } from './writer';
@@ -44,6 +45,8 @@ interface Deps {
     isOnline: (deviceId: number) => boolean;
     /** Listens on a topic through the broker (replies come from whichever process holds the device); answers the unsubscribe. */
     listen: (topic: string, fn: (payload: Buffer) => void) => Promise<() => void>;
+    /** 透传/自定义 products' scripts: their calls go as bytes on `thing/model/down_raw` (server/mqtt/rawData.ts). */
+    scripts?: ScriptAccess;
 }
 
 export const DEFAULT_TIMEOUT_MS = 5_000;
@@ -64,10 +67,15 @@ interface Exchange {
     answerTopic: string;
     /** Whether a message on the answer topic is the answer. */
     accept: (payload: Buffer) => boolean;
+    /** Makes the answer topic's bytes Alink JSON before `accept` (a 透传/自定义 product's down_raw_reply). */
+    decode?: (payload: Buffer) => Promise<Buffer | undefined>;
     timeoutMs: number;
 }
 
 const newMessageId = () => String(randomInt(1, 2 ** 47));
+
+/** A call to a 透传/自定义 device: Alibaba's template carries the id as a signed 32-bit integer, so it must fit one. */
+const newRawMessageId = () => String(randomInt(1, 2 ** 31));
 
 function jsonObject(payload: Buffer): Record<string, unknown> | undefined {
     try {
@@ -109,7 +117,41 @@ function customTopic(device: DeviceEntry, topic: string): string {
     return topic;
 }
 
-export function createDownlink({ directory, writer, publish, isOnline, listen }: Deps) {
+/** A call to a 透传/自定义 device: its bytes on down_raw, its answer decoded from down_raw_reply. */
+interface RawCall {
+    topic: string;
+    body: Buffer;
+    answerTopic: string;
+    decode: (payload: Buffer) => Promise<Buffer | undefined>;
+}
+
+/**
+ * The call as the device of a 透传/自定义 product with a published script takes it: the Alink JSON through
+ * protocolToRawData on `thing/model/down_raw`, the answer through rawDataToProtocol from `down_raw_reply`. Undefined
+ * for other products; 400 with the script's error when it cannot convert the call.
+ */
+async function rawCall(
+    scripts: ScriptAccess | undefined,
+    device: DeviceEntry,
+    body: string,
+): Promise<RawCall | undefined> {
+    const source = scripts && device.passthrough ? await scripts.published(device.productId) : undefined;
+    if (!source) return undefined;
+    const bytes = await protocolToRawData(scripts!.sandbox, source, JSON.parse(body) as Record<string, unknown>);
+    if (!bytes.ok) throw badRequest(`数据解析脚本未能转换下发数据：${bytes.error}`);
+    const base = `/sys/${device.productKey}/${device.deviceName}/thing/model/`;
+    return {
+        topic: `${base}down_raw`,
+        body: bytes.value,
+        answerTopic: `${base}down_raw_reply`,
+        decode: async (payload) => {
+            const json = await rawDataToProtocol(scripts!.sandbox, source, payload);
+            return json.ok ? Buffer.from(JSON.stringify(json.value)) : undefined;
+        },
+    };
+}
+
+export function createDownlink({ directory, writer, publish, isOnline, listen, scripts }: Deps) {
     const waiting = new Map<string, Waiter>();
     const offline = (device: DeviceEntry) => !isOnline(device.deviceId) && device.status !== 'ONLINE';
     const log = (device: DeviceEntry, write: Omit<MessageWrite, 'deviceId' | 'productId' | 'ts'>) =>
@@ -129,7 +171,8 @@ export function createDownlink({ directory, writer, publish, isOnline, listen }:
             waiting.set(messageId, { deviceId: device.deviceId, settle });
         });
         const stop = await listen(x.answerTopic, (payload) => {
-            if (x.accept(payload)) settle({ answer: payload });
+            if (!x.decode) return void (x.accept(payload) && settle({ answer: payload }));
+            void x.decode(payload).then((json) => json && x.accept(json) && settle({ answer: json }));
         });
         try {
             await publish(x.request.topic, x.request.body, x.request.qos, device);
@@ -156,20 +199,25 @@ export function createDownlink({ directory, writer, publish, isOnline, listen }:
         params: Record<string, unknown>,
         options: { sync?: boolean; timeoutMs?: number },
     ): Promise<DownlinkResult> {
-        const messageId = newMessageId();
+        const messageId = device.passthrough ? newRawMessageId() : newMessageId();
         // Connected here, or to another process of the platform (its status says ONLINE).
         if (offline(device)) return { messageId, state: 'offline', message: '设备不在线' };
-        const topic = `/sys/${device.productKey}/${device.deviceName}/${topicRest}`;
-        const body = JSON.stringify({ id: messageId, version: '1.0', params, method });
-        await log(device, { method, identifier, data: { direction: 'down', id: messageId, params } });
+        const alinkTopic = `/sys/${device.productKey}/${device.deviceName}/${topicRest}`;
+        const alinkBody = JSON.stringify({ id: messageId, version: '1.0', params, method });
+        const raw = await rawCall(scripts, device, alinkBody);
+        const topic = raw?.topic ?? alinkTopic;
+        const body = raw?.body ?? alinkBody;
+        const rawLog = raw ? { raw: raw.body.toString('base64') } : {};
+        await log(device, { method, identifier, data: { direction: 'down', id: messageId, params, ...rawLog } });
         if (!options.sync) {
             await publish(topic, body, 1, device);
             return { messageId, state: 'sent' };
         }
         const outcome = await exchange(device, messageId, {
             request: { topic, body, qos: 1 },
-            answerTopic: `${topic}_reply`,
+            answerTopic: raw?.answerTopic ?? `${topic}_reply`,
             accept: (payload) => String(jsonObject(payload)?.id ?? '') === messageId,
+            decode: raw?.decode,
             timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
         });
         if ('answer' in outcome) return replied(messageId, outcome.answer);

@@ -2,6 +2,7 @@ import type { DeviceEntry } from './directory';
 import { batchPost, historyPost } from './alinkBatch';
 import { eventPost, parseJson, propertyPost } from './alinkPosts';
 import { deviceInfo } from './alinkTags';
+import { downRawReply, transformed, upRaw } from './rawData';
 import type { Delivery } from './resend';
 import { shadowUpdate, shadowUpdateTopic } from './shadow';
 import { parseExtRrpc, parseSysTopic, propertyPostTopic } from './topics';
@@ -77,19 +78,6 @@ export async function rrpcResponse(
     });
 }
 
-/** A passthrough product's raw bytes, logged as they came. */
-export async function upRaw(s: UplinkState, device: DeviceEntry, payload: Buffer, delivery?: Delivery): Promise<void> {
-    await s.writer.write({
-        deviceId: device.deviceId,
-        productId: device.productId,
-        ts: new Date(),
-        method: 'thing.model.up_raw',
-        identifier: null,
-        data: { raw: payload.toString('base64') },
-        delivery,
-    });
-}
-
 /** Alink's NTP: the device's send time answered with the server's receive and send times. */
 export async function ntp(s: UplinkState, device: DeviceEntry, payload: Buffer): Promise<void> {
     const received = Date.now();
@@ -102,7 +90,10 @@ export async function ntp(s: UplinkState, device: DeviceEntry, payload: Buffer):
     await s.publish(`/ext/ntp/${device.productKey}/${device.deviceName}/response`, JSON.stringify(body), 0, device);
 }
 
-/** Custom topics and anything else inside the device's own space: logged as it came. */
+/**
+ * Custom topics and anything else inside the device's own space: logged as it came, or, for a 透传/自定义 product whose
+ * script defines transformPayload, as the JSON it gives (the bytes kept beside the script's error when it fails).
+ */
 export async function userMessage(
     s: UplinkState,
     device: DeviceEntry,
@@ -110,15 +101,16 @@ export async function userMessage(
     payload: Buffer,
     delivery?: Delivery,
 ): Promise<void> {
-    const text = payload.toString('utf8');
-    const printable = !text.includes('\uFFFD') && !text.includes('\u0000');
+    const parsed = topic.startsWith(`/${device.productKey}/${device.deviceName}/user/`)
+        ? await transformed(s, device, topic, payload)
+        : undefined;
     await s.writer.write({
         deviceId: device.deviceId,
         productId: device.productId,
         ts: new Date(),
         method: 'user.message',
         identifier: null,
-        data: printable ? { topic, payload: text } : { topic, raw: payload.toString('base64') },
+        data: parsed ? { topic, ...parsedData(parsed, payload) } : { topic, ...asLogged(payload) },
         delivery,
     });
 }
@@ -126,6 +118,19 @@ export async function userMessage(
 /** Topics a feature of its own may take (OTA, remote configuration): the others skip the handlers. */
 const featureTopicOf = (topic: string) =>
     topic.startsWith('/ota/') || topic.includes('/thing/ota/') || topic.includes('/thing/config/');
+
+/** Bytes as the message log keeps them: text when printable, else base64. */
+function asLogged(payload: Buffer): { payload: string } | { raw: string } {
+    const text = payload.toString('utf8');
+    const printable = !text.includes('\uFFFD') && !text.includes('\u0000');
+    return printable ? { payload: text } : { raw: payload.toString('base64') };
+}
+
+/** A custom topic's message through transformPayload: its JSON, or its bytes and the script's error. */
+function parsedData(parsed: { json: Record<string, unknown> } | { error: string }, payload: Buffer) {
+    if ('json' in parsed) return { payload: JSON.stringify(parsed.json), parsed: true };
+    return { raw: payload.toString('base64'), error: parsed.error };
+}
 
 /** A feature's own topic (OTA, remote configuration): the promise of the handler that takes it, or undefined. */
 function featureTopic(s: UplinkState, device: DeviceEntry, topic: string, payload: Buffer) {
@@ -147,7 +152,7 @@ function sysTopic(s: UplinkState, device: DeviceEntry, topic: string, payload: B
     if (event) return eventPost(s, device, topic, event[1], parseJson(payload), payload, delivery);
     if (sys.rest.startsWith('thing/service/') && sys.rest.endsWith('_reply'))
         return serviceReply(s, device, sys.rest.slice('thing/service/'.length, -'_reply'.length), payload, delivery);
-    if (sys.rest === 'thing/model/up_raw') return upRaw(s, device, payload, delivery);
+    if (sys.rest === 'thing/model/up_raw') return upRaw(s, sysTopic, device, payload, delivery);
     return sysTopicMore(s, device, topic, sys.rest, payload, delivery);
 }
 
@@ -171,6 +176,14 @@ function sysTopicMore(
             return deviceInfo(s, device, topic, 'update', parseJson(payload), delivery);
         case 'thing/deviceinfo/delete':
             return deviceInfo(s, device, topic, 'delete', parseJson(payload), delivery);
+        case 'thing/model/down_raw_reply':
+            return downRawReply(
+                s,
+                (service, json) => serviceReply(s, device, service, json, delivery),
+                device,
+                payload,
+                delivery,
+            );
     }
     const rrpc = RRPC_RESPONSE.exec(rest);
     if (rrpc) return rrpcResponse(s, device, rrpc[1], undefined, payload, delivery);

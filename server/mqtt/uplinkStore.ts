@@ -1,4 +1,5 @@
 import type { MessageCopies } from '../amqp/copies';
+import type { ScriptAccess } from '../scripts/calls';
 import { retentionDaysFromEnv } from '../db/partitions';
 import type { Directory, DeviceEntry } from './directory';
 import type { ShadowStore } from './shadow';
@@ -58,7 +59,9 @@ export interface UplinkDeps {
     /** Device shadows (/shadow/update); without it those requests are answered 500. */
     shadow?: ShadowStore;
     /** Publishes to `device`'s topic as the platform. */
-    publish: (topic: string, payload: string, qos: 0 | 1, device: DeviceEntry) => Promise<void>;
+    publish: (topic: string, payload: string | Buffer, qos: 0 | 1, device: DeviceEntry) => Promise<void>;
+    /** 透传/自定义 products' data-parsing scripts (server/mqtt/rawData.ts); without it raw messages are kept raw. */
+    scripts?: ScriptAccess;
     log: (message: string) => void;
     /** Days messages are kept (LOG_RETENTION_DAYS): a device time older than this is not used as the message's. */
     retentionDays?: number;

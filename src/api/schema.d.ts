@@ -1189,6 +1189,120 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    '/api/product/script': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The product's data-parsing script (数据解析, docs/device-access.md): the draft (Alibaba's template until one is
+         *     saved), the published version the broker runs (null until the first 发布) and the sandbox's limits. `applies`
+         *     is false for a product of the ICA standard data format (dataType 0), which needs no script.
+         */
+        get: {
+            parameters: {
+                query: {
+                    productId: components['parameters']['ProductIdQuery'];
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The script */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        'application/json': {
+                            code: components['schemas']['Code200'];
+                            msg: string;
+                            data: components['schemas']['DataScript'];
+                        };
+                    };
+                };
+                400: components['responses']['BadRequest'];
+                401: components['responses']['Unauthorized'];
+                403: components['responses']['Forbidden'];
+                404: components['responses']['NotFound'];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/product/script/save': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Saves the draft (保存草稿); the broker keeps running the published version. 400 for a product that is not
+         *     透传/自定义, an empty script, one over 64 KB or one with a NUL character.
+         */
+        post: operations['saveDataScript'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/product/script/publish': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Saves the script and publishes it (发布): the broker converts the product's next raw message with it. Refused
+         *     (400) unless the script evaluates within the sandbox's limits and defines rawDataToProtocol and
+         *     protocolToRawData (transformPayload is optional), and on the same grounds as a save.
+         */
+        post: operations['publishDataScript'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    '/api/product/script/debug': {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description 模拟运行: runs the given script text (saved or not) on a sample in the sandbox. direction `up`:
+         *     rawDataToProtocol on raw bytes (payload in hex or base64) → Alink JSON; `down`: protocolToRawData on an Alink
+         *     JSON object → bytes (hex and base64); `transform`: transformPayload(topic, bytes) → JSON. A script that throws,
+         *     runs out of time or memory, or answers the wrong shape is answered 200 with success false and the Chinese
+         *     reason; a sample that cannot be read is 400.
+         */
+        post: operations['debugDataScript'];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     '/api/product/list-category': {
         parameters: {
             query?: never;
@@ -5719,6 +5833,56 @@ export interface components {
             /** @description 免预注册 is on (dynamic registration may create the device) */
             noPreRegister: boolean;
         };
+        DataScript: {
+            productId: number;
+            productKey: string;
+            /** @enum {integer} */
+            dataType: 0 | 1;
+            /** @description true for 透传/自定义 products (dataType 1) */
+            applies: boolean;
+            draft: string;
+            draftTime: string | null;
+            published: string | null;
+            publishedTime: string | null;
+            /** @description How many times it was published */
+            version: number;
+            limits: {
+                timeoutMs: number;
+                memoryMb: number;
+            };
+        };
+        DataScriptForm: {
+            productId: number;
+            script: string;
+        };
+        DataScriptDebugForm: {
+            productId: number;
+            script: string;
+            /**
+             * @description 上行, 下行, 自定义 Topic
+             * @enum {string}
+             */
+            direction: 'up' | 'down' | 'transform';
+            /**
+             * @description How a raw payload is written
+             * @default hex
+             * @enum {string}
+             */
+            format: 'hex' | 'base64';
+            payload: string;
+            /** @description The custom topic (direction transform) */
+            topic?: string;
+        };
+        DataScriptRun: {
+            success: boolean;
+            /** @description up and transform: the JSON the script answered */
+            json?: Record<string, never>;
+            /** @description down: the bytes the script answered */
+            hex?: string;
+            base64?: string;
+            /** @description The script's failure, in Chinese */
+            error?: string;
+        };
         ProductDynamicRegisterForm: {
             productId: number;
             /** @enum {string} */
@@ -9215,6 +9379,81 @@ export interface operations {
         };
         responses: {
             200: components['responses']['ProductAnswer'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            403: components['responses']['Forbidden'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    saveDataScript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/json': components['schemas']['DataScriptForm'];
+                'application/x-www-form-urlencoded': components['schemas']['DataScriptForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            403: components['responses']['Forbidden'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    publishDataScript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/json': components['schemas']['DataScriptForm'];
+                'application/x-www-form-urlencoded': components['schemas']['DataScriptForm'];
+            };
+        };
+        responses: {
+            200: components['responses']['NullData'];
+            400: components['responses']['BadRequest'];
+            401: components['responses']['Unauthorized'];
+            403: components['responses']['Forbidden'];
+            404: components['responses']['NotFound'];
+        };
+    };
+    debugDataScript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                'application/json': components['schemas']['DataScriptDebugForm'];
+                'application/x-www-form-urlencoded': components['schemas']['DataScriptDebugForm'];
+            };
+        };
+        responses: {
+            /** @description The run's result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    'application/json': {
+                        code: components['schemas']['Code200'];
+                        msg: string;
+                        data: components['schemas']['DataScriptRun'];
+                    };
+                };
+            };
             400: components['responses']['BadRequest'];
             401: components['responses']['Unauthorized'];
             403: components['responses']['Forbidden'];

@@ -121,6 +121,8 @@ function FieldInput({ source, field, kind, values, disabled }: FieldInputProps) 
                     inputProps={field.textarea?.monospace ? { ...text.inputProps, style: MONOSPACE } : text.inputProps}
                 />
             );
+        case 'code':
+            return <CodeInput {...text} />;
         case 'number':
             return <NumberInput {...common} fullWidth />;
         case 'password':
@@ -251,3 +253,25 @@ function CheckboxesInput({ field, values, ...common }: Omit<ChoicesInputProps, '
 }
 
 const nameOf = (choices: Choice[], value: unknown) => choices.find((c) => String(c.id) === String(value))?.name ?? '';
+
+/** Program text: a monospace multi-line input that keeps what is typed (no trimming, no spell checking). */
+function CodeInput(props: Parameters<typeof TextInput>[0]) {
+    return (
+        <TextInput
+            {...props}
+            multiline
+            minRows={16}
+            maxRows={32}
+            slotProps={{
+                htmlInput: { ...props.inputProps, spellCheck: false, autoCapitalize: 'off', autoCorrect: 'off' },
+            }}
+            sx={{
+                '& textarea': {
+                    fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace',
+                    fontSize: 13,
+                    lineHeight: 1.5,
+                },
+            }}
+        />
+    );
+}

@@ -41,6 +41,8 @@ export type FieldType =
 export type InputKind =
     | 'text'
     | 'textarea'
+    /** Program text (a script): monospace, many lines, no spell checking; tabs and spaces kept as typed. */
+    | 'code'
     | 'number'
     | 'select'
     | 'radio'

@@ -565,7 +565,53 @@ export type Section =
           when?: (scope: Scope) => boolean;
       }
     /** Tabs inside a tab, kept in the query param `param` (absent: the first); each a column of sections. */
-    | { kind: 'tabs'; param: string; label?: string; tabs: TabSpec[]; when?: (scope: Scope) => boolean };
+    | { kind: 'tabs'; param: string; label?: string; tabs: TabSpec[]; when?: (scope: Scope) => boolean }
+    | FormSection;
+
+/**
+ * A form on the page itself (not in a dialog): inputs filled from a call, and several buttons under them, each
+ * submitting the values to its own call (保存草稿, 发布, 模拟运行), with its own schema and confirmation. A button with
+ * `show` puts its answer under the form (a run's result or its error) instead of a toast.
+ */
+export interface FormSection {
+    kind: 'form';
+    title?: string;
+    /** The starting values' call (asked once shown); `defaults` make the values from its answer. */
+    load?: CallRef;
+    defaults?: (scope: Scope, loaded: unknown) => FormValues;
+    fields: Array<string | [string, FieldDefinition]>;
+    submits: FormSubmit[];
+    /** A line under the title (what the form is for, its limits). */
+    note?: Of<string>;
+    when?: (scope: Scope) => boolean;
+}
+
+export interface FormSubmit {
+    label: string;
+    /** The call; its params see the form values in `scope.values`. */
+    call: CallRef;
+    /** Checked before the call (only this button's fields need be valid); the messages show under the inputs. */
+    schema?: AnyObjectSchema;
+    confirm?: Of<string>;
+    confirmTitle?: string;
+    /** A toast after success (not with `show`). */
+    success?: string;
+    /** Said when the call fails without words of its own. */
+    failure?: string;
+    /** The right it needs (hidden without it), as an action's. */
+    right?: string;
+    /** The contained (main) button. */
+    primary?: boolean;
+    refresh?: Refresh;
+    /** Puts the answer under the form: its severity, a title and a monospace body. */
+    show?: (answer: unknown, scope: Scope) => FormResult;
+}
+
+export interface FormResult {
+    severity: 'success' | 'info' | 'warning' | 'error';
+    title: string;
+    body?: string;
+}
 
 export interface TabSpec {
     /** The URL value of the tab (a path segment or a query value). */

@@ -27,6 +27,7 @@ import { edgeHappyCases } from './edgeContract';
 import { otaHappyCases } from './otaContract';
 import { remoteConfigHappyCases } from './remoteConfigContract';
 import { topologyHappyCases } from './topologyContract';
+import { dataScriptHappyCases } from './dataScriptContract';
 
 let s: TestServer;
 let product: { productId: number; productKey: string };
@@ -148,6 +149,7 @@ const happy: Record<string, () => Promise<Answer<unknown>>> = {
     ...otaHappyCases(() => s),
     ...remoteConfigHappyCases(() => s),
     ...topologyHappyCases(() => s),
+    ...dataScriptHappyCases(() => s),
 };
 
 /** The success envelope each x-success-rule names (docs/platform-api.md). */

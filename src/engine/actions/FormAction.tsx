@@ -260,7 +260,6 @@ export default function FormActionDialog({
         [scope.record, scope.selected, scope.page, scope.data],
     );
 
-
     const onSubmit = async (values: FormValues, opts: { onProgress?: (fraction: number) => void }) => {
         const submitScope = { ...scope, values };
         // `guard` with the values: its reason is said and the dialog stays open.

@@ -26,6 +26,7 @@ import { Counters, DataList, resolveColumns } from '../list';
 import { useScope } from '../scope';
 import type { FieldDefinition } from '../types';
 import type { Action, Row, Scope, Section } from '../vocabulary';
+import { FormSection } from './FormSection';
 import { loadChartSection, loadDocumentSection, loadMarkdownSection, loadStreamSection } from './loaders';
 
 const ChartSection = lazy(loadChartSection);
@@ -336,6 +337,8 @@ function OneSection({ section, scope }: { section: Section; scope: Scope }) {
             return <TabsSection section={section} scope={scope} />;
         case 'switch':
             return <SwitchSection section={section} />;
+        case 'form':
+            return <FormSection section={section} scope={scope} />;
         case 'notice':
             return (
                 <Alert
