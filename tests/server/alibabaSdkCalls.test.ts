@@ -62,6 +62,12 @@ const statusOf = async (deviceId: number) =>
 const gwIdOf = async (deviceId: number) =>
     (await s.db.select({ gwId: devices.gwId }).from(devices).where(eq(devices.id, deviceId)))[0].gwId;
 
+/** The answer's data in the general family (code 200: products, tags, configuration). */
+function dataOf<T>(answer: { status: number; body: { code?: unknown; data?: unknown } }): T {
+    expect(answer.body.code, JSON.stringify(answer.body)).toBe(200);
+    return answer.body.data as T;
+}
+
 async function tagsOf(deviceId: number) {
     const answer = await call(s, 'GET', `/api/tag/get?type=2&objectId=${deviceId}`);
     return (answer.body.data as { list: Array<{ key: string; value: string }> }).list.map((t) => [t.key, t.value]);
@@ -112,7 +118,7 @@ describe.each([
         sdks.push(sdk);
     });
 
-    it('a device: connect with every preset subscription granted, props, events, tags, services both ways', async () => {
+    it('a device: connect (every preset subscription granted), props, events, tags, shadow, configuration, services both ways, publish, subscribe, unsubscribe, end', async () => {
         const d = await dev(lamp.productKey);
         await sdk.connect('lamp', 'device', { ...triple(d), brokerUrl: brokerUrl() });
         await until(async () => (await statusOf(d.deviceId)) === 'ONLINE');
@@ -216,6 +222,43 @@ describe.each([
             payload: { state: { desired: { Brightness: 90 } } },
         });
 
+        // getConfig / onConfig: the product's file with its signed download; a 批量推送 heard, its push_reply recorded.
+        const content = `{"interval":${transport === 'mqtt' ? 30 : 60}}`;
+        const saved = await call(
+            s,
+            'POST',
+            '/api/product/config/save',
+            json({ productId: lamp.productId, format: 'json', content }),
+        );
+        const configId = dataOf<{ configId: string }>(saved).configId;
+        const got = (await sdk.call('lamp', 'getConfig')) as { code: number; data: { configId: string; url: string } };
+        expect(got).toMatchObject({ code: 200, data: { configId, configSize: content.length, signMethod: 'Sha256' } });
+        const url = new URL(got.data.url);
+        expect(await (await s.anonFetch(`${url.pathname}${url.search}`)).text()).toBe(content);
+        await sdk.on('lamp', 'onConfig');
+        const pushed = await call(
+            s,
+            'POST',
+            '/api/product/config/push',
+            json({ productId: lamp.productId, scope: 'all' }),
+        );
+        const pushId = dataOf<{ pushId: number }>(pushed).pushId;
+        const heard = (await sdk.next('lamp', 'onConfig')) as { id: string; method: string; params: unknown };
+        expect(heard).toMatchObject({ method: 'thing.config.push', params: { configId } });
+        const pushReply = JSON.stringify({ id: heard.id, code: 200, data: {} });
+        await sdk.call('lamp', 'publish', `/sys/${d.productKey}/${d.deviceName}/thing/config/push_reply`, pushReply, {
+            qos: 1,
+        });
+        await until(async () => {
+            const page = await call(
+                s,
+                'GET',
+                `/api/product/config/push/devices?productId=${lamp.productId}&pushId=${pushId}`,
+            );
+            const records = dataOf<{ records: Array<{ deviceName: string; state: string }> }>(page).records;
+            return records.some((r) => r.deviceName === d.deviceName && r.state === 'succeeded');
+        });
+
         // subscribe / unsubscribe: a custom RRPC on the device's user topic arrives while subscribed, not after.
         await sdk.on('lamp', 'message');
         const custom = `/ext/rrpc/+/${d.productKey}/${d.deviceName}/user/get`;
@@ -233,11 +276,12 @@ describe.each([
                 }),
             );
         const asked = request('ping');
-        expect(await sdk.next('lamp', 'message')).toMatchObject({ payload: 'ping' });
+        const rrpcTopic = (m: unknown) => (m as { topic: string }).topic.startsWith('/ext/rrpc/');
+        expect(await sdk.next('lamp', 'message', 10_000, rrpcTopic)).toMatchObject({ payload: 'ping' });
         await asked;
         await sdk.call('lamp', 'unsubscribe', custom);
         expect(okData(await request('again'))).toMatchObject({ rrpcCode: 'TIMEOUT' });
-        await expect(sdk.next('lamp', 'message', 300)).rejects.toThrow(/no message/);
+        await expect(sdk.next('lamp', 'message', 300, rrpcTopic)).rejects.toThrow(/no message/);
 
         // end: the device leaves, and is OFFLINE.
         await sdk.call('lamp', 'end');

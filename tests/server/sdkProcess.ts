@@ -27,8 +27,8 @@ export interface SdkProcess {
         name: string,
         options?: { service?: string; reply?: unknown; type?: 'sync' | 'async' },
     ): Promise<unknown>;
-    /** The next delivery of `event` to `handle` not yet taken. */
-    next(handle: string, event: string, timeoutMs?: number): Promise<unknown>;
+    /** The next delivery of `event` to `handle` not yet taken (and that `match` takes, when given). */
+    next(handle: string, event: string, timeoutMs?: number, match?: (data: unknown) => boolean): Promise<unknown>;
     /** The QoS granted to each topic the SDK subscribes to when it connects (128 is a refusal). */
     granted(handle: string): Promise<Array<{ topic: string; qos: number }>>;
     /** iot.register (一型一密) with `config`. */
@@ -76,10 +76,10 @@ export function startSdkProcess(env: Record<string, string> = {}): SdkProcess {
             });
             child.stdin.write(`${JSON.stringify({ id, op, ...body })}\n`);
         });
-    const next = async (handle: string, event: string, timeoutMs = 10_000) => {
+    const next = async (handle: string, event: string, timeoutMs = 10_000, match = (_: unknown) => true) => {
         const deadline = Date.now() + timeoutMs;
         for (;;) {
-            const i = events.findIndex((e) => e.on === handle && e.event === event);
+            const i = events.findIndex((e) => e.on === handle && e.event === event && match(e.data));
             if (i >= 0) return events.splice(i, 1)[0].data;
             const left = deadline - Date.now();
             if (left <= 0) throw new Error(`no ${event} reached ${handle} within ${timeoutMs} ms`);
