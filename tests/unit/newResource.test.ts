@@ -134,7 +134,8 @@ describe('npm run new:resource', () => {
             }),
         );
         await npx(['tsc', '--noEmit', '-p', path.join(out, 'tsconfig.json')]);
-        await npx(['eslint', '--max-warnings=0', ...result.files]);
+        // --no-ignore: the project's checks skip scaffold-tmp (they run beside this test); here it is checked.
+        await npx(['eslint', '--no-ignore', '--max-warnings=0', ...result.files]);
         const test = await npx(['vitest', 'run', '--project', 'resources', file('.test.tsx')]);
         expect(test.stdout).toMatch(/3 passed/);
     }, 1_200_000);
