@@ -160,6 +160,8 @@ describe('product detail', { timeout: 60_000 }, () => {
         const shown = await screen.findByRole('dialog', { name: 'ProductSecret' });
         expect(within(shown).getByText(productSecret)).toBeInTheDocument();
         await user.click(within(shown).getByRole('button', { name: '关闭' }));
+        // The page is hidden from the accessibility tree (aria-hidden) until the dialogs' exit transitions end.
+        await waitFor(() => expect(screen.queryAllByRole('dialog', { hidden: true })).toEqual([]));
 
         await user.click(within(auth).getByRole('switch', { name: '开启动态注册' }));
         await user.click(
