@@ -50,12 +50,26 @@ export default defineConfig({
                     name: 'server',
                     environment: 'node',
                     include: ['tests/server/**/*.test.ts'],
+                    exclude: ['tests/server/fuzz*.test.ts'],
                     globalSetup: ['tests/templateSetup.ts', 'tests/serverBundleSetup.ts'],
                     // Each worker imports the server's modules once rather than once per file: the project took 568 s
                     // isolated and 202 s so (import 227 s of it against 12 s), same machine and load. The files share
                     // no module state they depend on: each makes its own server (tests/server/support.ts) and data.
                     isolate: false,
                     testTimeout: 30_000,
+                    hookTimeout: 60_000,
+                },
+            },
+            {
+                extends: true,
+                test: {
+                    // The fuzzing files bound the memory a flood of bad input makes the platform hold (RSS and heap
+                    // growth of the process): each in a worker of its own, so another file's garbage is not counted.
+                    name: 'fuzz',
+                    environment: 'node',
+                    include: ['tests/server/fuzz*.test.ts'],
+                    globalSetup: ['tests/templateSetup.ts'],
+                    testTimeout: 300_000,
                     hookTimeout: 60_000,
                 },
             },

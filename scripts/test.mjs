@@ -1,6 +1,6 @@
 // `npm test`: the checks (prettier, eslint, tsc --noEmit) beside the vitest projects, on two cores at once rather
 // than one after the other. Arguments go to vitest (`npm test -- --project unit`, or a file): such a run is one vitest
-// process. A run of everything runs unit, resources and server together (the e2e project's console and server build
+// process. A run of everything runs unit, resources, server and fuzz together (the e2e project's console and server build
 // beside them), then the e2e files in two shards side by side, each with its own server and Chromium (one at a time
 // they were 8.7 of CI's 23 minutes). A `--outputFile.json=F` report is written per process: F, then F's name with
 // .e2e1 and .e2e2 (.ci/run sums them). The checks' output is printed after the tests' (it is short; the tests' streams
@@ -25,7 +25,7 @@ const report = (suffix) =>
 async function tests() {
     if (!everything) return (await run('vitest', ['run', ...args], { stdio: 'inherit' })).code;
     const build = run(process.execPath, ['scripts/start.mjs', '--build-only'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const projects = ['unit', 'resources', 'server'].flatMap((p) => ['--project', p]);
+    const projects = ['unit', 'resources', 'server', 'fuzz'].flatMap((p) => ['--project', p]);
     const rest = await run('vitest', ['run', ...projects, ...report('')], { stdio: 'inherit' });
     const built = await build;
     if (built.code !== 0) console.log(`构建控制台失败 / the console build failed:\n${built.out}`);
