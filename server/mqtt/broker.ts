@@ -125,7 +125,7 @@ export async function createBroker({
 }: BrokerOptions) {
     const state = createBrokerState();
     const directory = createDirectory(db);
-    const writer = createMessageWriter(db);
+    const writer = createMessageWriter(db, { fenced });
     /** This process's member id in a cluster (joinCluster), written beside each ONLINE. */
     let nodeId: string | undefined;
     const presence = createPresence(

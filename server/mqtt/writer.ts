@@ -40,10 +40,22 @@ export interface WriterState {
     flushing: Promise<void> | undefined;
     written: number;
     batches: number;
+    /**
+     * In a cluster: this member's lease ran out. A batch is not written then: a process resumed after a pause would
+     * store what it had queued before, while the device, unacknowledged, sent it again to the member that took it.
+     */
+    fenced: () => boolean;
 }
 
-export function writerState(db: Db): WriterState {
-    return { db, queue: [], batchObservers: [], timer: undefined, flushing: undefined, written: 0, batches: 0 };
+export function writerState(db: Db, fenced: () => boolean = () => false): WriterState {
+    return { db, queue: [], batchObservers: [], timer: undefined, flushing: undefined, written: 0, batches: 0, fenced };
+}
+
+/** Why a queued message was not written: this member is fenced (its PUBACK is withheld). */
+export class FencedWrite extends Error {
+    constructor() {
+        super('本节点心跳已过期，不再写入消息');
+    }
 }
 
 /**
@@ -98,6 +110,10 @@ export async function flush(s: WriterState): Promise<void> {
     s.timer = undefined;
     const batch = s.queue.splice(0, MAX_BATCH);
     if (!batch.length) return;
+    if (s.fenced()) {
+        for (const p of batch) p.done(new FencedWrite());
+        return;
+    }
     const started = performance.now();
     let fresh: Pending[];
     try {
@@ -150,8 +166,8 @@ export async function drain(s: WriterState): Promise<void> {
     }
 }
 
-export function createMessageWriter(db: Db) {
-    const s = writerState(db);
+export function createMessageWriter(db: Db, options: { fenced?: () => boolean } = {}) {
+    const s = writerState(db, options.fenced);
     return {
         /** Messages waiting for their batch (the ingest queue's depth, /metrics). */
         get pending() {

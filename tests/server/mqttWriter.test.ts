@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devices } from '../../server/db/schema';
 import { latestValues } from '../../server/domain/telemetry';
-import { createMessageWriter } from '../../server/mqtt/writer';
+import { createMessageWriter, FencedWrite } from '../../server/mqtt/writer';
 import { createTestServer, type TestServer } from '../../server/testing';
 import { freshLamp } from './telemetrySupport';
 
@@ -41,6 +41,20 @@ async function messagesOf(deviceId: number): Promise<Row[]> {
 }
 
 describe('message writer', () => {
+    it('writes nothing a fenced member had queued (a process resumed after a pause), and says so to each write', async () => {
+        const a = await lamp();
+        let fenced = false;
+        const writer = createMessageWriter(s.db, { fenced: () => fenced });
+        // Queued while the lease held; the member is fenced before the batch goes (the process was paused meanwhile).
+        const queued = writer.propertyPost(a.deviceId, new Date(), { Brightness: 12 });
+        fenced = true;
+        await expect(queued).rejects.toBeInstanceOf(FencedWrite);
+        expect(await messagesOf(a.deviceId)).toEqual([]);
+        fenced = false;
+        await writer.propertyPost(a.deviceId, new Date(), { Brightness: 13 });
+        expect((await messagesOf(a.deviceId)).map((r) => r.data)).toEqual([{ Brightness: 13 }]);
+    });
+
     it('stores one batch of property posts, events and replies: log rows in order, latest values, product', async () => {
         const a = await lamp();
         const b = await lamp();
