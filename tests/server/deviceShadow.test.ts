@@ -1,4 +1,3 @@
-import { connect as netConnect } from 'node:net';
 import { and, eq } from 'drizzle-orm';
 import type { MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +8,7 @@ import { createTestServer, type TestServer } from '../../server/testing';
 import { sdkDevice, type SdkDevice, type SdkShadowMessage } from './alibabaSdk';
 import { createProduct, type TestProduct } from './devicesSupport';
 import { connect, newDevice, startBroker, subscribe, until, type Broker, type DeviceCredentials } from './mqttSupport';
-import { takeTurnOnRedis } from './redisTurn';
+import { REDIS_URL, clusterRedisReachable, takeTurnOnRedis } from './redisTurn';
 import { call, form } from './support';
 import { expectRefused, okData } from './telemetrySupport';
 
@@ -422,18 +421,7 @@ describe("Alibaba's Node SDK", () => {
     });
 });
 
-const REDIS_URL = process.env.CLUSTER_REDIS_URL || 'redis://127.0.0.1:6379/7';
-
-async function redisReachable(): Promise<boolean> {
-    const u = new URL(REDIS_URL);
-    return new Promise((resolve) => {
-        const socket = netConnect(Number(u.port || 6379), u.hostname, () => (socket.end(), resolve(true)));
-        socket.once('error', () => resolve(false));
-    });
-}
-
-const clustered = await redisReachable();
-if (!clustered && process.env.E2E_REQUIRED) throw new Error(`Redis (${REDIS_URL}) is not reachable`);
+const clustered = await clusterRedisReachable();
 
 describe.skipIf(!clustered)('in a cluster (two brokers, one Redis)', () => {
     const brokers: Array<{ broker: Broker; url: string }> = [];

@@ -1,4 +1,3 @@
-import { connect as netConnect } from 'node:net';
 import type { MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createBroker } from '../../server/mqtt/broker';
@@ -6,7 +5,7 @@ import { alibabaCredentials } from '../../server/mqtt/signIn';
 import { createTestServer, type TestServer } from '../../server/testing';
 import { connect, connectSession, platformPublish, secretOf, type Broker } from './mqttSupport';
 import { freshLamp } from './telemetrySupport';
-import { takeTurnOnRedis } from './redisTurn';
+import { REDIS_URL, clusterRedisReachable, takeTurnOnRedis } from './redisTurn';
 
 /**
  * Two brokers sharing one Redis (REDIS_URL) as two processes of a cluster, in one test process so that each broker's
@@ -15,18 +14,7 @@ import { takeTurnOnRedis } from './redisTurn';
  * cluster tests' database 7); skipped without it unless required (E2E_REQUIRED).
  */
 
-const REDIS_URL = process.env.CLUSTER_REDIS_URL || 'redis://127.0.0.1:6379/7';
-
-async function redisReachable(): Promise<boolean> {
-    const u = new URL(REDIS_URL);
-    return new Promise((resolve) => {
-        const socket = netConnect(Number(u.port || 6379), u.hostname, () => (socket.end(), resolve(true)));
-        socket.once('error', () => resolve(false));
-    });
-}
-
-const available = await redisReachable();
-if (!available && process.env.E2E_REQUIRED) throw new Error(`Redis (${REDIS_URL}) is not reachable`);
+const available = await clusterRedisReachable();
 
 let s: TestServer;
 const brokers: Array<{ broker: Broker; url: string }> = [];

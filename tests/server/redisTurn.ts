@@ -1,3 +1,4 @@
+import { connect as netConnect } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
@@ -24,4 +25,18 @@ export function takeTurnOnRedis(): void {
     afterAll(async () => {
         await release?.();
     });
+}
+
+/** The Redis the cluster tests share (CLUSTER_REDIS_URL; database 7 of the local one by default). */
+export const REDIS_URL = process.env.CLUSTER_REDIS_URL || 'redis://127.0.0.1:6379/7';
+
+/** Whether REDIS_URL answers a TCP connect; when it does not and a run requires it (E2E_REQUIRED), throws. */
+export async function clusterRedisReachable(): Promise<boolean> {
+    const u = new URL(REDIS_URL);
+    const reachable = await new Promise<boolean>((resolve) => {
+        const socket = netConnect(Number(u.port || 6379), u.hostname, () => (socket.end(), resolve(true)));
+        socket.once('error', () => resolve(false));
+    });
+    if (!reachable && process.env.E2E_REQUIRED) throw new Error(`Redis (${REDIS_URL}) is not reachable`);
+    return reachable;
 }

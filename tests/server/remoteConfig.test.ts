@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { connect as netConnect } from 'node:net';
 import { eq } from 'drizzle-orm';
 import type { MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +11,7 @@ import { createTestServer, type TestServer } from '../../server/testing';
 import { answered, sdkDevice, type SdkDevice } from './alibabaSdk';
 import { createProduct, type TestProduct } from './devicesSupport';
 import { connect, newDevice, nextMessage, startBroker, subscribe, until, type Broker } from './mqttSupport';
-import { takeTurnOnRedis } from './redisTurn';
+import { REDIS_URL, clusterRedisReachable, takeTurnOnRedis } from './redisTurn';
 import { call, json, type Answer } from './support';
 
 /**
@@ -495,18 +494,7 @@ describe("Alibaba's Node SDK", () => {
     });
 });
 
-const REDIS_URL = process.env.CLUSTER_REDIS_URL || 'redis://127.0.0.1:6379/7';
-
-async function redisReachable(): Promise<boolean> {
-    const u = new URL(REDIS_URL);
-    return new Promise((resolve) => {
-        const socket = netConnect(Number(u.port || 6379), u.hostname, () => (socket.end(), resolve(true)));
-        socket.once('error', () => resolve(false));
-    });
-}
-
-const clustered = await redisReachable();
-if (!clustered && process.env.E2E_REQUIRED) throw new Error(`Redis (${REDIS_URL}) is not reachable`);
+const clustered = await clusterRedisReachable();
 
 describe.skipIf(!clustered)('in a cluster (two processes, one Redis)', () => {
     const brokers: Broker[] = [];
