@@ -160,8 +160,11 @@ export function runAction(s: EngineState, f: Firing, a: Action, ctx: FiringConte
     }
 }
 
-/** Runs the rule's actions in order (a failing one does not stop the rest) and journals the results. */
-export async function fireRule(s: EngineState, f: Firing) {
+/**
+ * Runs the rule's actions in order (a failing one does not stop the rest) and journals the results, dated `at`: when
+ * the rule fired, which may be well before its actions finish behind earlier firings of the same (rule, device).
+ */
+export async function fireRule(s: EngineState, f: Firing, at: Date) {
     s.counters.fired++;
     const results: ActionResult[] = [];
     const ctx: FiringContext = {};
@@ -187,7 +190,7 @@ export async function fireRule(s: EngineState, f: Firing) {
             input: f.input,
             results,
             success: results.every((r) => r.ok),
-            ts: s.now(),
+            ts: at,
         })
         .catch((err) => {
             if (!s.closed) s.report('规则日志写入失败 / rule journal write failed:', err);

@@ -22,9 +22,10 @@ import type { Action } from './types';
  * matching message. A time window gates firing.
  */
 
-/** Fires the rule in its (rule, device) chain. */
+/** Fires the rule in its (rule, device) chain; the journal dates the firing now, when it was decided. */
 export function startFiring(s: EngineState, f: Firing) {
-    inOrder(s, f.rt, f.device?.deviceId, () => fireRule(s, f), '规则执行失败 / rule firing failed:');
+    const at = s.now();
+    inOrder(s, f.rt, f.device?.deviceId, () => fireRule(s, f, at), '规则执行失败 / rule firing failed:');
 }
 
 /** Evaluates a rule for one trigger; `triggerIsLevel` when a property post triggered it (edge firing applies). */

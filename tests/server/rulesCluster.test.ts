@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from './mqttSupport';
 import { online, type Device, type JournalRow } from './rulesSupport';
@@ -58,6 +59,23 @@ describe.skipIf(!available)('rules on two server processes', () => {
     const journal = async (p: ServerProcess, ruleId: number) =>
         ((await p.api('GET', `/api/rule/log/list?ruleId=${ruleId}&pageSize=100`)).data.records as JournalRow[]) ?? [];
 
+    /** When each rule's firings were decided (the journal's ts, to the millisecond), from the database itself. */
+    async function firingTimes(ruleIds: number[]): Promise<Map<number, number[]>> {
+        const db = new pg.Client({ connectionString: cluster.databaseUrl() });
+        await db.connect();
+        try {
+            const { rows } = await db.query<{ rule_id: number; ts: Date }>(
+                'SELECT rule_id, ts FROM rule_logs WHERE rule_id = ANY($1::int[])',
+                [ruleIds],
+            );
+            const times = new Map<number, number[]>();
+            for (const r of rows) times.set(r.rule_id, [...(times.get(r.rule_id) ?? []), r.ts.getTime()]);
+            return times;
+        } finally {
+            await db.end();
+        }
+    }
+
     const alertTexts = async (ruleId: number) =>
         (
             (await first.api('GET', `/api/alert-log/list?ruleId=${ruleId}&pageSize=100`)).data.records as Array<{
@@ -94,12 +112,15 @@ describe.skipIf(!available)('rules on two server processes', () => {
         // Disabled through the first; a second rule created after it proves the second process has read both.
         expect((await first.api('POST', '/api/rule/enable', { id, enabled: false }, true)).code).toBe(200);
         const witness = await save(rule('${deviceName} 见证'));
-        await pulseUntil(d, async () => (await alertTexts(witness)).length > 0);
-        // Firings of the first rule started before the second process read the change may still be writing.
-        await pulseUntil(d, async () => (await alertTexts(witness)).length > 1);
-        const firings = (await journal(first, id)).length;
-        await pulseUntil(d, async () => (await alertTexts(witness)).length > 3);
-        expect((await journal(first, id)).length).toBe(firings);
+        const journalled = async (ruleId: number) => (await firingTimes([ruleId])).get(ruleId)?.length ?? 0;
+        await pulseUntil(d, async () => (await journalled(witness)) > 3);
+        // The second process read the disable before it read the witness: no firing of the disabled rule was decided
+        // after the witness's first. (Firings decided before may still be journalling: each (rule, device) runs its
+        // firings in order, and pulses can queue several; the journal dates each when it was decided.)
+        const decided = await firingTimes([id, witness]);
+        expect(decided.get(witness)?.length).toBeGreaterThan(3);
+        const lastDisabled = Math.max(...(decided.get(id) ?? []));
+        expect(lastDisabled).toBeLessThan(Math.min(...decided.get(witness)!));
     });
 
     it('a schedule rule fires once per tick across the processes', async () => {
