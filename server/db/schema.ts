@@ -1347,3 +1347,5 @@ export const remoteConfigPushDevices = pgTable(
         check('remote_config_push_devices_state_check', sql`state IN ('pushing', 'succeeded', 'failed', 'offline')`),
     ],
 );
+
+export * from './schemaForward';
