@@ -202,6 +202,9 @@ describe('the HTTP destination configuration', () => {
         expect(await refusal({ headers: [{ name: 'a b', value: 'x' }] })).toMatch(/请求头名称只能包含/);
         expect(await refusal({ headers: [{ name: 'X-A', value: 'x\r\ny: 1' }] })).toBe('请求头的值不能包含换行');
         expect(await refusal({ headers: [{ name: 'X-Forward-Id', value: '1' }] })).toMatch(/由平台设置/);
+        expect(await refusal({ url: 'https://u:p@example.com/' })).toMatch(/不能包含用户名和密码/);
+        const signature = { headers: [{ name: 'x-signature', value: '1' }] };
+        expect(await refusal(signature)).toBe('请求头不能与签名请求头同名：签名由平台计算');
         expect(await refusal({ secret: 'x' })).toMatch(/未知字段：secret/);
         expect(await refusal({ hmacSecret: 'a\u0000' })).toMatch(/签名密钥含有非法字符/);
     });

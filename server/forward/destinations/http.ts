@@ -38,11 +38,9 @@ const header = yup
 
 const schema = yup
     .object({
-        url: requiredText('推送地址', 2000).test(
-            'url',
-            '推送地址必须是以 http:// 或 https:// 开头的有效 URL',
-            isHttpUrl,
-        ),
+        url: requiredText('推送地址', 2000)
+            .test('url', '推送地址必须是以 http:// 或 https:// 开头的有效 URL', isHttpUrl)
+            .test('credentials', '推送地址不能包含用户名和密码，请改用 Authorization 请求头', hasNoCredentials),
         method: yup
             .string()
             .trim()
@@ -59,7 +57,11 @@ const schema = yup
             .matches(TOKEN, "签名请求头名称只能包含字母、数字和 !#$%&'*+.^_`|~- 等字符"),
         timeoutMs: integer('超时时间（毫秒）', 100, 60_000).default(5000),
     })
-    .exact(UNKNOWN_FIELDS);
+    .exact(UNKNOWN_FIELDS)
+    .test('signature-header', '请求头不能与签名请求头同名：签名由平台计算', (config) => {
+        const signature = config.signatureHeader.toLowerCase();
+        return !config.headers?.some((h) => h.name.toLowerCase() === signature);
+    });
 
 export type HttpConfig = yup.InferType<typeof schema>;
 
@@ -71,6 +73,13 @@ function isHttpUrl(value: string | undefined): boolean {
     } catch {
         return false;
     }
+}
+
+/** fetch refuses a URL with user:password@; a header says it instead. */
+function hasNoCredentials(value: string | undefined): boolean {
+    if (!value || !isHttpUrl(value)) return true;
+    const url = new URL(value);
+    return !url.username && !url.password;
 }
 
 /** The body of one record: the template, else the record as JSON. */
