@@ -384,6 +384,7 @@ describe('WHERE', () => {
         expect(selects("deviceName() LIKE 'lamp_1'")).toBe(true);
         expect(selects("deviceName() LIKE 'lamp_'")).toBe(false);
         expect(selects("deviceName() LIKE '%mp0%'")).toBe(true);
+        expect(selects("deviceName() LIKE '%lamp01%'")).toBe(true);
         expect(selects("deviceName() NOT LIKE 'fan%'")).toBe(true);
         expect(selects("deviceName() NOT LIKE 'l%'")).toBe(false);
         expect(selects("topic() LIKE '/sys/a1Pk/%/thing/%'")).toBe(true);
@@ -556,7 +557,27 @@ describe('refusals', () => {
         );
     });
 
+    it('a CAST to a type a flow does not have, where the CAST is written', () => {
+        expect(refusal('SELECT deviceName() AS d,\n  cast(a AS date) AS c FROM "/a"')).toEqual({
+            message: '流转不支持转换为 DATE（第2行第3列）',
+            line: 2,
+            column: 3,
+        });
+    });
+
+    it('other things a flow does not take: a FROM alias, t.*, IS with a value, FOR UPDATE', () => {
+        expect(refusal('SELECT a FROM "/a" AS t').message).toBe('FROM 的主题不能起别名（第1行第15列）');
+        expect(refusal('SELECT a.* FROM "/a"').message).toBe('* 只能单独作为一列（第1行第8列）');
+        expect(refusal('SELECT a FROM "/a" WHERE a IS \'x\'').message).toBe(
+            'IS 后只能是 NULL、TRUE 或 FALSE（第1行第26列）',
+        );
+        expect(refusal('SELECT a FROM "/a" FOR UPDATE').message).toBe('流转不支持 FOR UPDATE（第1行第20列）');
+    });
+
     it('two columns of one name', () => {
+        expect(refusal('SELECT 1 AS x, \'y\'   AS x FROM "/a"').message).toBe(
+            '列名 x 重复，请用 AS 另起一个名字（第1行第16列）',
+        );
         expect(refusal('SELECT params.a, items.a FROM "/a"').message).toBe(
             '列名 a 重复，请用 AS 另起一个名字（第1行第18列）',
         );

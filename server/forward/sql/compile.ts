@@ -21,7 +21,7 @@ export function compileFlowSql(sql: string, options: FlowSqlOptions = {}): Compi
         paths: parsed.paths,
         timeZone: options.timeZone ?? (process.env.TZ?.trim() || 'Asia/Shanghai'),
     };
-    const outputs = compileColumns(parsed.select, scope);
+    const outputs = compileColumns(parsed.select, parsed.columnOffsets, scope);
     const where = parsed.select.where ? compileWhere(parsed.select.where as unknown as AstNode, scope) : undefined;
     const matchesTopic = topicMatcher(parsed.topic);
     const build = rowBuilder(outputs);
@@ -45,13 +45,12 @@ function compileWhere(node: AstNode, scope: ExpressionScope): (message: FlowMess
 interface SelectColumn {
     expr: AstNode;
     as?: string | { value: string } | null;
-    loc?: AstNode['loc'];
 }
 
-function compileColumns(select: Select, scope: ExpressionScope): Output[] {
+function compileColumns(select: Select, offsets: number[], scope: ExpressionScope): Output[] {
     const names = new Set<string>();
     return (select.columns as SelectColumn[]).map((column, index): Output => {
-        const at = offsetOf(column.expr) ?? offsetOf(column) ?? 0;
+        const at = offsets[index] ?? offsetOf(column.expr) ?? 0;
         if (isStar(column.expr)) return { star: true };
         const name = aliasOf(column) ?? naturalName(column.expr, index, scope);
         if (names.has(name)) throw errorAt(scope.sql, at, `列名 ${name} 重复，请用 AS 另起一个名字`);

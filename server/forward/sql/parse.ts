@@ -23,6 +23,8 @@ export interface ParsedFlow {
     sql: string;
     /** Payload paths the pre-processing replaced, by offset (prepare.ts). */
     paths: Map<number, PathSegment[]>;
+    /** Where each SELECT column starts in the text. */
+    columnOffsets: number[];
 }
 
 /** Parses one flow statement, or throws FlowSqlError with the Chinese reason and its position. */
@@ -44,7 +46,7 @@ export function parseFlowSql(sql: string): ParsedFlow {
     }
     checkClauses(sql, statement, prepared);
     const topic = checkFrom(sql, statement, prepared);
-    return { select: statement, topic, sql, paths: prepared.paths };
+    return { select: statement, topic, sql, paths: prepared.paths, columnOffsets: prepared.columnOffsets };
 }
 
 function checkSize(sql: string): void {
@@ -102,6 +104,7 @@ function checkClauses(sql: string, select: Select, prepared: PreparedSql): void 
     if (select.window) throw refused('WINDOW');
     const into = (select as { into?: { position?: unknown } }).into;
     if (into?.position) throw refused('INTO');
+    if ((select as { locking_read?: unknown }).locking_read) throw refused('FOR UPDATE', 'FOR');
 }
 
 /** The FROM: one quoted topic filter, valid for MQTT. */

@@ -7,10 +7,11 @@
  *   identifier of underscores as long as the path. The grammar takes at most `db.table.column` and no `[n]`, while
  *   Alibaba's rule SQL reads paths of any depth; the path's segments are kept here by offset and the compiler finds
  *   them again from the identifier's location.
- * - The quoted topic after FROM (or JOIN, or a comma in a FROM list) gets back quotes instead of its quotes: Alibaba
- *   writes `FROM "/sys/+/+/thing/event/property/post"`, which the grammar takes as a string where a table is expected
- *   (and outside quotes `#` would start a comment). The topic is kept as written.
  * - `CAST(x AS string)` becomes `CAST(x AS CHAR  )`: the grammar knows CHAR, not string.
+ *
+ * The grammar takes Alibaba's `FROM "/sys/+/+/thing/event/property/post"` as it is (a quoted table name); the scan
+ * notes where FROM's target starts and the topic as written, since a flow's FROM must be one quoted topic filter. It
+ * also notes where each column of the SELECT list starts: the parser locates neither literals nor CAST nor CASE.
  */
 
 export type PathSegment = string | number;
@@ -22,6 +23,8 @@ export interface PreparedSql {
     paths: Map<number, PathSegment[]>;
     /** The first FROM's target: its offset, and the topic when it is a quoted string (else null). */
     from?: { offset: number; topic: string | null };
+    /** Where each item of the outer SELECT list starts. */
+    columnOffsets: number[];
     /** Words outside strings and paths (upper case) with their offsets: where a refused clause starts. */
     words: Array<{ word: string; offset: number }>;
     /** Nothing but white space and comments. */
@@ -40,9 +43,13 @@ class Scanner {
     readonly words: Array<{ word: string; offset: number }> = [];
     from?: { offset: number; topic: string | null };
     empty = true;
+    readonly columnOffsets: number[] = [];
     private prev: Token = { kind: 'other' };
     private inFromList = false;
     private awaitingFrom = false;
+    /** Parentheses open at this point: only the outer statement's SELECT list and FROM are noted. */
+    private depth = 0;
+    private selectList: 'before' | 'awaiting' | 'in' | 'after' = 'before';
 
     constructor(readonly sql: string) {
         // UTF-16 units, as the parser's offsets count them.
@@ -74,25 +81,37 @@ class Scanner {
             this.from = { offset, topic };
             this.awaitingFrom = false;
         }
-        if (token.kind === 'word') {
-            this.words.push({ word: token.word, offset });
-            if (token.word === 'FROM' || token.word === 'JOIN') this.inFromList = true;
-            else if (FROM_CLAUSE_ENDS.has(token.word)) this.inFromList = false;
-            if (token.word === 'FROM' && !this.from) this.awaitingFrom = true;
-        }
+        if (token.kind === 'word') this.noteWord(token.word, offset);
+        this.noteColumn(offset, token);
+        if (token.kind === 'punct' && token.char === '(') this.depth++;
+        if (token.kind === 'punct' && token.char === ')') this.depth--;
         this.prev = token;
+    }
+
+    private noteWord(word: string, offset: number): void {
+        this.words.push({ word, offset });
+        if (word === 'FROM' || word === 'JOIN') this.inFromList = true;
+        else if (FROM_CLAUSE_ENDS.has(word)) this.inFromList = false;
+        if (word === 'FROM' && this.depth === 0 && !this.from) this.awaitingFrom = true;
+    }
+
+    /** Notes the start of the outer SELECT list's items: after SELECT, after each comma at its level, until FROM. */
+    private noteColumn(offset: number, token: Token): void {
+        if (this.depth !== 0) return;
+        const word = token.kind === 'word' ? token.word : undefined;
+        if (this.selectList === 'before' && word === 'SELECT') this.selectList = 'awaiting';
+        else if (this.selectList === 'awaiting' && word !== 'DISTINCT' && word !== 'ALL') {
+            this.columnOffsets.push(offset);
+            this.selectList = 'in';
+        } else if (this.selectList === 'in' && word === 'FROM') this.selectList = 'after';
+        else if (this.selectList === 'in' && token.kind === 'punct' && token.char === ',') this.selectList = 'awaiting';
     }
 
     private quoted(i: number, quote: string): number {
         const end = quotedEnd(this.sql, i, quote);
         const content = this.sql.slice(i + 1, end - 1);
         const closed = end <= this.sql.length && this.sql[end - 1] === quote && end - i >= 2;
-        const isTopic = closed && this.isTopicPlace();
-        if (isTopic && !/[`\\\n]/.test(content)) {
-            this.chars[i] = '`';
-            this.chars[end - 1] = '`';
-        }
-        this.token(i, { kind: 'other' }, isTopic ? content : null);
+        this.token(i, { kind: 'other' }, closed && this.isTopicPlace() ? content : null);
         return end;
     }
 
@@ -217,6 +236,7 @@ export function prepareSql(sql: string): PreparedSql {
         text: scanner.chars.join(''),
         paths: scanner.paths,
         from: scanner.from,
+        columnOffsets: scanner.columnOffsets,
         words: scanner.words,
         empty: scanner.empty,
     };
