@@ -150,6 +150,32 @@ describe('SELECT columns', () => {
     });
 });
 
+describe('run never throws for a message', () => {
+    const flow = compileFlowSql(
+        "SELECT *, payload('json') AS j, to_json(params) AS p, concat('x', params) AS c, cast(params AS string) AS s, " +
+            'params.a.b AS ab, upper(deviceName()) AS d FROM "/sys/#" WHERE params IS NULL OR params IS NOT NULL',
+    );
+
+    it('a payload that is null, a string, an array or a number: paths NULL, * nothing', () => {
+        for (const payload of [null, 'text', [1, 2], 7]) {
+            const row = flow.run(message(payload));
+            expect(row).toMatchObject({ p: null, c: null, s: null, ab: null, d: 'LAMP01' });
+            expect(row!.j).toBe(JSON.stringify(payload));
+        }
+    });
+
+    it('a payload JSON cannot write (a cycle, a bigint) gives NULL where it is written as JSON', () => {
+        const cyclic: Record<string, unknown> = { n: 1 };
+        cyclic.self = cyclic;
+        const row = flow.run(message({ params: cyclic, big: 10n }));
+        expect(row).toMatchObject({ j: null, p: null, c: null, s: null, ab: null, big: 10n });
+    });
+
+    it('a time zone Intl does not know is refused when compiling, not when formatting', () => {
+        expect(() => compileFlowSql('SELECT 1 AS x FROM "/a"', { timeZone: 'Mars/Olympus' })).toThrow(RangeError);
+    });
+});
+
 describe('message functions', () => {
     it('deviceName, productKey, messageId, topic and topic(n)', () => {
         expect(value('deviceName()')).toBe('lamp01');

@@ -19,7 +19,7 @@ export function compileFlowSql(sql: string, options: FlowSqlOptions = {}): Compi
     const scope: ExpressionScope = {
         sql,
         paths: parsed.paths,
-        timeZone: options.timeZone ?? (process.env.TZ?.trim() || 'Asia/Shanghai'),
+        timeZone: timeZoneOf(options),
     };
     const outputs = compileColumns(parsed.select, parsed.columnOffsets, scope);
     const where = parsed.select.where ? compileWhere(parsed.select.where as unknown as AstNode, scope) : undefined;
@@ -35,6 +35,20 @@ export function compileFlowSql(sql: string, options: FlowSqlOptions = {}): Compi
             return build(message);
         },
     };
+}
+
+/**
+ * The zone timestamp(format) writes in: the option, else the server's TZ, else Asia/Shanghai (as server/config.ts).
+ * Checked here, so that formatting a message's time cannot throw in `run`.
+ */
+function timeZoneOf(options: FlowSqlOptions): string {
+    const timeZone = options.timeZone ?? (process.env.TZ?.trim() || 'Asia/Shanghai');
+    try {
+        new Intl.DateTimeFormat('en-US', { timeZone });
+    } catch {
+        throw new RangeError(`时区无效 / invalid time zone: ${timeZone}`);
+    }
+    return timeZone;
 }
 
 function compileWhere(node: AstNode, scope: ExpressionScope): (message: FlowMessage) => boolean {
@@ -96,9 +110,9 @@ function copyPayload(row: Record<string, unknown>, payload: unknown): void {
     for (const key of Object.keys(payload)) put(row, key, (payload as Record<string, unknown>)[key] ?? null);
 }
 
-/** Sets a row's key; `__proto__` as an own key, not the row's prototype. */
+/** Sets a row's key (undefined as NULL); `__proto__` as an own key, not the row's prototype. */
 function put(row: Record<string, unknown>, key: string, value: unknown): void {
-    if (key === '__proto__')
-        Object.defineProperty(row, key, { value, enumerable: true, writable: true, configurable: true });
-    else row[key] = value;
+    if (key === '__proto__') {
+        Object.defineProperty(row, key, { value: value ?? null, enumerable: true, writable: true, configurable: true });
+    } else row[key] = value === undefined ? null : value;
 }

@@ -3,7 +3,7 @@ import dayjs from 'dayjs';
 import timezone from 'dayjs/plugin/timezone.js';
 import utc from 'dayjs/plugin/utc.js';
 import type { FlowMessage } from './types';
-import { atPath, finite, isNumber, toText } from './values';
+import { atPath, finite, isNumber, jsonText, toText } from './values';
 
 dayjs.extend(utc);
 dayjs.extend(timezone);
@@ -51,11 +51,7 @@ const MESSAGE_FUNCTIONS: Record<string, FlowFunction> = {
         min: 0,
         max: 1,
         call: ([format], message) =>
-            format === undefined
-                ? message.payload
-                : format === 'json'
-                  ? (JSON.stringify(message.payload) ?? null)
-                  : null,
+            format === undefined ? message.payload : format === 'json' ? jsonText(message.payload) : null,
         check: ([format]) => (format === undefined || format === 'json' ? undefined : "的参数只能是 'json'"),
     },
     newuuid: fixed(0, () => randomUUID()),
@@ -85,7 +81,7 @@ const NUMERIC_FUNCTIONS: Record<string, FlowFunction> = {
 
 const JSON_FUNCTIONS: Record<string, FlowFunction> = {
     json_get: fixed(2, ([value, path]) => (typeof path === 'string' ? atPath(jsonValue(value), jsonPath(path)) : null)),
-    to_json: fixed(1, ([value]) => (value === null ? null : (JSON.stringify(value) ?? null))),
+    to_json: fixed(1, ([value]) => (value === null ? null : jsonText(value))),
     from_json: fixed(1, ([text]) => (typeof text === 'string' ? parseJson(text) : null)),
     coalesce: { min: 1, max: Infinity, call: (args) => args.find((a) => a !== null) ?? null },
 };
@@ -173,7 +169,7 @@ const dayjsFormats = new Map<string, string>();
 
 /** timestamp(format): the message's time in `timeZone`, the format written as Java's (yyyy-MM-dd HH:mm:ss.SSS). */
 function formatTime(ms: number, format: unknown, timeZone: string): string | null {
-    if (typeof format !== 'string') return null;
+    if (typeof format !== 'string' || !Number.isFinite(ms)) return null;
     let pattern = dayjsFormats.get(format);
     if (pattern === undefined) {
         pattern = javaToDayjs(format);

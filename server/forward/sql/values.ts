@@ -56,8 +56,17 @@ export function toNumber(value: unknown): number | null {
 export function toText(value: unknown): string | null {
     if (value === null || value === undefined) return null;
     if (typeof value === 'string') return value;
-    if (typeof value === 'object') return JSON.stringify(value);
+    if (typeof value === 'object') return jsonText(value);
     return String(value);
+}
+
+/** A value as JSON text; NULL for what JSON cannot write (undefined, a cycle, a bigint), so that `run` never throws. */
+export function jsonText(value: unknown): string | null {
+    try {
+        return JSON.stringify(value) ?? null;
+    } catch {
+        return null;
+    }
 }
 
 /** A value as a boolean for CAST: booleans, numbers (not zero), 'true'/'false'/'1'/'0'; anything else NULL. */
