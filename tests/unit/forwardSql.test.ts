@@ -458,6 +458,11 @@ describe('FROM topic filters', () => {
         expect(topicMatches('/sys/+/', '/sys/a/')).toBe(true);
         expect(topicMatches(TOPIC, TOPIC)).toBe(true);
         expect(topicMatches(TOPIC, TOPIC + '/x')).toBe(false);
+        expect(topicMatches(TOPIC + '/x', TOPIC)).toBe(false);
+        expect(topicMatches('/sys/+/+/x', '/sys/a')).toBe(false);
+        expect(topicMatches('/sys/ab', '/sys/a')).toBe(false);
+        expect(topicMatches('/sys/a', '/sys/ab')).toBe(false);
+        expect(topicMatches('+/+', 'a/')).toBe(true);
     });
 
     it('wildcards do not match a $ topic first level; a # not last or a partial wildcard matches nothing', () => {

@@ -30,14 +30,17 @@ export function topicMatches(filter: string, topic: string): boolean {
     return topicFilterProblem(filter) === undefined && matchLevels(filter.split('/'), topic);
 }
 
+/** Walks the topic's levels in place (no split per message: `run` asks this for every message). */
 function matchLevels(filter: readonly string[], topic: string): boolean {
     if (topic.startsWith('$') && (filter[0] === '+' || filter[0] === '#')) return false;
-    const levels = topic.split('/');
-    for (let i = 0; i < filter.length; i++) {
-        const wanted = filter[i];
+    let start = 0;
+    for (const wanted of filter) {
         if (wanted === '#') return true;
-        if (i >= levels.length) return false;
-        if (wanted !== '+' && wanted !== levels[i]) return false;
+        if (start > topic.length) return false;
+        const slash = topic.indexOf('/', start);
+        const end = slash === -1 ? topic.length : slash;
+        if (wanted !== '+' && (end - start !== wanted.length || !topic.startsWith(wanted, start))) return false;
+        start = end + 1;
     }
-    return levels.length === filter.length;
+    return start === topic.length + 1;
 }
