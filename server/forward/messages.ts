@@ -4,7 +4,7 @@ import { rowsOf } from '../db/rows';
 import { topicOf } from '../domain/messageLog';
 import { PROPERTY_POST } from '../domain/telemetry';
 import { DEVICE_TIME_KEY } from '../mqtt/messageTime';
-import type { FlowMessage } from './flowMessage';
+import type { FlowMessage } from './sql';
 
 /**
  * The device messages a route reads (device_messages in id order, the store being the outbox), and each as a flow

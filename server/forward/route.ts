@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { ForwardRecord, Sender } from './destinations/types';
 import { DestinationError } from './destinations/types';
-import type { FlowMessage } from './flowMessage';
+import type { FlowMessage } from './sql';
 import { claimRoute, moveRoute, releaseRoute, type LeaseHolder } from './lease';
 import { flowMessageOf, readMessages, type StoredMessage } from './messages';
 
