@@ -21,7 +21,8 @@ import { fieldsFor, resourcePath, useDefinition } from './context';
 import { FormInput } from './inputs';
 import { UploadProgress, holdsFile } from './UploadProgress';
 import type { FormValues, ResourceDefinition } from './types';
-import type { Row } from './vocabulary';
+import type { DialogWidth, Row } from './vocabulary';
+import { dialogOptions } from './list/fromDefinition';
 
 type Verb = 'create' | 'update';
 
@@ -162,7 +163,9 @@ function ResourceFormDialog({
     title,
     base,
     progress,
+    width,
 }: {
+    width?: DialogWidth;
     view: View;
     open: boolean;
     onClose: () => void;
@@ -177,6 +180,7 @@ function ResourceFormDialog({
             open={open}
             onClose={onClose}
             title={title}
+            width={width}
             actions={
                 <>
                     <Button onClick={onClose}>取消</Button>
@@ -236,6 +240,7 @@ export function CreateDialog({ open, onClose }: { open: boolean; onClose: () => 
         <ResourceFormDialog
             progress={progress}
             view="create"
+            width={dialogOptions(definition.list?.createInDialog)?.width}
             open={open}
             onClose={onClose}
             title={title}
@@ -262,6 +267,7 @@ export function EditDialog({ open, onClose, record }: { open: boolean; onClose: 
         <ResourceFormDialog
             progress={progress}
             view="edit"
+            width={dialogOptions(definition.list?.editInDialog)?.width}
             open={open}
             onClose={onClose}
             title={`编辑${definition.label}`}

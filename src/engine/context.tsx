@@ -39,6 +39,21 @@ export function definitionOf(name: string | undefined): ResourceDefinition | und
     return name ? definitionByName.get(name) : undefined;
 }
 
+/**
+ * The definition naming a list's columns: the resource its rows belong to (`rowsOf`), else the source call's
+ * resource, else the list's own. A nested list over another entity's rows never takes the enclosing one's fields.
+ */
+export function rowsDefinition(
+    spec: { rowsOf?: string },
+    sourceName: string | undefined,
+    own: ResourceDefinition | undefined,
+): ResourceDefinition | undefined {
+    if (!spec.rowsOf) return definitionOf(sourceName) ?? own;
+    const rows = definitionOf(spec.rowsOf);
+    if (!rows) throw new Error(`rowsOf 指向未注册的资源 ${spec.rowsOf}`);
+    return rows;
+}
+
 export function referencePath(name: string): string {
     return pathByName.get(name) ?? name;
 }

@@ -5,6 +5,7 @@ import type {
     Action,
     CallRef,
     DateOptions,
+    DialogWidth,
     FilterSpec,
     ListSpec,
     MenuSpec,
@@ -77,7 +78,9 @@ export type InputKind =
     | 'none';
 
 export interface Choice {
+    /** The value stored and sent. */
     id: string | number;
+    /** The text shown. */
     name: string;
     /** MUI palette colour for status chips. */
     color?: 'default' | 'primary' | 'secondary' | 'success' | 'error' | 'info' | 'warning';
@@ -97,9 +100,11 @@ export interface ChoicesSource {
     call: string;
     /** Resource whose custom call it is (default: the resource being edited). */
     resource?: string;
+    /** The call's params from the form values; when they change the choices load again. */
     params?: (values: FormValues) => Record<string, unknown>;
-    /** Property of a loaded row holding its value (default 'id') and its text (default 'name'). */
+    /** Property of a loaded row holding its value (default 'id'). */
     optionValue?: string;
+    /** Property of a loaded row holding its text (default 'name'). */
     optionText?: string;
     /** Property holding a node's children ('cascader'; default 'children'). */
     childrenField?: string;
@@ -110,19 +115,25 @@ export interface ChoicesSource {
 }
 
 export interface FieldDefinition {
+    /** The column header, the description's label and the input's label (Chinese). */
     label: string;
+    /** What the value is: decides its display and its default input (default 'text'). */
     type?: FieldType;
     /** Views that show this field. Defaults: every view except create/edit when readOnly. */
     views?: ViewName[];
     /** Input kind on create / edit; defaults from the type. 'none' keeps the field out of forms. */
     input?: InputKind;
+    /** Shown in lists and pages but kept out of create / edit forms. */
     readOnly?: boolean;
     /** dayjs format for datetime / date fields. */
     format?: string;
+    /** Static choices of a select, radio, toggle or checkboxes input; their names show in lists and pages. */
     choices?: Choice[];
     /** Resource name this field references (input kind 'reference'). */
     reference?: string;
+    /** Reference input: the referenced row's property holding the value (default 'id'). */
     optionValue?: string;
+    /** Reference input: the referenced row's property shown as its text (default 'name'). */
     optionText?: string;
     /** Marks the input as required (the schema decides validity; this only draws the asterisk). */
     required?: boolean;
@@ -132,6 +143,7 @@ export interface FieldDefinition {
     maxLength?: number;
     /** Placeholder / helper text shown under the input. */
     helperText?: string;
+    /** react-admin's `sortable` for the list column (default false). */
     sortable?: boolean;
     /**
      * List cells (tables, pickers) on one line, cut with … past this width (px); the whole value shows as its title.
@@ -139,7 +151,14 @@ export interface FieldDefinition {
      */
     ellipsis?: number;
     /** How a number shows: `grouping: false` for ids and ports (3306, not 3,306), fixed `decimals`, a `unit` appended as written (' MB', '%'). */
-    number?: { grouping?: boolean; decimals?: number; unit?: string };
+    number?: {
+        /** Thousands separators (default true; false for ids and ports). */
+        grouping?: boolean;
+        /** Fixed number of decimals. */
+        decimals?: number;
+        /** Appended as written (' MB', '%'). */
+        unit?: string;
+    };
     /** Custom rendering in list and show. */
     render?: (record: Record<string, unknown>) => ReactNode;
     /** For type 'link': where the value links to, from the record. */
@@ -176,11 +195,15 @@ export interface FieldDefinition {
     nameField?: string;
     /** Tree select (input 'tree'): roots and children from one call, the parent's value in `parentParam`. */
     tree?: {
+        /** The call answering a node's children (and the roots, unless `roots`). */
         source: CallRef;
+        /** The param carrying the parent node's value. */
         parentParam: string;
         /** Parent value asked for the roots (default 0). */
         rootValue?: string | number;
+        /** A node's property holding its value (default 'id'). */
         optionValue?: string;
+        /** A node's property holding its text (default 'name'). */
         optionText?: string;
         /** Whether a node has children to load (default: always, until loaded empty). */
         hasChildren?: (node: Row, level: number) => boolean;
@@ -199,10 +222,20 @@ export interface FieldDefinition {
     };
     /** Picker (input 'picker'): rows of a paged call with checkboxes; the selection survives paging and search. */
     picker?: {
+        /** The paged call answering the rows to choose from. */
         source: CallRef;
+        /** The columns: fields of `rowsOf` (else of the source call's resource), or pairs with their own definition. */
         columns: Array<string | [string, FieldDefinition]>;
+        /**
+         * The resource whose rows the source answers, when not the one being edited (a group's member picker over
+         * contacts): named columns take its fields' labels, types and links.
+         */
+        rowsOf?: string;
+        /** The field identifying a row (its value is what the picker keeps). */
         rowId: string;
+        /** Rows per page (default 10). */
         perPage?: number;
+        /** Filters above the rows (a search box, a select), sent with the call. */
         filters?: FilterSpec[];
         /** Only one row may be chosen. */
         single?: boolean;
@@ -221,16 +254,25 @@ export interface FieldDefinition {
     };
     /** Key / value rows (input 'keyValue'). */
     keyValue?: {
+        /** The key column's label. */
         keyLabel: string;
+        /** The value column's label. */
         valueLabel: string;
+        /** The add button's label (default 添加). */
         addLabel?: string;
+        /** Most rows allowed; the add button is disabled past it. */
         max?: number;
         /** Rows already saved (`when`) are deleted at once through `call` (the row in `scope.values`) after `confirm`. */
         remove?: {
+            /** Which rows are already saved (deleted through `call`, not just from the form). */
             when: (row: Row) => boolean;
+            /** The confirmation asked before deleting a saved row. */
             confirm: (row: Row) => string;
+            /** The call deleting a saved row (the row in `scope.values`). */
             call: CallRef;
+            /** Said after the row is deleted. */
             success?: string;
+            /** Said when the delete fails without words of its own. */
             failure?: string;
         };
     };
@@ -238,18 +280,25 @@ export interface FieldDefinition {
      * A 'textarea' made for code or JSON: at least `minRows` lines (default 3), and `monospace` letters with tabs and
      * spaces kept as typed.
      */
-    textarea?: { minRows?: number; monospace?: boolean };
+    textarea?: {
+        /** Lines shown at least (default 3). */
+        minRows?: number;
+        /** Monospace letters, tabs and spaces kept as typed. */
+        monospace?: boolean;
+    };
     /**
      * Repeatable row groups (input 'rows'): each row shows `fields` side by side with a delete button. Inside a row,
      * `visibleWhen`, `formLabel`, `choicesFrom.params` / `keep` and `resets` see the row as `values.$row` and reset
      * fields of the same row.
      */
     rows?: {
+        /** The fields of one row, side by side: pairs of source and definition. */
         fields: Array<[string, FieldDefinition]>;
         /** The add button's label (default 添加). */
         addLabel?: string;
         /** Values of a new row. */
         newRow?: FormValues;
+        /** Most rows allowed; the add button is disabled past it. */
         max?: number;
         /** Rows that cannot be deleted below this count. */
         min?: number;
@@ -262,8 +311,11 @@ export interface FieldDefinition {
     };
     /** Type 'progress': the percentage and the words beside the bar, from the record (default: the value and `${value}%`). */
     progress?: {
+        /** The bar's percentage from the record (default: the value). */
         value?: (record: Row) => number | undefined;
+        /** The words beside the bar (default `${value}%`). */
         text?: (record: Row) => string;
+        /** The bar's colour from the record (default primary). */
         color?: (record: Row) => 'primary' | 'success' | 'error' | 'warning' | 'info';
     };
     /** Date and time inputs ('date', 'time', 'datetime', 'dateRange'): bounds, disabled days, shortcuts, the value's form. */
@@ -272,25 +324,47 @@ export interface FieldDefinition {
      * File input: accepted extensions without the dot, the largest size in bytes, and the entity's own words for a
      * refused file (`refusals`: type, size, empty; a missing file is the schema's `required` message).
      */
-    file?: { accept?: string[]; maxSize?: number; refusals?: { type?: string; size?: string; empty?: string } };
+    file?: {
+        /** Accepted extensions, without the dot. */
+        accept?: string[];
+        /** Largest file in bytes. */
+        maxSize?: number;
+        /** The entity's own words for a refused file. */
+        refusals?: {
+            /** The extension is not in `accept`. */
+            type?: string;
+            /** Larger than `maxSize`. */
+            size?: string;
+            /** A file of 0 bytes. */
+            empty?: string;
+        };
+    };
     /** Named input widget (input 'widget'), from the widget registry. */
     widget?: string;
     /** Props given to the input widget beside value and onChange (a mode, a nested flag). */
     widgetProps?: Record<string, unknown>;
     /** Type 'position': the form fields the picked point fills. */
     position?: {
+        /** The form field filled with the longitude. */
         longitude: string;
+        /** The form field filled with the latitude. */
         latitude: string;
+        /** The form field filled with the address. */
         address?: string;
+        /** The form field filled with the province. */
         province?: string;
+        /** The form field filled with the city. */
         city?: string;
+        /** The form field filled with the district. */
         area?: string;
+        /** The form field filled with the district's administrative code. */
         adcode?: string;
     };
 }
 
 /** @deprecated A link row action of the first vocabulary; say `{ kind: 'link', ... }` (Action) instead. */
 export interface RowAction {
+    /** The button's text. */
     label: string;
     /** Icon shown before the label. */
     icon?: ComponentType;
@@ -301,10 +375,24 @@ export interface RowAction {
 }
 
 export interface ListOptions {
+    /** Rows per page (SPEC.md §9: 10). */
     perPage: number;
+    /** The page sizes offered, exactly as given (10, 20, 30, 40). */
     perPageOptions: number[];
     /** Fields offered as filters; the first 'text' filter is the search box. */
-    filters?: Array<{ source: string; label: string; input?: InputKind; alwaysOn?: boolean; choices?: Choice[] }>;
+    filters?: Array<{
+        /** The filter's name (sent under it unless the api's `filters` renames it). */
+        source: string;
+        /** The filter's label (the search box's placeholder). */
+        label: string;
+        /** 'text' (default): the search box; 'select' / 'radio': a select over `choices`. */
+        input?: InputKind;
+        /** react-admin's word, kept for old definitions: every declared filter is always shown. */
+        alwaysOn?: boolean;
+        /** A select filter's choices. */
+        choices?: Choice[];
+    }>;
+    /** Actions on each row, before 查看 / 编辑 / 删除. */
     rowActions?: Action[];
     /** Buttons above the table beside create (refresh, import, export, ...). */
     toolbar?: Action[];
@@ -314,8 +402,19 @@ export interface ListOptions {
     jumper?: boolean;
     /** Prefix of the list's URL state. */
     urlPrefix?: string;
-    /** Edit opens in a dialog over the list (the create form's fields, `perView.edit` applied, editSchema). */
-    editInDialog?: boolean;
+    /**
+     * Edit opens in a dialog over the list (the 'edit' fields, `perView.edit` applied, editSchema). The form starts
+     * from the record read afresh by the api's `getOne` when there is one (the list row may lack fields the form
+     * needs); `{ load: 'row' }` starts it from the list row instead. `width`: the dialog's (default 'sm').
+     */
+    editInDialog?:
+        | boolean
+        | {
+              /** The edit dialog's width (default 'sm'). */
+              width?: DialogWidth;
+              /** 'getOne' (default when the api has one): the form starts from the record read afresh; 'row': from the list row. */
+              load?: 'getOne' | 'row';
+          };
     /** The call the list reads (default: the resource's getList). */
     source?: CallRef;
     /** The columns, when not every field shown in 'list'. */
@@ -325,14 +424,28 @@ export interface ListOptions {
      * the edit view exists. 删除 shows when the api has a delete call, unless deleteConfirm is false.
      */
     show?: boolean;
+    /** The generated 编辑 button (default: when the edit view exists). */
     edit?: boolean;
     /** Delete button on each row with this confirmation text; false hides delete. */
     deleteConfirm?: string | false;
+    /** Title of the delete confirmation (default 提示). */
     deleteConfirmTitle?: string;
+    /** Not read by the engine: declare a delete in `bulkActions` instead. */
     bulkDelete?: boolean;
-    /** Create opens in a dialog over the list instead of its own page. */
-    createInDialog?: boolean;
-    sort?: { field: string; order: 'ASC' | 'DESC' };
+    /** Create opens in a dialog over the list instead of its own page; `width`: the dialog's (default 'sm'). */
+    createInDialog?:
+        | boolean
+        | {
+              /** The create dialog's width (default 'sm'). */
+              width?: DialogWidth;
+          };
+    /** Not read by the engine: lists keep the order the call answers. */
+    sort?: {
+        /** The field sorted by (not read, see `sort`). */
+        field: string;
+        /** Ascending or descending (not read, see `sort`). */
+        order: 'ASC' | 'DESC';
+    };
     /** Text shown when the list is empty. */
     empty?: string;
     /** Label of the create button (default '新建'). */
@@ -351,41 +464,62 @@ export interface ListOptions {
     tabs?: {
         /** The generated list's tab (default: the resource label). */
         listLabel?: string;
+        /** The query param holding the tab (default 'tab'). */
         param?: string;
         /** The tab set's accessible name (default: the resource label). */
         label?: string;
+        /** The tabs after the list's own, each a column of sections as on a page. */
         tabs: TabSpec[];
     };
 }
 
 export interface Messages {
+    /** Toast after create (default 创建成功). */
     created?: string;
+    /** Toast after edit (default 修改成功). */
     updated?: string;
+    /** Toast after delete (default 删除成功). */
     deleted?: string;
     /** Shown when the server answers a failure without a message of its own. */
     createFailed?: string;
+    /** Shown when an update fails without a message of its own. */
     updateFailed?: string;
+    /** Shown when a delete fails without a message of its own (default 删除失败). */
     deleteFailed?: string;
 }
 
 /** C: the contract its `api` paths are checked against; the engine takes any (AnyPaths). */
 export interface ResourceDefinition<C = AnyPaths> {
+    /** Code name: calls, refresh lists and other definitions name the resource by it. */
     name: string;
+    /** Chinese label: titles, buttons (新建<label>), not-found notices. */
     label: string;
+    /** An @mui/icons-material component, for the menu and titles. */
     icon?: ComponentType;
     /** The route path as SPEC.md names it, without the leading slash (defaults to name). */
     path?: string;
     /** Further routes (e.g. '/productDetail/*') rendered by this resource's custom views, inside the layout. */
-    routes?: Array<{ path: string; element: ComponentType; noLayout?: boolean }>;
+    routes?: Array<{
+        /** The route (react-router style). */
+        path: string;
+        /** The component rendered at it. */
+        element: ComponentType;
+        /** Rendered outside the layout (no menu or header). */
+        noLayout?: boolean;
+    }>;
     /** Field holding the record id in the platform's rows (default 'id'). */
     idField?: string;
+    /** What lists and pages show and forms edit, by source name (sections 4 and 5 of this guide). */
     fields: Record<string, FieldDefinition>;
+    /** The generated list at `/<path>` (section 7). */
     list?: ListOptions;
     /** yup schema for create / edit (the server validates with the same one). */
     schema?: AnyObjectSchema;
     /** Schema for edit when it differs from create. */
     editSchema?: AnyObjectSchema;
+    /** How every call reaches the platform (section 3), checked against the contract `C`. */
     api?: ApiMapping<C>;
+    /** The generated views' toasts. */
     messages?: Messages;
     /** Replace any generated view; false removes the view. */
     views?: Partial<Record<ViewName, ComponentType | false>>;

@@ -39,8 +39,11 @@ export type Of<T> = T | ((scope: Scope) => T);
  * the call's input from the scope (default: the record, then the form values).
  */
 export interface CallRef {
+    /** The resource whose call it is (default: the resource the screen belongs to). */
     resource?: string;
+    /** A custom call's name (`api.custom`) or a verb ('getList', 'getOne', 'create', 'update', 'delete'). */
     call: string;
+    /** The call's input from the scope (default: the record, then the form values). */
     params?: (scope: Scope) => Record<string, unknown>;
     /**
      * Chooses the call by the scope instead of `call` (which stays the default and the cache key's name): e.g. a
@@ -59,6 +62,7 @@ export interface CallRef {
 export type Refresh = string[];
 
 interface ActionBase {
+    /** The button's text (or a function of the scope). */
     label: Of<string>;
     /** Stable key (default: the label). */
     key?: string;
@@ -70,6 +74,7 @@ interface ActionBase {
     disabled?: (scope: Scope) => boolean | string;
     /** 'contained' for the primary toolbar button; rows use text buttons. */
     variant?: 'text' | 'outlined' | 'contained';
+    /** MUI colour of the button ('error' for deletes). */
     color?: 'primary' | 'error' | 'inherit' | 'secondary' | 'success' | 'warning';
     /** The button's accessible name when its label alone is ambiguous (编辑 on every row → `编辑 ${identifier}`). */
     ariaLabel?: (scope: Scope) => string;
@@ -85,14 +90,18 @@ interface ActionBase {
 /** A route built from the scope. */
 export interface LinkAction extends ActionBase {
     kind: 'link';
+    /** The route the button opens, from the scope. */
     to: (scope: Scope) => string;
 }
 
 /** A call, with an optional confirmation first, a success message, and what to reload after. */
 export interface CallAction extends ActionBase {
     kind: 'call';
+    /** The call it runs. */
     call: CallRef;
+    /** A confirmation asked first (its lines become paragraphs); 确定 runs the call. */
     confirm?: Of<string>;
+    /** Title of the confirmation (default 提示). */
     confirmTitle?: string;
     /**
      * Said after success: a text, or one built from the call's answer. `answer` is what the call's `read` picks from the
@@ -103,6 +112,7 @@ export interface CallAction extends ActionBase {
     progress?: Of<string> | false;
     /** Shown when the call fails without a message of its own (default '操作失败'). */
     failure?: string;
+    /** What reloads after success (default: the action's resource). */
     refresh?: Refresh;
     /** After success, go to this route (e.g. back to the list after deleting the record of a detail page). */
     then?: (answer: unknown, scope: Scope) => string | undefined;
@@ -117,12 +127,27 @@ export interface CallAction extends ActionBase {
 }
 
 export interface RevealSpec {
+    /** The dialog's title. */
     title: Of<string>;
-    fields: Array<{ label: string; path: string; copy?: boolean }>;
+    /** The values shown, each a line. */
+    fields: Array<{
+        /** The value's label. */
+        label: string;
+        /** Dotted path of the value in the answer. */
+        path: string;
+        /** A 复制 button beside the value. */
+        copy?: boolean;
+    }>;
+    /** Why it matters (it will not be shown again), as a warning above the values. */
     note?: Of<string>;
     /** The closing button (default 我已保存). */
     closeLabel?: string;
+    /** Dialog width (default 'sm'). */
+    width?: DialogWidth;
 }
+
+/** A dialog's largest width, MUI's breakpoints (xs 444 px, sm 600, md 900, lg 1200, xl 1536). */
+export type DialogWidth = 'xs' | 'sm' | 'md' | 'lg' | 'xl';
 
 /**
  * A form in a dialog: its inputs (a field of the resource, or a pair bringing its own definition), a yup schema,
@@ -131,23 +156,32 @@ export interface RevealSpec {
  */
 export interface FormAction extends ActionBase {
     kind: 'form';
+    /** The dialog's title (default: the label). */
     title?: Of<string>;
+    /** The inputs, in order: a field of the resource by name, or a pair bringing its own definition. */
     fields: Array<string | [string, FieldDefinition]>;
+    /** The yup schema deciding on 确定; its messages show under the inputs. */
     schema?: AnyObjectSchema;
     /** Starting values (edit: from the record). */
     defaults?: (scope: Scope) => FormValues;
     /** 'edit' makes the fields' `perView.edit` apply (locked fields, other limits); default 'create'. */
     mode?: 'create' | 'edit';
+    /** The call the values go to (its params see them in `scope.values`). */
     submit: CallRef;
+    /** The submit button's text (default 确定). */
     submitLabel?: string;
+    /** Said after success: a text, or one built from the answer. */
     success?: string | ((answer: unknown, scope: Scope) => string);
+    /** Said when the call fails without a message of its own. */
     failure?: string;
+    /** What reloads after success (default: the action's resource). */
     refresh?: Refresh;
+    /** After success, go to this route (from the answer). */
     then?: (answer: unknown, scope: Scope) => string | undefined;
     /** A note under the inputs (limits, hints). */
     note?: Of<string>;
     /** Dialog width (default 'sm'). */
-    width?: 'xs' | 'sm' | 'md' | 'lg';
+    width?: DialogWidth;
     /** A call answered before the form opens; `defaults` see its answer in `scope.data.load` (a device's saved tags). */
     load?: CallRef;
     /** What speaks while the person types (before and between saves); `schema` alone decides on 确定. */
@@ -159,18 +193,25 @@ export interface FormAction extends ActionBase {
     /** Fields shown with their starting value but not editable in this scope (the product a list is filtered to). */
     lock?: (scope: Scope) => string[];
     /** The dialog opens while the URL's query has this param (`?type=program`); closing it removes the param. */
-    openWith?: { query: string; value?: string };
+    openWith?: {
+        /** The query param that opens the dialog. */
+        query: string;
+        /** Opens only for this value of the param (default: any). */
+        value?: string;
+    };
     /**
      * Asked after the values pass the schema, before the call (its scope has `values`): 取消 goes back to the form
      * with the values kept, 确定 submits. For what reaches a device or cannot be undone.
      */
     confirm?: Of<string>;
+    /** Title of the `confirm` question (default 提示). */
     confirmTitle?: string;
 }
 
 /** A file the browser downloads: a GET call's URL (exports, templates, device files). */
 export interface DownloadAction extends ActionBase {
     kind: 'download';
+    /** The GET call whose URL the browser follows (or whose answer `saveAs` saves). */
     call: CallRef;
     /** The call answers data, not a file: its answer is saved as a JSON file of this name. */
     saveAs?: (scope: Scope) => string;
@@ -181,7 +222,9 @@ export interface DownloadAction extends ActionBase {
 /** An upload dialog: choose a file, a progress bar while it travels, then the answer (or a named result widget). */
 export interface UploadAction extends ActionBase {
     kind: 'upload';
+    /** The dialog's title (default: the label). */
     title?: string;
+    /** The call the file (and the further inputs) travel to. */
     call: CallRef;
     /** The form key the file travels under (default 'file'). */
     fileField?: string;
@@ -193,10 +236,15 @@ export interface UploadAction extends ActionBase {
     check?: (file: File) => string | undefined;
     /** Further inputs of the upload form (e.g. the product an import goes to). */
     fields?: Array<string | [string, FieldDefinition]>;
+    /** The yup schema of the further inputs. */
     schema?: AnyObjectSchema;
+    /** A note under the inputs (the file's format, limits). */
     note?: Of<string>;
+    /** Said after success: a text, or one built from the answer. */
     success?: string | ((answer: unknown, scope: Scope) => string);
+    /** Said when the call fails without a message of its own. */
     failure?: string;
+    /** What reloads after success (default: the action's resource). */
     refresh?: Refresh;
     /** A widget that shows the answer (e.g. 'importResult'); without it the dialog closes on success. */
     result?: string;
@@ -208,10 +256,13 @@ export interface UploadAction extends ActionBase {
     preview?: (value: unknown, scope: Scope) => string;
     /** Text of the submit button (default 上传). */
     submitLabel?: string;
+    /** Dialog width (default 'sm'). */
+    width?: DialogWidth;
     /** Starting values of the further inputs (the product the screen is filtered to). */
     defaults?: (scope: Scope) => FormValues;
     /** With a result: a button that starts another upload (继续导入); the closing button says `doneLabel` (default 关闭). */
     again?: string;
+    /** With a result: the closing button's text (default 关闭). */
     doneLabel?: string;
     /** Own words for a refused file: wrong extension, too large, empty (defaults say the limits). */
     refusals?: {
@@ -229,26 +280,35 @@ export interface UploadAction extends ActionBase {
 /** A switch showing the record's state (`checked`); turning it runs `on` or `off`, each a call action (confirm, success). */
 export interface SwitchAction extends ActionBase {
     kind: 'switch';
+    /** Whether the switch is on, from the record. */
     checked: (scope: Scope) => boolean;
     /** A caption shown beside the switch (its `label` is the tooltip of its state). */
     text?: Of<string>;
+    /** The call action run when the switch is turned on. */
     on: CallAction;
+    /** The call action run when the switch is turned off. */
     off: CallAction;
 }
 
 /** Copy a value to the clipboard; says 复制成功. */
 export interface CopyAction extends ActionBase {
     kind: 'copy';
+    /** The text copied, from the scope. */
     value: (scope: Scope) => string;
 }
 
 /** A widget that opens in a dialog of the engine (the map picker, the tag editor): it gets `onClose`. */
 export interface WidgetAction extends ActionBase {
     kind: 'widget';
+    /** The widget's name in the widget registry. */
     widget: string;
+    /** The dialog's title (default: the label). */
     title?: Of<string>;
+    /** Props given to the widget, from the scope. */
     props?: (scope: Scope) => Record<string, unknown>;
-    width?: 'xs' | 'sm' | 'md' | 'lg' | 'xl';
+    /** Dialog width (default 'sm'). */
+    width?: DialogWidth;
+    /** What reloads when the dialog closes after the widget changed something. */
     refresh?: Refresh;
     /** A button under the widget that closes the dialog (e.g. '关闭'), for widgets that only show something. */
     closeLabel?: string;
@@ -257,9 +317,12 @@ export interface WidgetAction extends ActionBase {
 /** Sections (a list, a chart widget) in the engine's dialog, the row as record; lists inside keep their URL state only while it is open. */
 export interface DialogAction extends ActionBase {
     kind: 'dialog';
+    /** The dialog's title (default: the label). */
     title?: Of<string>;
+    /** The sections shown, the row as `record`. */
     sections: Section[];
-    width?: 'xs' | 'sm' | 'md' | 'lg' | 'xl';
+    /** Dialog width (default 'md'). */
+    width?: DialogWidth;
 }
 
 export type Action =
@@ -275,17 +338,26 @@ export type Action =
 
 /** A list filter: the search box, a select (static choices or from a call), a tree select, or text. */
 export interface FilterSpec {
+    /** The filter's name: the param it travels under (and its URL key, under the list's prefix). */
     source: string;
+    /** Its label (a search box's placeholder). */
     label: string;
     /** 'buttons': the label and a row of toggle buttons (全部 and each choice) that wraps as choices grow. */
     input?: 'search' | 'text' | 'select' | 'tree' | 'tabs' | 'dialog' | 'buttons' | 'dateRange';
-    choices?: Array<{ id: string | number; name: string }>;
+    /** Static choices of a select, tabs or buttons filter. */
+    choices?: Array<{
+        /** The value sent. */
+        id: string | number;
+        /** The text shown. */
+        name: string;
+    }>;
     /** Choices from a call; `optionValue` / `optionText` name the row's fields. */
     choicesFrom?: CallRef & { optionValue?: string; optionText?: string; childrenField?: string };
     /** Text of the "no filter" choice (default '全部'; false: no such choice). */
     allLabel?: string | false;
     /** The query-string name (default: the source, under the list's prefix). */
     param?: string;
+    /** The value while the URL has none. */
     defaultValue?: string;
     /** Params cleared when this one changes (a device chosen under a product is cleared with the product). */
     resets?: string[];
@@ -299,14 +371,24 @@ export interface FilterSpec {
      * URL under its name), and a deletable chip saying what is applied; `source` is the field that turns it on.
      */
     dialog?: {
+        /** The dialog's title (default: the label). */
         title?: string;
+        /** The dialog's inputs, each a filter kept in the URL under its name. */
         fields: Array<[string, FieldDefinition]>;
+        /** The yup schema checked on 确定. */
         schema?: AnyObjectSchema;
+        /** A note under the inputs. */
         note?: string;
+        /** The chip's text saying what is applied, from the values. */
         chip: (values: Record<string, string>) => string;
     };
     /** The value is a path segment (route param `param`); choosing goes to `to(value)`. The call gets it only through `source.params`. */
-    path?: { param: string; to: (value: string, scope: Scope) => string };
+    path?: {
+        /** The route param holding the value. */
+        param: string;
+        /** The route choosing a value goes to. */
+        to: (value: string, scope: Scope) => string;
+    };
     /** 'dateRange': the source of the range's end (`source` is its start); both travel as epoch milliseconds, inclusive. */
     to?: string;
     /** 'dateRange': the URL param of the end (default: `to` under the list's prefix). */
@@ -322,6 +404,7 @@ export type DateBound = string | number | 'now' | ((values: FormValues) => strin
 
 /** A shortcut beside a range (or in a single picker's calendar): its text and the value it sets. */
 export interface DateShortcut {
+    /** The shortcut's text (近7天). */
     label: string;
     /** A range's start and end, or a single picker's value. */
     value: () => [Dayjs, Dayjs] | Dayjs;
@@ -331,6 +414,7 @@ export interface DateShortcut {
 export interface DateOptions {
     /** Earliest choosable (a range's end is never before its start). */
     min?: DateBound;
+    /** Latest choosable (a range's start is never after its end). */
     max?: DateBound;
     /** Days that cannot be chosen (weekends, days before a release). */
     disabled?: (day: Dayjs) => boolean;
@@ -349,12 +433,15 @@ export interface DateOptions {
 
 /** A figure above a list or in a counters section. */
 export interface CounterSpec {
+    /** The figure's label. */
     label: string;
     /** An @mui/icons-material component: the counters section then shows each figure as a card. */
     icon?: ComponentType;
     /** Dotted path into the counters call's answer (or the scope's record). */
     value: string;
+    /** The figure links to this route. */
     to?: (scope: Scope) => string;
+    /** The figure's colour (a CSS or palette colour). */
     color?: string;
 }
 
@@ -366,28 +453,53 @@ export interface CounterSpec {
 export interface ListSpec {
     /** The call (default: the resource's getList). */
     source?: CallRef;
-    /** Columns: fields of the resource, or pairs with their own definition. */
+    /**
+     * Columns: fields of the resource whose rows these are (`rowsOf`, else the list's resource), or pairs with their
+     * own definition.
+     */
     columns: Array<string | [string, FieldDefinition]>;
+    /**
+     * The resource whose rows the call answers, when not the list's own (a group's 成员 tab listing contacts through
+     * the group's own call): named columns take that resource's fields (label, type, link); calls and actions stay
+     * the list's.
+     */
+    rowsOf?: string;
     /** Prefix of this list's URL state (`${prefix}page`, `${prefix}size`, filters); '' for the page's main list. */
     urlPrefix?: string;
     /** Rows per page and the choices; `paging: false` shows every row the call answers. */
     perPage?: number;
+    /** The page sizes offered, exactly as given. */
     perPageOptions?: number[];
+    /** false: no pager, every row the call answers is shown. */
     paging?: boolean;
     /** A 跳至 N 页 box beside the pager. */
     jumper?: boolean;
+    /** Filters above the table, their values in the URL and sent with the call. */
     filters?: FilterSpec[];
     /** Figures above the table (设备总数 / 在线), from a call or the record; `title` names the group of figures. */
-    counters?: { call?: CallRef; items: CounterSpec[]; title?: string };
+    counters?: {
+        /** The call answering the figures (default: the scope's record). */
+        call?: CallRef;
+        /** The figures. */
+        items: CounterSpec[];
+        /** The figures' group name. */
+        title?: string;
+    };
+    /** Buttons above the table (新建, 导入, 导出, …). */
     toolbar?: Action[];
+    /** Buttons on each row (the row as `record`). */
     rowActions?: Action[];
     /** Actions over the selected rows; declaring any shows the checkboxes. */
     bulkActions?: Action[];
     /** Shown when the call answers no rows: text, an optional hint under it and an action; `filtered`: the text instead while a filter is applied (nothing matches rather than nothing there; no action then). */
     empty?: {
+        /** The text shown instead of rows. */
         text: Of<string>;
+        /** A quieter line under it. */
         hint?: Of<string>;
+        /** A button under it that fills the list (添加设备). */
         action?: Action;
+        /** The text instead while a filter is applied (no action then). */
         filtered?: string;
         /** The column headers stay above the text (a table that says what it will hold). */
         columns?: boolean;
@@ -400,6 +512,7 @@ export interface ListSpec {
     height?: number;
     /** The field that identifies a row (default: the resource's id field). */
     rowId?: string;
+    /** A title above the table (its accessible name too). */
     title?: string;
     /** The table's accessible name when no title is shown. */
     label?: string;
@@ -425,29 +538,51 @@ export interface ListSpec {
 }
 
 export interface ChartSpec {
+    /** Pie, line or bar chart. */
     kind: 'pie' | 'line' | 'bar';
+    /** The call answering the rows. */
     call: CallRef;
     /** Dotted path of the rows in the call's answer (default: the answer itself). */
     rows?: string;
     /** Pie: the row fields of the slice name and value; line/bar: x and each series. */
     name?: string;
+    /** Pie: the row field holding a slice's value. */
     value?: string;
+    /** Line / bar: the row field on the x axis. */
     x?: string;
     /**
      * `dashed` (line): drawn dashed, so a series that often equals another (replies beside the messages they answer)
      * stays visible where the two meet.
      */
-    series?: Array<{ field: string; label: string; color?: string; dashed?: boolean }>;
+    series?: Array<{
+        /** The row field holding the series' values. */
+        field: string;
+        /** The series' name in the legend. */
+        label: string;
+        /** The series' colour. */
+        color?: string;
+        /** Drawn dashed. */
+        dashed?: boolean;
+    }>;
     /**
      * Pie: fixed slices in this order, each read from the row whose `name` is `key` (0 when none), or from the
      * answer's field `key` when the answer is one object ({ onlineTotal, offlineTotal }).
      */
-    slices?: Array<{ key: string; label: string; color?: string }>;
+    slices?: Array<{
+        /** The row's name (or the answer's field) the slice reads. */
+        key: string;
+        /** The slice's name in the legend. */
+        label: string;
+        /** The slice's colour. */
+        color?: string;
+    }>;
     /** Names for coded slice names (alert levels 1/2/3 → 紧急/严重/一般), and colours. */
     names?: Record<string, string>;
+    /** Colours of slices by their (coded) name. */
     colors?: Record<string, string>;
     /** Shown when every value is 0 or there are no rows. */
     empty?: string;
+    /** The chart's height in px. */
     height?: number;
     /** Line and bar: controls above the chart, their values in the URL (`param`) and sent under `source`. */
     filters?: FilterSpec[];
@@ -463,11 +598,15 @@ export interface ChartSpec {
 export type Section =
     | {
           kind: 'fields';
+          /** A title above the descriptions. */
           title?: string;
           /** Fields of the resource (or pairs), shown as descriptions of the record. */
           fields: Array<string | [string, FieldDefinition]>;
+          /** Descriptions per line (default 2). */
           columns?: 1 | 2 | 3;
+          /** Buttons beside the title (编辑). */
           actions?: Action[];
+          /** Shown only while this holds. */
           when?: (scope: Scope) => boolean;
           /**
            * The record described is this call's answer (a product's current configuration), not the page's: the fields
@@ -476,40 +615,87 @@ export type Section =
            * writes the first one).
            */
           source?: CallRef;
-          empty?: { text: Of<string>; hint?: Of<string> };
+          /** Said when the `source` call answers null. */
+          empty?: {
+              /** The text. */
+              text: Of<string>;
+              /** A quieter line under it. */
+              hint?: Of<string>;
+          };
       }
-    | { kind: 'list'; list: ListSpec; title?: string; when?: (scope: Scope) => boolean }
-    | { kind: 'chart'; title?: string; chart: ChartSpec; when?: (scope: Scope) => boolean }
+    | {
+          kind: 'list';
+          /** The list: its call, columns, filters and actions. */
+          list: ListSpec;
+          /** A title above the list. */
+          title?: string;
+          /** Shown only while this holds. */
+          when?: (scope: Scope) => boolean;
+      }
+    | {
+          kind: 'chart';
+          /** The chart's title. */
+          title?: string;
+          /** The chart. */
+          chart: ChartSpec;
+          /** Shown only while this holds. */
+          when?: (scope: Scope) => boolean;
+      }
     | {
           kind: 'counters';
+          /** A title above the figures. */
           title?: string;
+          /** The call answering the figures (default: the page's record and loads). */
           call?: CallRef;
+          /** The figures. */
           items: CounterSpec[];
+          /** Shown only while this holds. */
           when?: (scope: Scope) => boolean;
       }
     | {
           kind: 'widget';
+          /** A title above the widget. */
           title?: string;
+          /** The widget's name in the widget registry. */
           widget: string;
+          /** Props given to the widget, from the scope. */
           props?: (scope: Scope) => Record<string, unknown>;
+          /** Buttons beside the title. */
           actions?: Action[];
+          /** Shown only while this holds. */
           when?: (scope: Scope) => boolean;
       }
     /** A row of actions with an optional text (a debug page's 设置属性 / 调用服务 / 发布消息). */
-    | { kind: 'actions'; title?: string; text?: Of<string>; actions: Action[]; when?: (scope: Scope) => boolean }
+    | {
+          kind: 'actions';
+          /** A title above the buttons. */
+          title?: string;
+          /** A text beside the buttons. */
+          text?: Of<string>;
+          /** The buttons. */
+          actions: Action[];
+          /** Shown only while this holds. */
+          when?: (scope: Scope) => boolean;
+      }
     /**
      * Live rows from a call that answers server-sent events (text/event-stream), newest first, at most `max` kept;
      * the user may pause and clear. Each event's data is a JSON row shown in `columns`.
      */
     | {
           kind: 'stream';
+          /** A title above the rows. */
           title?: string;
+          /** The call answering server-sent events. */
           source: CallRef;
           /** The SSE event name carrying rows (default 'message'). */
           event?: string;
+          /** The columns: fields by name or pairs. */
           columns: Array<string | [string, FieldDefinition]>;
+          /** Rows kept, newest first (older ones drop). */
           max?: number;
+          /** The text before any row arrives. */
           empty?: string;
+          /** Shown only while this holds. */
           when?: (scope: Scope) => boolean;
       }
     /** One of several groups of sections, chosen by a radio (or tabs) kept in the URL under `param`; first by default. */
@@ -517,23 +703,56 @@ export type Section =
           kind: 'switch';
           /** Accessible name of the radio group. */
           label: string;
+          /** The query param holding the chosen option. */
           param: string;
+          /** Radio buttons (default) or tabs. */
           input?: 'radio' | 'tabs';
-          options: Array<{ key: string; label: string; sections: Section[] }>;
+          /** The groups of sections to choose from. */
+          options: Array<{
+              /** The option's URL value. */
+              key: string;
+              /** The option's text. */
+              label: string;
+              /** The sections shown while it is chosen. */
+              sections: Section[];
+          }>;
+          /** Shown only while this holds. */
           when?: (scope: Scope) => boolean;
       }
     /** A notice (an alert with its text) and optional actions, e.g. a filter naming what does not exist. */
     | {
           kind: 'notice';
+          /** The notice's text. */
           text: Of<string>;
+          /** The alert's colour (default info). */
           severity?: 'info' | 'warning' | 'error' | 'success';
+          /** Buttons in the notice. */
           actions?: Action[];
+          /** Shown only while this holds. */
           when?: (scope: Scope) => boolean;
       }
     /** Sections side by side (each takes an equal share, or `widths` in twelfths). */
-    | { kind: 'row'; sections: Section[]; widths?: number[]; when?: (scope: Scope) => boolean }
+    | {
+          kind: 'row';
+          /** The sections side by side. */
+          sections: Section[];
+          /** Each section's width in twelfths (default equal shares). */
+          widths?: number[];
+          /** Shown only while this holds. */
+          when?: (scope: Scope) => boolean;
+      }
     /** A message in place of content (a feature still to come): text and a hint, centred. */
-    | { kind: 'note'; title?: string; text: Of<string>; hint?: Of<string>; when?: (scope: Scope) => boolean }
+    | {
+          kind: 'note';
+          /** A title above the text. */
+          title?: string;
+          /** The message. */
+          text: Of<string>;
+          /** A quieter line under it. */
+          hint?: Of<string>;
+          /** Shown only while this holds. */
+          when?: (scope: Scope) => boolean;
+      }
     /**
      * A Markdown document (help pages), loaded lazily by `load` (e.g. `() => import('../docs/help/x.md?raw')`) so its
      * text is not in the first screen's code; raw HTML in it is shown as text. A table of contents of its h2 / h3
@@ -541,10 +760,15 @@ export type Section =
      */
     | {
           kind: 'markdown';
+          /** A title above the document. */
           title?: string;
+          /** Answers the document's text (a lazy import of a .md?raw file). */
           load: () => Promise<string | { default: string }>;
+          /** A table of contents of its h2 / h3 (default true). */
           toc?: boolean;
+          /** A search box, its words in `?q=` (default true). */
           search?: boolean;
+          /** Shown only while this holds. */
           when?: (scope: Scope) => boolean;
       }
     /**
@@ -554,18 +778,47 @@ export type Section =
      */
     | {
           kind: 'document';
+          /** A title above the document. */
           title?: string;
+          /** The call answering the document. */
           source: CallRef;
+          /** Fields of the answer shown as descriptions. */
           fields?: Array<string | [string, FieldDefinition]>;
-          json: Array<{ label: string; path: string }>;
-          empty?: { when: (answer: Row) => boolean; text: Of<string>; hint?: Of<string> };
+          /** Parts of the answer shown pretty-printed under their labels. */
+          json: Array<{
+              /** The part's label. */
+              label: string;
+              /** Dotted path of the part in the answer. */
+              path: string;
+          }>;
+          /** Said instead while `when` holds for the answer. */
+          empty?: {
+              /** Whether the answer counts as empty. */
+              when: (answer: Row) => boolean;
+              /** The text. */
+              text: Of<string>;
+              /** A quieter line under it. */
+              hint?: Of<string>;
+          };
           /** A button of this label that asks `source` again (what a device changes is not pushed to the page). */
           refresh?: string;
+          /** Buttons beside the title; they see the answer as `scope.data.document`. */
           actions?: Action[];
+          /** Shown only while this holds. */
           when?: (scope: Scope) => boolean;
       }
     /** Tabs inside a tab, kept in the query param `param` (absent: the first); each a column of sections. */
-    | { kind: 'tabs'; param: string; label?: string; tabs: TabSpec[]; when?: (scope: Scope) => boolean }
+    | {
+          kind: 'tabs';
+          /** The query param holding the tab. */
+          param: string;
+          /** The tab set's accessible name. */
+          label?: string;
+          /** The tabs, each a column of sections. */
+          tabs: TabSpec[];
+          /** Shown only while this holds. */
+          when?: (scope: Scope) => boolean;
+      }
     | FormSection;
 
 /**
@@ -575,24 +828,32 @@ export type Section =
  */
 export interface FormSection {
     kind: 'form';
+    /** A title above the form. */
     title?: string;
     /** The starting values' call (asked once shown); `defaults` make the values from its answer. */
     load?: CallRef;
+    /** The starting values, from the scope and the `load` answer. */
     defaults?: (scope: Scope, loaded: unknown) => FormValues;
+    /** The inputs: fields by name or pairs. */
     fields: Array<string | [string, FieldDefinition]>;
+    /** The buttons under the inputs, each with its own call. */
     submits: FormSubmit[];
     /** A line under the title (what the form is for, its limits). */
     note?: Of<string>;
+    /** Shown only while this holds. */
     when?: (scope: Scope) => boolean;
 }
 
 export interface FormSubmit {
+    /** The button's text. */
     label: string;
     /** The call; its params see the form values in `scope.values`. */
     call: CallRef;
     /** Checked before the call (only this button's fields need be valid); the messages show under the inputs. */
     schema?: AnyObjectSchema;
+    /** A confirmation asked before the call. */
     confirm?: Of<string>;
+    /** Title of the confirmation (default 提示). */
     confirmTitle?: string;
     /** A toast after success (not with `show`). */
     success?: string;
@@ -602,22 +863,29 @@ export interface FormSubmit {
     right?: string;
     /** The contained (main) button. */
     primary?: boolean;
+    /** What reloads after success. */
     refresh?: Refresh;
     /** Puts the answer under the form: its severity, a title and a monospace body. */
     show?: (answer: unknown, scope: Scope) => FormResult;
 }
 
 export interface FormResult {
+    /** The alert's colour. */
     severity: 'success' | 'info' | 'warning' | 'error';
+    /** The alert's title. */
     title: string;
+    /** Monospace text under it (a run's output or error). */
     body?: string;
 }
 
 export interface TabSpec {
     /** The URL value of the tab (a path segment or a query value). */
     key: string;
+    /** The tab's text. */
     label: string;
+    /** The tab exists only while this holds. */
     when?: (scope: Scope) => boolean;
+    /** The tab's column of sections. */
     sections: Section[];
 }
 
@@ -628,9 +896,15 @@ export interface TabSpec {
 export interface PageSpec {
     /** Route, react-router style: '/devInstanceDetail/:productId/:deviceId/*', '/introduce'. */
     path: string;
+    /** The page's title (or a function of the scope). */
     title: Of<string>;
     /** Breadcrumb back (the list the page belongs to): its text and where; the page's own crumb is `crumb` or the title. */
-    back?: { label: string; to: Of<string> };
+    back?: {
+        /** The breadcrumb's text. */
+        label: string;
+        /** The route it goes back to. */
+        to: Of<string>;
+    };
     /** The page's own breadcrumb text (default: the title). */
     crumb?: string;
     /** The page's record, loaded from the route; its failure with `notFound` shows a not-found page. */
@@ -641,32 +915,40 @@ export interface PageSpec {
         notFoundTitle?: string;
         /** A reason the route names no record (a missing or malformed id): said instead of calling. */
         missing?: (scope: Scope) => string | undefined;
-        /** Shape the answer into the scope's record. */ map?: (answer: unknown) => Row;
+        /** Shape the answer into the scope's record. */
+        map?: (answer: unknown) => Row;
         /** Said beside the progress bar while the record loads ('设备信息加载中…'). */
         loading?: string;
     };
     /** Further calls whose answers the sections see in `scope.data` (asked once the page's record is loaded). */
     load?: Record<string, CallRef>;
+    /** A header above the tabs: title, status, fields and actions of the record. */
     header?: {
+        /** The header's title from the scope (default: the page title). */
         title?: (scope: Scope) => string;
         /** A quieter line beside the title and status (the path of a nested record). */
         subtitle?: (scope: Scope) => string | undefined;
         /** Field holding the status chip's value (the field's choices give its colour). */
         status?: string;
+        /** Fields of the record shown in the header. */
         fields?: Array<string | [string, FieldDefinition]>;
+        /** Buttons at the header's right. */
         actions?: Action[];
     };
+    /** The page's tabs, kept in the URL (`tabParam`). */
     tabs?: TabSpec[];
     /** Where the tab lives: a path segment after the route (default) or a query param; `indexBase` 1 makes query values the tab's 1-based position among all tabs (checkIdx). */
     tabParam?: {
         /** The query param holding the tab; absent: the path segment after the route. */
         query?: string;
+        /** 1: the query value is the tab's 1-based position among all tabs. */
         indexBase?: 0 | 1;
         /** Tab shown when the URL names none or one that does not apply; a function reads the scope (?child=true). */
         fallback?: string | ((scope: Scope) => string | undefined);
         /** Choosing the fallback tab removes the param, so the first tab keeps a clean URL. */
         omitFallback?: boolean;
     };
+    /** Sections of a page without tabs (an overview), or above the tabs. */
     sections?: Section[];
     /**
      * Choices at the top of the page kept in the URL query (product, then device): sections, tabs and actions read
@@ -685,7 +967,9 @@ export interface MenuSpec {
     to?: string;
     /** Parent entry's label ('设备接入'); none for a top-level entry. */
     section?: string;
+    /** Position among the section's entries (lower first). */
     order?: number;
+    /** An @mui/icons-material component (default: the resource's icon). */
     icon?: ComponentType;
     /** Further route prefixes that light this entry up (e.g. '/productDetail'). */
     related?: string[];

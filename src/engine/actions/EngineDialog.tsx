@@ -1,5 +1,6 @@
 import { useId, type ReactNode } from 'react';
 import { Dialog, DialogActions, DialogContent, DialogTitle } from '@mui/material';
+import type { DialogWidth } from '../vocabulary';
 
 export interface EngineDialogProps {
     open: boolean;
@@ -7,7 +8,7 @@ export interface EngineDialogProps {
     title: ReactNode;
     /** The buttons: they stay visible while the content scrolls (fits 1280 x 720). */
     actions?: ReactNode;
-    width?: 'xs' | 'sm' | 'md' | 'lg' | 'xl';
+    width?: DialogWidth;
     children: ReactNode;
     /**
      * Wraps content and actions together in one element (a form), so a submit button in the actions submits it.

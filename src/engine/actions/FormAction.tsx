@@ -11,7 +11,7 @@ import { useOptionalDefinition } from '../context';
 import { FormInput } from '../inputs';
 import { fieldForMode, type FormMode } from '../inputs/fieldView';
 import type { FieldDefinition, FormValues } from '../types';
-import type { FormAction, Scope } from '../vocabulary';
+import type { DialogWidth, FormAction, Scope } from '../vocabulary';
 import { UploadProgress, holdsFile } from '../UploadProgress';
 import { EngineDialog } from './EngineDialog';
 import { failureText, of, resolveInputs, useAfterSuccess, useToast } from './shared';
@@ -34,7 +34,7 @@ export interface ActionFormProps {
     onSubmit: (values: FormValues, opts: { onProgress?: (fraction: number) => void }) => Promise<unknown>;
     failure?: string;
     submitLabel?: string;
-    width?: 'xs' | 'sm' | 'md' | 'lg';
+    width?: DialogWidth;
     /** Under the inputs (notes, limits). */
     children?: ReactNode;
     /** Shown in the same dialog instead of the form until what it starts from has loaded. */

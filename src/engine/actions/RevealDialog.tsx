@@ -25,6 +25,7 @@ export function RevealDialog(props: { spec: RevealSpec; answer: unknown; scope: 
             open
             onClose={() => undefined}
             title={of(spec.title, scope)}
+            width={spec.width}
             actions={
                 <Button variant="contained" onClick={onClose}>
                     {spec.closeLabel ?? '我已保存'}

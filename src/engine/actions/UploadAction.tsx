@@ -209,6 +209,7 @@ export default function UploadActionDialog(props: UploadDialogProps) {
             open={open}
             onClose={close}
             title={action.title ?? of(action.label, scope)}
+            width={action.width}
             actions={buttons}
             wrap={(inner) => (
                 <Form resolver={resolver} defaultValues={defaultValues} onSubmit={submit} noValidate>

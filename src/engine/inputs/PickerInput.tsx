@@ -25,10 +25,10 @@ import { useWatch } from 'react-hook-form';
 import { RecordContextProvider, useDataProvider, useInput } from 'react-admin';
 import { callResource, useCall } from '../calls';
 import type { PlatformDataProvider } from '../choices';
-import { useOptionalDefinition } from '../context';
+import { rowsDefinition, useOptionalDefinition } from '../context';
 import { renderField } from '../fields';
 import { useScope } from '../scope';
-import type { FieldDefinition, FilterSpec, FormValues, Row, Scope } from '../types';
+import type { FieldDefinition, FilterSpec, FormValues, ResourceDefinition, Row, Scope } from '../types';
 import { failureText, rowsOf, type EngineInputProps } from './fieldView';
 
 export type PickerInputProps = EngineInputProps;
@@ -173,6 +173,17 @@ export function pickerSelection(spec: PickerSpec, held: unknown[], rows: Row[], 
 type Selection = ReturnType<typeof pickerSelection>;
 
 /**
+ * A picker's columns: a named one takes the field of the resource the rows belong to (`rowsOf`, else the source
+ * call's resource, else the form's own), or just its name as label; a pair brings its own definition.
+ */
+function pickerColumns(spec: PickerSpec, definition: ResourceDefinition | undefined): [string, FieldDefinition][] {
+    const rows = rowsDefinition(spec, spec.source.resource, definition);
+    return spec.columns.map((c): [string, FieldDefinition] =>
+        typeof c === 'string' ? [c, rows?.fields[c] ?? { label: c }] : c,
+    );
+}
+
+/**
  * Rows of a paged call with checkboxes (input 'picker'): the value is the chosen rows' ids, held by the form, so
  * the selection survives paging and searching. The call runs through the data provider's getList: the
  * resource's own list for 'getList', else the named custom call (`meta.call`) with the same paging.
@@ -193,9 +204,7 @@ export function PickerInput({ source, label, field, isRequired, helperText, disa
         input.onChange(selection.valueOf(next));
         input.onBlur();
     };
-    const columns = spec.columns.map((c): [string, FieldDefinition] =>
-        typeof c === 'string' ? [c, definition?.fields[c] ?? { label: c }] : c,
-    );
+    const columns = pickerColumns(spec, definition);
     const message = fieldState.error?.message;
     const count = selection.chosen.length;
 

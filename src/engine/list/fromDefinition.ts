@@ -1,6 +1,6 @@
 import { fieldsFor, resourcePath } from '../context';
 import type { ResourceDefinition } from '../types';
-import type { Action, FilterSpec, ListSpec } from '../vocabulary';
+import type { Action, CallRef, DialogWidth, FilterSpec, ListSpec } from '../vocabulary';
 import { familyRight } from '../rights';
 
 /** SPEC.md §9: tables default to 10 rows with 10, 20, 30, 40 to choose from. */
@@ -9,6 +9,23 @@ export const DEFAULT_PAGING = { perPage: 10, perPageOptions: [10, 20, 30, 40] };
 const idOf = (definition: ResourceDefinition, record: Record<string, unknown>) =>
     encodeURIComponent(String(record.id ?? record[definition.idField ?? 'id']));
 
+/** `createInDialog` / `editInDialog`: true or its options; false or absent: no dialog. */
+export function dialogOptions<T extends object>(
+    option: boolean | T | undefined,
+): (T & { width?: DialogWidth }) | undefined {
+    if (!option) return undefined;
+    return option === true ? ({} as T) : (option as T);
+}
+
+/**
+ * The call the edit dialog starts from: the api's getOne (the list row may lack fields the form needs), unless the
+ * definition keeps the row (`editInDialog: { load: 'row' }`) or has no getOne.
+ */
+function editLoad(definition: ResourceDefinition, load: 'getOne' | 'row' | undefined): CallRef | undefined {
+    if (load === 'row' || !definition.api?.getOne) return undefined;
+    return { call: 'getOne', params: ({ record }) => ({ id: record.id }) };
+}
+
 /** The create button: a form in a dialog over the list (createInDialog), else a link to the create page. */
 function createAction(definition: ResourceDefinition): Action | undefined {
     const list = definition.list;
@@ -16,12 +33,14 @@ function createAction(definition: ResourceDefinition): Action | undefined {
     const label = list?.createLabel ?? '新建';
     const hasCreate = !definition.api || !!definition.api.create;
     if (!hasCreate || definition.views?.create === false) return undefined;
-    if (list?.createInDialog) {
+    const dialog = dialogOptions(list?.createInDialog);
+    if (dialog) {
         return {
             kind: 'form',
             label,
             variant: 'contained',
-            title: list.createTitle ?? list.createLabel ?? `新建${definition.label}`,
+            width: dialog.width,
+            title: list?.createTitle ?? list?.createLabel ?? `新建${definition.label}`,
             fields: fieldsFor(definition, 'create').map(([source]) => source),
             schema: definition.schema,
             submit: { call: 'create', params: (scope) => ({ ...scope.values }) },
@@ -50,15 +69,20 @@ function rowActions(definition: ResourceDefinition): Action[] {
     if (list?.show ?? (hasShow && !list?.rowActions?.length)) {
         out.push({ kind: 'link', label: '查看', to: ({ record }) => `/${path}/${idOf(definition, record)}/show` });
     }
-    if (list?.editInDialog) {
+    const editDialog = dialogOptions(list?.editInDialog);
+    if (editDialog) {
+        const load = editLoad(definition, editDialog.load);
         out.push({
             kind: 'form',
             label: '编辑',
             title: `编辑${definition.label}`,
             mode: 'edit',
+            width: editDialog.width,
             fields: fieldsFor(definition, 'edit').map(([source]) => source),
             schema: definition.editSchema ?? definition.schema,
-            defaults: ({ record }) => ({ ...record }),
+            load,
+            // The record read afresh comes over the row (the row's id and what the list added stay).
+            defaults: ({ record, data }) => ({ ...record, ...(load ? (data?.load as Record<string, unknown>) : {}) }),
             submit: { call: 'update', params: (scope) => ({ ...scope.record, ...scope.values }) },
             success: definition.messages?.updated ?? '修改成功',
             failure: definition.messages?.updateFailed,

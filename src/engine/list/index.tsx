@@ -32,7 +32,7 @@ import { useNavigate } from 'react-router-dom';
 import { ActionBar } from '../actions';
 import { of } from '../actions/shared';
 import { callResource, useCall } from '../calls';
-import { DefinitionProvider, definitionOf, referencePath, useOptionalDefinition } from '../context';
+import { DefinitionProvider, definitionOf, referencePath, rowsDefinition, useOptionalDefinition } from '../context';
 import { renderField } from '../fields';
 import { useScope } from '../scope';
 import type { FieldDefinition, ResourceDefinition } from '../types';
@@ -312,7 +312,7 @@ function RowsList({ spec, resource: given, label }: DataListProps): ReactNode {
     const own = useOptionalDefinition();
     const sourceName = spec.source?.resource ?? given ?? own?.name;
     const resource = callResource({ call: 'getList', resource: sourceName }, own?.name);
-    const definition = definitionOf(sourceName) ?? own;
+    const definition = rowsDefinition(spec, sourceName, own);
     const scope = useScope();
     const answer = useCall<unknown>(spec.source ? { resource: sourceName, ...spec.source } : undefined, scope);
     const computed = useMemo(
@@ -449,7 +449,7 @@ function PagedList({ spec, resource: given, label }: DataListProps): ReactNode {
     const own = useOptionalDefinition();
     const sourceName = spec.source?.resource ?? given ?? own?.name;
     const resource = callResource({ call: 'getList', resource: sourceName }, own?.name);
-    const definition = definitionOf(sourceName) ?? own;
+    const definition = rowsDefinition(spec, sourceName, own);
     const scope = useScope();
     const { prefix, filters, queryFilters, firstChoices, onDefault, defaults, missing } = useListFilters(spec);
     const call = spec.source?.call;
