@@ -22,6 +22,8 @@ export interface DestinationKind<C extends object = Record<string, unknown>> {
 export interface SenderContext {
     /** Logs a line (a connection lost, a reconnect): bilingual like the rest of the server's log. */
     log: (message: string) => void;
+    /** The platform's own broker (the republish kind): publishes as the platform; undefined while none runs. */
+    platform?: { publish: (topic: string, payload: string, qos: 0 | 1) => Promise<void> };
 }
 
 /** One selected row on its way to a destination. */
