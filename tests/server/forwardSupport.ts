@@ -12,13 +12,18 @@ export function randomName(prefix: string): string {
  * (E2E_REQUIRED), throws; otherwise prints why the file's tests are skipped.
  */
 export async function serviceReachable(name: string, host: string, port: number): Promise<boolean> {
-    const reachable = await new Promise<boolean>((resolve) => {
-        const socket = netConnect(port, host, () => (socket.end(), resolve(true)));
-        socket.once('error', () => resolve(false));
-    });
+    const reachable = await portOpen(host, port);
     if (!reachable && process.env.E2E_REQUIRED) throw new Error(`${name} (${host}:${port}) is not reachable`);
     if (!reachable) console.log(`skipped: ${name} is not reachable on ${host}:${port}`);
     return reachable;
+}
+
+/** Whether host:port answers a TCP connect. */
+export function portOpen(host: string, port: number): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+        const socket = netConnect(port, host, () => (socket.end(), resolve(true)));
+        socket.once('error', () => resolve(false));
+    });
 }
 
 /** A port nothing listens on: one the system gave and that was closed again. */
