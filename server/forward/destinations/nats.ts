@@ -1,7 +1,7 @@
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import { AuthorizationError, connect, headers, RequestError, type NatsConnection } from '@nats-io/transport-node';
 import * as yup from 'yup';
-import { defaultBody } from './body';
+import { defaultBody, SAMPLE_RECORD } from './body';
 import { flag, optionalText, requiredText, secret, textWithDefault, UNKNOWN_FIELDS } from './fields';
 import { describeNetError } from './netError';
 import { renderTemplate } from './template';
@@ -74,7 +74,7 @@ class NatsSender implements Sender {
     async test(): Promise<void> {
         const { nc } = await this.current();
         if (!this.config.jetstream) return;
-        const subject = renderTemplate(this.config.subjectTemplate, SAMPLE);
+        const subject = renderTemplate(this.config.subjectTemplate, SAMPLE_RECORD);
         const jsm = await jetstreamManager(nc).catch((err: unknown) => {
             throw new DestinationError(`NATS 服务器未启用 JetStream：${errorText(err)}`, false, { cause: err });
         });
@@ -182,18 +182,6 @@ class NatsSender implements Sender {
         return new DestinationError(describeNetError(err, `NATS ${this.config.servers}`), false, { cause: err });
     }
 }
-
-/** A record standing for what a flow sends, for test(): its subject is the one checked against the streams. */
-const SAMPLE: ForwardRecord = {
-    id: 'test',
-    flowId: 0,
-    flowName: 'test',
-    productKey: 'productKey',
-    deviceName: 'deviceName',
-    topic: '/sys/productKey/deviceName/thing/event/property/post',
-    ts: 0,
-    row: {},
-};
 
 /** JetStream answers 503 no-responders (wrapped as "jetstream is not enabled") when no stream takes the subject. */
 function noResponders(err: unknown): boolean {
