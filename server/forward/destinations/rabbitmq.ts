@@ -31,6 +31,8 @@ export type RabbitmqConfig = yup.InferType<typeof schema>;
 /** The broker's connect timeout and heartbeat (s): a dead peer is noticed within two heartbeats. */
 const CONNECT_TIMEOUT_MS = 5_000;
 const HEARTBEAT_S = 15;
+/** How long a send waits for the broker's confirms: a broker under a resource alarm stops reading without closing. */
+const CONFIRM_TIMEOUT_MS = 30_000;
 
 interface Link {
     connection: ChannelModel;
@@ -69,7 +71,7 @@ class RabbitmqSender implements Sender {
                     persistent,
                 });
             }
-            await link.channel.waitForConfirms();
+            await confirmed(link);
         } catch (err) {
             throw new DestinationError(this.publishFailure(link, err), false, { cause: err });
         }
@@ -167,7 +169,23 @@ class RabbitmqSender implements Sender {
         const text = String(cause);
         if (/NOT_FOUND|404/.test(text)) return `交换机 ${this.config.exchange} 不存在，消息未投递`;
         if (/nack/i.test(String(err))) return 'RabbitMQ 拒绝了消息（nack），稍后重试';
-        return `RabbitMQ 通道已关闭，消息未确认，稍后重试：${errorText(cause)}`;
+        return `RabbitMQ 消息未确认（通道关闭或超时），稍后重试：${errorText(cause)}`;
+    }
+}
+
+/** The channel's confirms within the timeout; past it the link is closed (the next send opens a new one). */
+async function confirmed(link: Link): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+            void link.connection.close().catch(() => undefined);
+            reject(new Error(`未在 ${CONFIRM_TIMEOUT_MS / 1000} 秒内收到确认`));
+        }, CONFIRM_TIMEOUT_MS);
+    });
+    try {
+        await Promise.race([link.channel.waitForConfirms(), timeout]);
+    } finally {
+        clearTimeout(timer);
     }
 }
 
