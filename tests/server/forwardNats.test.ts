@@ -195,4 +195,26 @@ describe.skipIf(!available)('NATS destination on the machine server', () => {
             await proxy.close();
         }
     }, 20_000);
+
+    it('JetStream: a batch resent after a reconnect is stored once', async () => {
+        const proxy = await tcpProxy(PORT);
+        try {
+            const sender = open(jsConfig({ servers: `nats://${HOST}:${proxy.port}` }));
+            const before = (await jsm.streams.info(streamName)).state.last_seq;
+            const batch = sampleRecords(3, 'pkD', 'd');
+            await sender.send(batch);
+            proxy.cut();
+            await expectTransient(sender.send(sampleRecords(1, 'pkD', 'd', 3)));
+            proxy.restore();
+            // The delivery loop retries the whole batch: JetStream drops the ids it already stored.
+            const retried = [...batch, ...sampleRecords(1, 'pkD', 'd', 4)];
+            await until(() => sender.send(retried), 10_000);
+            const info = await jsm.streams.info(streamName);
+            expect(info.state.last_seq - before).toBe(4);
+            const last = await jsm.streams.getMessage(streamName, { seq: info.state.last_seq });
+            expect(last!.header.get('Nats-Msg-Id')).toBe(retried[3].id);
+        } finally {
+            await proxy.close();
+        }
+    }, 20_000);
 });

@@ -151,12 +151,23 @@ class NatsSender implements Sender {
             throw this.failure(err);
         }
         const link: Link = { nc, js: jetstream(nc, { timeout: ACK_TIMEOUT_MS }), connected: true };
-        void this.watch(link);
+        this.watch(link);
         return link;
     }
 
     /** Follows the connection's status: disconnected sends fail at once; a closed connection is opened anew. */
-    private async watch(link: Link): Promise<void> {
+    private watch(link: Link): void {
+        void link.nc.closed().then(() => {
+            link.connected = false;
+            if (this.link === undefined) return;
+            void this.link.then((current) => {
+                if (current === link) this.link = undefined;
+            });
+        });
+        void this.followStatus(link);
+    }
+
+    private async followStatus(link: Link): Promise<void> {
         for await (const status of link.nc.status()) {
             if (status.type === 'disconnect') {
                 link.connected = false;
@@ -166,11 +177,6 @@ class NatsSender implements Sender {
                 this.context.log(`NATS ${this.config.servers} 已重连 / reconnected`);
             }
         }
-        // The status iterator ends when the connection closed for good: the next send connects again.
-        link.connected = false;
-        void this.link?.then((current) => {
-            if (current === link) this.link = undefined;
-        });
     }
 
     private failure(err: unknown): DestinationError {
