@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, connect } from 'node:net';
+import { connect as netConnect, createServer, type Server, type Socket } from 'node:net';
 import { expect } from 'vitest';
 import type { ForwardRecord } from '../../server/forward/destinations/types';
 import { DestinationError } from '../../server/forward/destinations/types';
@@ -8,10 +8,7 @@ import { DestinationError } from '../../server/forward/destinations/types';
 
 /** Whether host:port answers a TCP connect; when not and the run requires it (E2E_REQUIRED), throws. */
 export async function serviceReachable(name: string, port: number, host = '127.0.0.1'): Promise<boolean> {
-    const reachable = await new Promise<boolean>((resolve) => {
-        const socket = connect(port, host, () => (socket.end(), resolve(true)));
-        socket.once('error', () => resolve(false));
-    });
+    const reachable = await portOpen(host, port);
     if (!reachable && process.env.E2E_REQUIRED) throw new Error(`${name} (${host}:${port}) is not reachable`);
     if (!reachable) console.warn(`${name} (${host}:${port}) 不可达 / not reachable: its forwarding tests are skipped`);
     return reachable;
@@ -66,3 +63,103 @@ export async function refusalOf(validate: () => Promise<unknown>): Promise<strin
 }
 
 export const silentContext = { log: () => undefined };
+
+/** Whether host:port answers a TCP connect. */
+export function portOpen(host: string, port: number): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+        const socket = netConnect(port, host, () => (socket.end(), resolve(true)));
+        socket.once('error', () => resolve(false));
+    });
+}
+
+/** `count` records of one flow for the device, ids and rows distinct, in order. */
+export function sampleRecords(count: number, productKey = 'pk1', deviceName = 'lamp-1', from = 0): ForwardRecord[] {
+    const flowId = 7;
+    return Array.from({ length: count }, (_, i) => ({
+        id: `${flowId}-${randomName('m')}-${from + i}`,
+        flowId,
+        flowName: '温度转发',
+        productKey,
+        deviceName,
+        topic: `/sys/${productKey}/${deviceName}/thing/event/property/post`,
+        ts: 1_765_000_000_000 + from + i,
+        row: { temperature: 20 + i, seq: from + i, note: '室内' },
+    }));
+}
+
+/** The body every destination sends by default, built here independently of the code under test. */
+export function expectedBody(record: ForwardRecord): unknown {
+    return {
+        id: record.id,
+        flowId: record.flowId,
+        flowName: record.flowName,
+        productKey: record.productKey,
+        deviceName: record.deviceName,
+        topic: record.topic,
+        ts: record.ts,
+        row: record.row,
+    };
+}
+
+/** Awaits the promise's rejection and checks it is a transient DestinationError with a Chinese message. */
+export async function expectTransient(promise: Promise<unknown>, pattern?: RegExp): Promise<DestinationError> {
+    const err = await promise.then(
+        () => undefined,
+        (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(DestinationError);
+    const failure = err as DestinationError;
+    expect(failure.permanent).toBe(false);
+    expect(failure.message).toMatch(/[\u4e00-\u9fff]/);
+    if (pattern) expect(failure.message).toMatch(pattern);
+    return failure;
+}
+
+/** Polls until the check passes or the time is up (then the check's own failure is thrown). */
+export async function until<T>(check: () => T | Promise<T>, timeoutMs = 5_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+        try {
+            return await check();
+        } catch (err) {
+            if (Date.now() > deadline) throw err;
+            await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+    }
+}
+
+/**
+ * A TCP proxy the test owns in front of a broker: `cut()` drops every connection through it and refuses new ones
+ * (a broker restart or a network loss as the sender sees it), `restore()` lets connections through again.
+ */
+export interface TcpProxy {
+    port: number;
+    cut(): void;
+    restore(): void;
+    close(): Promise<void>;
+}
+
+export async function tcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
+    const sockets = new Set<Socket>();
+    let open = true;
+    const server: Server = createServer((client) => {
+        if (!open) return void client.destroy();
+        const upstream = netConnect(targetPort, targetHost);
+        for (const s of [client, upstream]) {
+            sockets.add(s);
+            s.on('error', () => undefined);
+            s.on('close', () => (sockets.delete(s), client.destroy(), upstream.destroy()));
+        }
+        client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const cutAll = () => {
+        for (const s of sockets) s.destroy();
+    };
+    return {
+        port: (server.address() as { port: number }).port,
+        cut: () => ((open = false), cutAll()),
+        restore: () => (open = true),
+        close: () => (cutAll(), new Promise<void>((resolve) => server.close(() => resolve()))),
+    };
+}

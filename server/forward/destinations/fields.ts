@@ -74,9 +74,33 @@ export function columnMappings(max: number) {
         .optional();
 }
 
-/** A boolean, false when not given. */
-export function flag(label: string) {
-    return yup.boolean().typeError(`${label}必须是布尔值`).default(false);
+/** A boolean, `fallback` (false) when not given. */
+export function flag(label: string, fallback = false) {
+    return yup.boolean().typeError(`${label}必须是布尔值`).default(fallback);
+}
+
+/** Optional text, trimmed; an empty text counts as absent. */
+export function optionalText(label: string, max = 255) {
+    return yup
+        .string()
+        .trim()
+        .max(max, `${label}不得超过${max}个字符`)
+        .test('nul', `${label}含有非法字符（空字符），请删除后重试`, hasNoNul)
+        .transform((value: unknown) => (value === '' ? undefined : value));
+}
+
+/** Text with a default when absent, trimmed. */
+export function textWithDefault(label: string, fallback: string, max = 255) {
+    return text(label, max).default(fallback);
+}
+
+/** A secret (password, token): not trimmed, a space may be part of it; optional (empty counts as absent). */
+export function secret(label: string, max = 1024) {
+    return yup
+        .string()
+        .max(max, `${label}不得超过${max}个字符`)
+        .test('nul', `${label}含有非法字符（空字符），请删除后重试`, hasNoNul)
+        .transform((value: unknown) => (value === '' ? undefined : value));
 }
 
 /**

@@ -1,4 +1,8 @@
 import { httpDestination } from './http';
+import { kafkaDestination } from './kafka';
+import { mqttBridgeDestination } from './mqttBridge';
+import { natsDestination } from './nats';
+import { rabbitmqDestination } from './rabbitmq';
 import { mysqlDestination } from './mysql';
 import { postgresDestination } from './postgres';
 import { redisStreamDestination } from './redisStream';
@@ -11,6 +15,10 @@ export const DESTINATION_KINDS: ReadonlyMap<string, DestinationKind> = new Map(
         [
             republishDestination,
             httpDestination,
+            mqttBridgeDestination,
+            rabbitmqDestination,
+            natsDestination,
+            kafkaDestination,
             postgresDestination,
             mysqlDestination,
             redisStreamDestination,
