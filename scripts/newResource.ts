@@ -183,7 +183,8 @@ export async function scaffold(options: ScaffoldOptions): Promise<ScaffoldResult
         f.inForm && formOp
             ? `${formOp.method.toUpperCase()} ${formOp.path} body property ${f.key}`
             : `GET ${list.path} rows property ${f.key}`;
-    const todos: Todo[] = callNotes(ops);
+    const callTodos = callNotes(ops);
+    const todos: Todo[] = [...callTodos];
     const nameField =
         fields.find((f) => /name$/i.test(f.key) && f.kind === 'text') ?? fields.find((f) => f.kind === 'text');
     const formFields = fields.filter((f) => f.inForm);
@@ -236,6 +237,7 @@ ${schemaObject(formFields, encoding)}
         engineTypes: rel(targets.definition, path.join(repoRoot, 'src/engine/types')),
         generatedNote,
         todos,
+        callTodos,
         whereOf,
     };
     const filters = filterLines(context, filterParams);

@@ -29,8 +29,10 @@ export interface DefinitionContext {
     schemaImport: string;
     engineTypes: string;
     generatedNote: string;
-    /** Notes of the whole definition (calls, filters), written above the api block. */
+    /** Every note printed; filterLines and the edit note add theirs where they write them. */
     todos: Todo[];
+    /** Notes of the calls (request bodies no form says), written above the api block. */
+    callTodos: Todo[];
     /** Where the contract says a field (`POST /api/x/save body property name`), for its notes. */
     whereOf: (f: FieldPlan) => string;
 }
@@ -133,7 +135,7 @@ export function definitionSource(c: DefinitionContext, filters: string[]): strin
                   ', ',
               )}): 新建 / 编辑 / 删除 need ${c.rightFamily}.create / .edit / .delete.\n    rightFamily: ${q(c.rightFamily)},\n`
         : '';
-    const todos = c.todos.map((t) => `    ${todoLine(t)}\n`).join('');
+    const todos = c.callTodos.map((t) => `    ${todoLine(t)}\n`).join('');
     const schemaNames = [...choiceImports, ...(create ? [c.schemaName] : [])];
     const schemaLine = schemaNames.length ? `import { ${schemaNames.join(', ')} } from '${c.schemaImport}';\n` : '';
     return `import ListAltIcon from '@mui/icons-material/ListAlt';

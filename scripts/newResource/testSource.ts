@@ -5,7 +5,7 @@
  */
 import type { ListShape, Operation } from './contract';
 import type { FieldPlan } from './fields';
-import { sampleOf, sampleRecord } from './samples';
+import { sampleOf, sampleRecord, sampleValue } from './samples';
 
 const q = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
@@ -31,8 +31,8 @@ export interface TestContext {
     helpersImport: string;
 }
 
-/** Kinds the test fills by typing or choosing; any other required input is left to the integrator (a TODO). */
-const FILLABLE = new Set(['text', 'longText', 'number', 'select', 'boolean']);
+/** Kinds the test fills by typing or choosing (tags: one value typed); any other required input is left to the integrator (a TODO). */
+const FILLABLE = new Set(['text', 'longText', 'number', 'select', 'boolean', 'tags']);
 
 const ENVELOPES: Record<string, string> = {
     returnCode1111: `{ returnCode: '1111', returnMessage: 'success', data }`,
@@ -122,6 +122,12 @@ ${paging}    });
 `;
 }
 
+/** What the test types or chooses: a sample value (for a tags input, one of its items). */
+function typedValue(f: FieldPlan): unknown {
+    if (f.kind === 'tags') return sampleValue(f.key, f.schema.items ?? {}, 20, f.label);
+    return sampleOf(f, f.kind === 'select' ? 0 : 20);
+}
+
 function fillLine(f: FieldPlan, value: unknown): string {
     const name = `/${escapeRegExp(f.label)}/`;
     if (f.kind === 'select')
@@ -136,11 +142,16 @@ function createTest(c: TestContext, firstName: string, create: Operation): strin
     const required = c.fields.filter((f) => f.inForm && f.required);
     const filled = required.filter((f) => FILLABLE.has(f.kind));
     const unfilled = required.filter((f) => !FILLABLE.has(f.kind));
-    const values = new Map(filled.map((f) => [f, sampleOf(f, f.kind === 'select' ? 0 : 20)]));
+    const values = new Map(filled.map((f) => [f, typedValue(f)]));
     const firstRequired = filled.find((f) => f.kind !== 'boolean');
     const message = firstRequired && `${firstRequired.kind === 'select' ? '请选择' : '请输入'}${firstRequired.label}`;
     const json = create.bodyEncoding === 'json';
-    const expected = sampleRecord(filled, 0, (f) => (json ? values.get(f) : String(values.get(f))));
+    // A JSON body keeps the values' types (a tags input's text read as its array); a form sends text.
+    const expected = sampleRecord(filled, 0, (f) => {
+        const v = values.get(f);
+        if (!json) return String(v);
+        return f.kind === 'tags' ? [v] : v;
+    });
     const refuse = message
         ? `        fireEvent.click(within(dialog).getByRole('button', { name: '确定' }));
         expect(await within(dialog).findByText(${q(message)})).toBeInTheDocument();
