@@ -15,7 +15,15 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import path from 'node:path';
 import * as prettier from 'prettier';
 import { parse } from 'yaml';
-import { isPagingParam, resolver, typeOf, type Json, type Operation, type Schema } from './newResource/contract';
+import {
+    isPagingParam,
+    resolver,
+    typeOf,
+    type BodyEncoding,
+    type Json,
+    type Operation,
+    type Schema,
+} from './newResource/contract';
 import { definitionSource, filterLines, idParamOf } from './newResource/definitionSource';
 import { NOT_A_COLUMN } from './newResource/definitionFields';
 import { planFields, todoLine, todosOf, type FieldPlan, type Todo } from './newResource/fields';
@@ -140,6 +148,26 @@ function choiceConstants(fields: FieldPlan[]): string[] {
         );
 }
 
+/** schemas/NAME.ts: the choices constants and the yup object of the form's fields. */
+function schemaFile(label: string, note: string, fields: FieldPlan[], schemaName: string, encoding: BodyEncoding) {
+    return `import * as yup from 'yup';
+
+/**
+ * ${label}: the yup rules of its create and edit forms (${note}: required, min / max length, minimum /
+ * maximum, pattern, enum, formats, item counts). The messages are the console's words: make them SPEC.md's where it
+ * has them.
+ */
+
+${choiceConstants(fields).join('\n')}
+export const ${schemaName} = yup.object({
+${schemaObject(
+    fields.filter((f) => f.inForm),
+    encoding,
+)}
+});
+`;
+}
+
 /** The id field of the rows: id, <entity>Id, else the first name ending in Id. */
 const idFieldOf = (rowProps: Record<string, Schema>, routePath: string) =>
     ['id', `${routePath}Id`].find((k) => k in rowProps) ?? Object.keys(rowProps).find((k) => /Id$/.test(k)) ?? 'id';
@@ -187,8 +215,7 @@ export async function scaffold(options: ScaffoldOptions): Promise<ScaffoldResult
     const todos: Todo[] = [...callTodos];
     const nameField =
         fields.find((f) => /name$/i.test(f.key) && f.kind === 'text') ?? fields.find((f) => f.kind === 'text');
-    const formFields = fields.filter((f) => f.inForm);
-    const encoding = formOp?.bodyEncoding === 'json' ? 'json' : 'form';
+    const encoding: BodyEncoding = formOp?.bodyEncoding === 'json' ? 'json' : 'form';
 
     const targets = {
         definition: path.join(out, 'resources', `${name}.tsx`),
@@ -204,20 +231,7 @@ export async function scaffold(options: ScaffoldOptions): Promise<ScaffoldResult
     };
     const generatedNote = `scaffolded by \`npm run new:resource -- ${target}\` from ${path.basename(specFile)}`;
 
-    // schemas/NAME.ts
-    const schemaSource = `import * as yup from 'yup';
-
-/**
- * ${label}: the yup rules of its create and edit forms (${generatedNote}: required, min / max length, minimum /
- * maximum, pattern, enum, formats, item counts). The messages are the console's words: make them SPEC.md's where it
- * has them.
- */
-
-${choiceConstants(fields).join('\n')}
-export const ${schemaName} = yup.object({
-${schemaObject(formFields, encoding)}
-});
-`;
+    const schemaSource = schemaFile(label, generatedNote, fields, schemaName, encoding);
 
     // resources/NAME.tsx
     const filterParams = list.parameters.filter((p) => p.in === 'query' && !isPagingParam(p));
