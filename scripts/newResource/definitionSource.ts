@@ -104,11 +104,11 @@ export function filterLines(c: Pick<DefinitionContext, 'fields' | 'todos' | 'rol
     return out;
 }
 
-/** Why 编辑 opens the edit page (its record read through getOne) or what the integrator must decide. */
+/** Why the edit dialog starts from getOne, or what the integrator must decide. */
 function editNote(c: DefinitionContext): string {
     const { from, missing } = c.editLoad;
     if (from === 'getOne')
-        return `        // The rows lack ${missing.join(', ')} the edit form needs: 编辑 opens the edit page, which reads the record through getOne (GET ${c.roles.getOne!.path}).\n`;
+        return `        // The rows lack ${missing.join(', ')} the edit form needs: the edit dialog starts from getOne (GET ${c.roles.getOne!.path}).\n`;
     if (from === 'todo') {
         const update = c.roles.update!;
         const todo = {
@@ -124,7 +124,8 @@ function editNote(c: DefinitionContext): string {
 
 export function definitionSource(c: DefinitionContext, filters: string[]): string {
     const { create, update, remove } = c.roles;
-    const inDialog = update && c.editLoad.from !== 'getOne';
+    // The edit dialog's start: said where the rows lack what the form edits (the engine's default with a getOne).
+    const editInDialog = c.editLoad.from === 'getOne' ? "{ load: 'getOne' }" : 'true';
     const columns = c.fields.filter((f) => f.inRows && !NOT_A_COLUMN.has(f.kind)).map((f) => q(f.key));
     const choiceImports = [...new Set(allChoices(c.fields))];
     const rights = c.rightFamily
@@ -163,7 +164,7 @@ ${create ? `    schema: ${c.schemaName},\n` : ''}    views: { show: false${creat
         filters: [
 ${filters.join('\n')}
         ],
-${create ? `        createInDialog: true,\n        createLabel: ${q(`新建${c.label}`)},\n` : ''}${editNote(c)}${inDialog ? '        editInDialog: true,\n' : ''}${remove ? `        deleteConfirm: ${q(`确定删除该${c.label}吗？`)},\n` : ''}        empty: ${q(`暂无${c.label}`)},
+${create ? `        createInDialog: true,\n        createLabel: ${q(`新建${c.label}`)},\n` : ''}${editNote(c)}${update ? `        editInDialog: ${editInDialog},\n` : ''}${remove ? `        deleteConfirm: ${q(`确定删除该${c.label}吗？`)},\n` : ''}        empty: ${q(`暂无${c.label}`)},
     },
     messages: { created: '创建成功', updated: '修改成功', deleted: '删除成功' },
 ${todos}    api: {

@@ -130,11 +130,11 @@ describe('npm run new:resource', () => {
         expect(definition).toContain(
             "effectiveFrom: { label: '生效时间', type: 'datetime', input: 'datetime', dates: { valueFormat: 'YYYY-MM-DDTHH:mm:ssZ' }",
         );
-        // The rows lack what the form edits and /get answers it: 编辑 opens the edit page, read through getOne.
-        expect(definition).toContain(
-            '编辑 opens the edit page, which reads the record through getOne (GET /api/contact-group/get)',
-        );
-        expect(definition).not.toContain('editInDialog');
+        // The rows lack what the form edits and /get answers it: the edit dialog starts from the record getOne reads.
+        expect(definition).toContain('the edit dialog starts from getOne (GET /api/contact-group/get)');
+        expect(definition).toContain("editInDialog: { load: 'getOne' }");
+        // The forwarding rows carry every form field: the plain dialog.
+        expect(read('resources/forwardDests.tsx')).toContain('editInDialog: true');
         // An array filter has no input: said, not dropped; and printed with the rest.
         expect(definition).toContain('// TODO(scaffold): filter memberIds is an array');
         expect(contacts.todos).toEqual([
