@@ -26,7 +26,9 @@ const npx = (args: string[]) =>
     );
 
 let result: ScaffoldResult;
-const file = (end: string) => result.files.find((f) => f.endsWith(end))!;
+/** The alert contact groups of the fixture: a JSON body, arrays of values and of rows, nested objects, formats. */
+let contacts: ScaffoldResult;
+const file = (end: string) => [...result.files, ...contacts.files].find((f) => f.endsWith(end))!;
 /** A written file's text with prettier's line breaks taken out, so it reads as one line per statement. */
 const read = (end: string) =>
     readFileSync(file(end), 'utf8')
@@ -39,6 +41,7 @@ const read = (end: string) =>
 beforeAll(async () => {
     rmSync(out, { recursive: true, force: true });
     result = await scaffold({ target: 'forwarding', name: 'forwardDests', spec, out });
+    contacts = await scaffold({ target: 'contacts', name: 'contactGroups', spec, out });
     // Parsing the contract and three prettier passes: a second or two alone, far more beside a loaded machine's tests.
 }, 120_000);
 afterAll(() => rmSync(out, { recursive: true, force: true }));
@@ -103,6 +106,54 @@ describe('npm run new:resource', () => {
         expect(test).toContain("const id = (await form(request))['id'];");
     });
 
+    it("maps the contact groups' whole contract: JSON body, arrays, rows, nested objects, formats, paging, getOne", () => {
+        const definition = read('resources/contactGroups.tsx');
+        // page / size, rows in data.list and the total in data.totalCount, the JSON bodies.
+        expect(definition).toContain(
+            "getList: { get: '/api/contact-group/list', paging: ['page', 'size'], read: 'data.list', total: 'data.totalCount' }",
+        );
+        expect(definition).toContain("create: { post: '/api/contact-group/save', body: 'json', read: 'data' }");
+        expect(definition).toContain("update: { post: '/api/contact-group/update', body: 'json' }");
+        // Arrays: an enum's as checkboxes, plain values as a textarea with its TODO, objects as rows with their grid.
+        expect(definition).toContain(
+            "channels: { label: '通知方式', input: 'checkboxes', choices: CONTACT_GROUP_CHANNELS_CHOICES",
+        );
+        expect(definition).toContain(
+            '// TODO(scaffold): memberIds is an array of integer: the vocabulary has no tags input, a textarea of one value a line (POST /api/contact-group/save body property memberIds)',
+        );
+        expect(definition).toContain(
+            "rota: { label: '值班表', input: 'rows', rows: { fields: [ ['userId', { label: '成员ID', type: 'number', required: true }]",
+        );
+        expect(definition).toContain("columns: 'repeat(4, minmax(0, 1fr)) auto', addLabel: '添加值班表'");
+        // A nested object as dotted fields; a date-time as the datetime input keeping ISO text.
+        expect(definition).toContain("'quietHours.start': { label: '免打扰·开始'");
+        expect(definition).toContain(
+            "effectiveFrom: { label: '生效时间', type: 'datetime', input: 'datetime', dates: { valueFormat: 'YYYY-MM-DDTHH:mm:ssZ' }",
+        );
+        // The rows lack what the form edits and /get answers it: the edit dialog starts from the record getOne reads.
+        expect(definition).toContain('the edit dialog starts from getOne (GET /api/contact-group/get)');
+        expect(definition).toContain("editInDialog: { load: 'getOne' }");
+        // The forwarding rows carry every form field: the plain dialog.
+        expect(read('resources/forwardDests.tsx')).toContain('editInDialog: true');
+        // An array filter has no input: said, not dropped; and printed with the rest.
+        expect(definition).toContain('// TODO(scaffold): filter memberIds is an array');
+        expect(contacts.todos).toEqual([
+            expect.stringContaining('memberIds is an array of integer'),
+            expect.stringContaining('filter memberIds is an array'),
+        ]);
+        const schema = read('schemas/contactGroups.ts');
+        expect(schema).toContain(".min(2, '组名称不得少于2个字符').max(32, '组名称不得超过32个字符')");
+        expect(schema).toContain(".email('邮箱必须是有效的邮箱地址')");
+        expect(schema).toContain(".url('回调地址必须是有效的网址')");
+        expect(schema).toContain('effectiveFrom: yup.date()');
+        expect(schema).toContain('quietHours: yup.object({ start: yup.string().trim(), end: yup.string().trim() })');
+        expect(schema).toContain(".min(1, '请输入成员')");
+        // Its test reads the JSON body and types a member id, which travels as an array of numbers.
+        const test = read('tests/resources/contactGroups.test.tsx');
+        expect(test).toContain('const body = await json(request);');
+        expect(test).toContain("body: { name: '组名称21', memberIds: [21] }");
+    });
+
     it('refuses a tag the contract does not have', async () => {
         await expect(scaffold({ target: 'nothing', spec, out })).rejects.toThrow(/no operation has the tag/);
     });
@@ -124,7 +175,7 @@ describe('npm run new:resource', () => {
                 include: [],
                 files: [
                     'augment.ts',
-                    ...result.files.map((f) => path.relative(out, f)),
+                    ...[...result.files, ...contacts.files].map((f) => path.relative(out, f)),
                     // The project's own declarations of untyped packages.
                     ...[
                         'server/types/aedes-persistence-redis.d.ts',
@@ -135,8 +186,9 @@ describe('npm run new:resource', () => {
         );
         await npx(['tsc', '--noEmit', '-p', path.join(out, 'tsconfig.json')]);
         // --no-ignore: the project's checks skip scaffold-tmp (they run beside this test); here it is checked.
-        await npx(['eslint', '--no-ignore', '--max-warnings=0', ...result.files]);
-        const test = await npx(['vitest', 'run', '--project', 'resources', file('.test.tsx')]);
-        expect(test.stdout).toMatch(/3 passed/);
+        await npx(['eslint', '--no-ignore', '--max-warnings=0', ...result.files, ...contacts.files]);
+        const tests = [result.files[2], contacts.files[2]];
+        const test = await npx(['vitest', 'run', '--project', 'resources', ...tests]);
+        expect(test.stdout).toMatch(/6 passed/);
     }, 1_200_000);
 });
