@@ -31,30 +31,34 @@ const HOUR_LINES = {
     backgroundSize: `calc(100% / 24) 100%`,
 };
 
-/** A list of `{ id, label }` read from a path or made by the definition's function. */
-function readList<T>(from: unknown, path: string): T[] | undefined {
-    const value = readAt(from, path);
+type AnySpan = WeekSpan | DaySpan;
+type DeclaredRow = { id: string | number; label: string };
+
+/** An array at a dotted path (the whole value for ''), or undefined when there is none. */
+function arrayAt<T>(from: unknown, path: string): T[] | undefined {
+    const value = path ? readAt(from, path) : from;
     return Array.isArray(value) ? (value as T[]) : undefined;
 }
 
-/** The spans and the day grid's declared rows, from the call's answer or the record; undefined spans: loading. */
-function readGrid(grid: TimeGridSpec, scope: Scope, answer: unknown) {
+/**
+ * The spans: the definition's function (undefined: loading), else a path into the answer (default: the answer itself)
+ * or, without a call, into the record (default 'spans').
+ */
+function spansOf(grid: TimeGridSpec, scope: Scope, answer: unknown): AnySpan[] | undefined {
+    if (typeof grid.spans === 'function') return grid.spans(scope, answer);
     const from = grid.source ? answer : scope.record;
-    const spans =
-        typeof grid.spans === 'function'
-            ? grid.spans(scope, answer)
-            : grid.spans || !grid.source
-              ? (readList<WeekSpan | DaySpan>(from, grid.spans ?? 'spans') ?? [])
-              : Array.isArray(from)
-                ? (from as Array<WeekSpan | DaySpan>)
-                : [];
-    const rows =
-        typeof grid.rows === 'function' ? grid.rows(scope, answer) : grid.rows ? readList(from, grid.rows) : [];
-    return { spans, rows: (rows ?? []) as Array<{ id: string | number; label: string }> };
+    return arrayAt<AnySpan>(from, grid.spans ?? (grid.source ? '' : 'spans')) ?? [];
+}
+
+/** The day grid's declared rows: the definition's function, or a path into the answer or record. */
+function declaredRows(grid: TimeGridSpec, scope: Scope, answer: unknown): DeclaredRow[] {
+    if (typeof grid.rows === 'function') return grid.rows(scope, answer) ?? [];
+    if (!grid.rows) return [];
+    return arrayAt<DeclaredRow>(grid.source ? answer : scope.record, grid.rows) ?? [];
 }
 
 /** The rows: Monday..Sunday, or the declared rows followed by any row a span names that they lack. */
-function gridRows(grid: TimeGridSpec, declared: Array<{ id: string | number; label: string }>, parts: GridSegment[]) {
+function gridRows(grid: TimeGridSpec, declared: DeclaredRow[], parts: GridSegment[]) {
     if (grid.kind === 'week') return WEEKDAYS.map((label, i) => ({ id: String(i + 1), label }));
     const rows: GridRow[] = declared.map((r) => ({ id: String(r.id), label: String(r.label ?? r.id) }));
     for (const part of parts) if (!rows.some((r) => r.id === part.row)) rows.push({ id: part.row, label: part.row });
@@ -208,14 +212,15 @@ function GridBody({ section, scope }: { section: TimeGridSection; scope: Scope }
     if (grid.source && answer.isPending) return <LinearProgress aria-label={`${section.title ?? '时间表'}加载中`} />;
     if (grid.source && answer.isError)
         return <Alert severity="error">加载失败：{(answer.error as Error)?.message || '查询失败'}</Alert>;
-    const { spans, rows } = readGrid(grid, scope, answer.data);
+    const spans = spansOf(grid, scope, answer.data);
     if (!spans) return <LinearProgress aria-label={`${section.title ?? '时间表'}加载中`} />;
     const day = grid.kind === 'day' ? (grid.day ? of(grid.day, scope) : dayjs().format('YYYY-MM-DD')) : undefined;
     const cut = day ? daySegments(spans as DaySpan[], day) : weekSegments(spans as WeekSpan[]);
     if (!cut.segments.length && !cut.invalid) {
         return <NoteBody text={grid.empty ? of(grid.empty, scope) : '暂无时段'} />;
     }
-    return <Grid grid={grid} rows={gridRows(grid, rows, cut.segments)} cut={cut} day={day} />;
+    const rows = gridRows(grid, declaredRows(grid, scope, answer.data), cut.segments);
+    return <Grid grid={grid} rows={rows} cut={cut} day={day} />;
 }
 
 /** `timeGrid`: spans of a week (weekday × hour) or of a day (rows × hour), from the record or a call. */
