@@ -7,6 +7,7 @@ import {
     loadMarkdownSection,
     loadPageView,
     loadStreamSection,
+    loadTimeGridSection,
 } from './page/loaders';
 import type { ResourceDefinition } from './types';
 import type { Section } from './vocabulary';
@@ -23,6 +24,9 @@ function preloadSections(sections: Section[] | undefined): void {
                 break;
             case 'document':
                 void loadDocumentSection();
+                break;
+            case 'timeGrid':
+                void loadTimeGridSection();
                 break;
             case 'markdown':
                 void loadMarkdownSection();

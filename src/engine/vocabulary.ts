@@ -594,6 +594,78 @@ export interface ChartSpec {
     yRange?: [number, number];
 }
 
+/**
+ * A span of the week grid (a rota shift, a rule's time window, a recording schedule): `weekday` 1 (Monday) to 7
+ * (Sunday), `start` and `end` as 'HH:mm' ('24:00' ends at midnight). An end not after the start ends on the next day:
+ * 22:00–06:00 shows on its own day from 22:00 and on the next from 00:00 (Sunday's continues on Monday); an end equal
+ * to the start lasts 24 hours (00:00–00:00 is the whole day).
+ */
+export interface WeekSpan {
+    /** Tells the spans apart (a shift's id). */
+    key: string | number;
+    /** What the span is (the person on call, the window's name): its text, tooltip, colour and legend entry. */
+    label: string;
+    /** 1 (Monday) to 7 (Sunday). */
+    weekday: number;
+    /** 'HH:mm' (seconds, 'HH:mm:ss', are ignored). */
+    start: string;
+    /** 'HH:mm'; not after `start`: on the next day. */
+    end: string;
+    /** The span's colour, instead of its label's colour from the palette. */
+    color?: string;
+}
+
+/**
+ * A span of the day grid (an OTA window on a device, a person's shift): `start` and `end` as ISO date-times (or epoch
+ * ms), in the row `row` (a person's or device's id). A span crossing the shown day's midnight shows its part of the day.
+ */
+export interface DaySpan {
+    /** Tells the spans apart. */
+    key: string | number;
+    /** What the span is: its text, tooltip, colour and legend entry. */
+    label: string;
+    /** The id of the row (a `rows` entry) it belongs to. */
+    row: string | number;
+    /** ISO date-time ('2026-12-07T22:00:00+08:00') or epoch ms. */
+    start: string | number;
+    /** ISO date-time or epoch ms, after `start`. */
+    end: string | number;
+    /** The span's colour, instead of its label's colour from the palette. */
+    color?: string;
+}
+
+/**
+ * A time grid: 24 hour columns, and rows of days (`week`: Monday to Sunday, `WeekSpan`s) or of resources (`day`: the
+ * people or devices of one day, `DaySpan`s). Spans are coloured by label from a fixed palette (the same label, the same
+ * colour) unless they carry a colour; overlapping spans of one row stack in lanes, each whole; a span crossing
+ * midnight shows on both days; each says its label and full time range in a tooltip; a legend lists the labels.
+ */
+export interface TimeGridSpec {
+    /** 'week': Monday..Sunday × 24 hours; 'day': `rows` × the 24 hours of `day`. */
+    kind: 'week' | 'day';
+    /** The call answering the spans (default: none, the spans are read from the page's record). */
+    source?: CallRef;
+    /**
+     * Where the spans are: a dotted path into `source`'s answer (default: the answer itself) or, without `source`,
+     * into the record (default 'spans'; `'rota'`); or a function of the scope and the answer shaping the platform's
+     * rows into spans (`WeekSpan`s for 'week', `DaySpan`s for 'day'). undefined from the function: still loading.
+     */
+    spans?: string | ((scope: Scope, answer?: unknown) => Array<WeekSpan | DaySpan> | undefined);
+    /**
+     * The day grid's rows in order, `{ id, label }` (the people on call, the devices): a dotted path into the answer
+     * or record, or a function of the scope and the answer. Default: the spans' `row` ids in order of appearance.
+     */
+    rows?: string | ((scope: Scope, answer?: unknown) => Array<{ id: string | number; label: string }>);
+    /** The day grid's day, 'YYYY-MM-DD' (default: today). */
+    day?: Of<string>;
+    /** Colours by label, before the palette (`{ 张三: '#1565c0' }`). */
+    colors?: Record<string, string>;
+    /** Said in place of the grid when there are no spans (default 暂无时段). */
+    empty?: Of<string>;
+    /** The legend of labels under the grid (default true). */
+    legend?: boolean;
+}
+
 /** One block of a tab or page. */
 export type Section =
     | {
@@ -804,6 +876,16 @@ export type Section =
           refresh?: string;
           /** Buttons beside the title; they see the answer as `scope.data.document`. */
           actions?: Action[];
+          /** Shown only while this holds. */
+          when?: (scope: Scope) => boolean;
+      }
+    /** A week × hour or day × resource grid of coloured time spans (`TimeGridSpec`), from the record or a call. */
+    | {
+          kind: 'timeGrid';
+          /** A title above the grid. */
+          title?: string;
+          /** The grid: its kind, where its spans come from, its rows. */
+          grid: TimeGridSpec;
           /** Shown only while this holds. */
           when?: (scope: Scope) => boolean;
       }

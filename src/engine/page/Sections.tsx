@@ -27,12 +27,19 @@ import { useScope } from '../scope';
 import type { FieldDefinition } from '../types';
 import type { Action, Row, Scope, Section } from '../vocabulary';
 import { FormSection } from './FormSection';
-import { loadChartSection, loadDocumentSection, loadMarkdownSection, loadStreamSection } from './loaders';
+import {
+    loadChartSection,
+    loadDocumentSection,
+    loadMarkdownSection,
+    loadStreamSection,
+    loadTimeGridSection,
+} from './loaders';
 
 const ChartSection = lazy(loadChartSection);
 const StreamSection = lazy(loadStreamSection);
 const MarkdownSection = lazy(loadMarkdownSection);
 const DocumentSection = lazy(loadDocumentSection);
+const TimeGridSection = lazy(loadTimeGridSection);
 
 const CELL = { px: 2, py: 1.25, m: 0, borderBottom: 1, borderRight: 1, borderColor: 'divider', minWidth: 0 };
 
@@ -131,7 +138,7 @@ function WidgetSection({ section, scope }: { section: Extract<Section, { kind: '
 }
 
 /** An icon, a text and a hint, centred: a note section's body, and a sourced section's empty state. */
-function NoteBody({ text, hint }: { text: string; hint?: string }) {
+export function NoteBody({ text, hint }: { text: string; hint?: string }) {
     return (
         <Box sx={{ textAlign: 'center', py: 6, color: 'text.secondary' }} role="status">
             <InboxIcon sx={{ fontSize: 56, opacity: 0.4 }} aria-hidden />
@@ -331,6 +338,12 @@ function OneSection({ section, scope }: { section: Section; scope: Scope }) {
             return (
                 <Suspense fallback={widgetFallback}>
                     <DocumentSection section={section} scope={scope} />
+                </Suspense>
+            );
+        case 'timeGrid':
+            return (
+                <Suspense fallback={widgetFallback}>
+                    <TimeGridSection section={section} scope={scope} />
                 </Suspense>
             );
         case 'tabs':

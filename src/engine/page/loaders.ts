@@ -9,3 +9,4 @@ export const loadStreamSection = () => import('./StreamSection');
 export const loadDocumentSection = () => import('./DocumentSection');
 // markdown-it and the documents load only where a document is shown.
 export const loadMarkdownSection = () => import('./MarkdownSection');
+export const loadTimeGridSection = () => import('./TimeGridSection');
