@@ -3,7 +3,7 @@ import type { AccessHub } from '../mqtt/access';
 import type { TrafficEvent } from '../mqtt/traffic';
 import type { AcceptedMessage } from '../mqtt/uplink';
 import type { OtaFailure } from '../ota/service';
-import { listenForRuleChanges } from './changes';
+import { listenForChanges, RULES_CHANNEL } from '../db/changes';
 import { loadRules } from './load';
 import type { NotifyOptions } from './notify';
 import { createEngineState, type EngineState } from './state';
@@ -35,7 +35,7 @@ interface Deps {
 
 export function createRuleEngine({ db, access, timeZone, now, logError, options = {}, databaseUrl }: Deps) {
     const s = createEngineState({ db, access, timeZone, now, report: logError, notify: options.notify });
-    const changes = listenForRuleChanges(db, databaseUrl, () => void engine.refresh(), s.report);
+    const changes = listenForChanges(db, databaseUrl, RULES_CHANNEL, () => void engine.refresh(), s.report);
     let loading: Promise<void> | undefined;
     let unsubscribe: Array<() => void> = [];
 

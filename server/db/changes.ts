@@ -1,29 +1,32 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
-import type { Db } from '../db/client';
+import type { Db } from './client';
 
 /**
- * Rule changes across server processes on one PostgreSQL (docs/rules.md "Several processes"): a process that
- * creates, edits, deletes, enables or disables a rule announces it with NOTIFY; every other process LISTENs and loads
- * its rules again at once. Without DATABASE_URL (PGlite, one process) nothing crosses processes. While the LISTEN
- * connection is down it is retried, and the rules are loaded again when it comes back (a change may have been missed).
+ * Changes across server processes on one PostgreSQL (rules: docs/rules.md "Several processes"; forwarding flows): a
+ * process that changes what the others keep in memory announces it with NOTIFY on the feature's channel; every other
+ * process LISTENs and loads again at once. Without DATABASE_URL (PGlite, one process) nothing crosses processes. While
+ * the LISTEN connection is down it is retried, and `onChange` runs again when it comes back (a change may have been
+ * missed).
  */
 
 export const RULES_CHANNEL = 'iot_rules_changed';
+export const FORWARD_CHANNEL = 'iot_forward_changed';
 
-export interface RuleChanges {
-    /** Tell the other processes that the rules changed. */
+export interface Changes {
+    /** Tell the other processes that something changed. */
     announce(): Promise<void>;
     close(): Promise<void>;
 }
 
-export function listenForRuleChanges(
+export function listenForChanges(
     db: Db,
     databaseUrl: string | undefined,
+    channel: string,
     onChange: () => void,
     log: (message: string, err: unknown) => void,
-): RuleChanges {
+): Changes {
     if (!databaseUrl) return { announce: async () => undefined, close: async () => undefined };
     /** This process's own announcements come back to it too: they are recognised and skipped. */
     const self = randomBytes(8).toString('hex');
@@ -41,7 +44,7 @@ export function listenForRuleChanges(
     async function connect() {
         const c = new pg.Client({ connectionString: databaseUrl });
         c.on('notification', (n) => {
-            if (n.channel === RULES_CHANNEL && n.payload !== self) onChange();
+            if (n.channel === channel && n.payload !== self) onChange();
         });
         c.on('error', () => {
             if (client === c) client = undefined;
@@ -50,13 +53,13 @@ export function listenForRuleChanges(
         });
         try {
             await c.connect();
-            await c.query(`LISTEN ${RULES_CHANNEL}`);
+            await c.query(`LISTEN ${channel}`);
             if (closed) return void (await c.end());
             client = c;
             if (connectedOnce) onChange();
             connectedOnce = true;
         } catch (err) {
-            log('规则变更通知连接失败（稍后重试） / rule change LISTEN failed:', err);
+            log(`变更通知连接失败（稍后重试） / LISTEN ${channel} failed:`, err);
             c.end().catch(() => undefined);
             again(5000);
         }
@@ -65,7 +68,7 @@ export function listenForRuleChanges(
 
     return {
         async announce() {
-            await db.execute(sql`SELECT pg_notify(${RULES_CHANNEL}, ${self})`);
+            await db.execute(sql`SELECT pg_notify(${channel}, ${self})`);
         },
         async close() {
             closed = true;
