@@ -63,6 +63,10 @@ import { createOtaService } from './ota/service';
 import { otaDownloadRoute, otaRoutes } from './routes/ota';
 import { createRemoteConfigService } from './remoteConfig/service';
 import { configDownloadRoute, remoteConfigRoutes } from './routes/remoteConfig';
+import { createForwardService } from './forward/service';
+import { platformSecretBox } from './forward/secrets';
+import { linkKey } from './http/signedLinks';
+import { forwardRoutes } from './routes/forward';
 import { registerRoutes } from './routes/register';
 import { registerLimiter } from './domain/dynamicRegister';
 
@@ -97,6 +101,15 @@ export function createApp(deps: AppDeps) {
             config: deps.config,
             now: services.now,
             logError,
+        });
+    services.forward =
+        deps.forward ??
+        createForwardService({
+            db: deps.db,
+            timeZone: deps.config.timeZone,
+            box: platformSecretBox(linkKey(deps.db), deps.config.forwardSecretKey),
+            access: services.access,
+            log: (line) => logError(line, ''),
         });
     // A rule can trigger on an upgrade failing for good (docs/rules.md, trigger otaFailed).
     const rules = services.rules;
@@ -160,6 +173,7 @@ export function createApp(deps: AppDeps) {
     app.route('/api/groups', groupDeviceRoutes(services));
     app.route('/api/tag', tagRoutes(services));
     app.route('/api/product/config', remoteConfigRoutes(services, services.remoteConfig));
+    app.route('/api/forward', forwardRoutes(services, services.forward));
     app.route('/api/product/script', dataScriptRoutes(services));
     app.route('/api/product', productRoutes(services));
     app.route('/api/function', listPropertyRoutes(services));

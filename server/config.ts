@@ -35,6 +35,8 @@ export interface ServerConfig {
     amqpBacklogMax: number;
     /** Oldest message kept per consumer group, hours (AMQP_BACKLOG_HOURS). */
     amqpBacklogHours: number;
+    /** FORWARD_SECRET_KEY: the key destination secrets are sealed with (server/forward/secrets.ts); unset: the platform's. */
+    forwardSecretKey?: string;
     /** Days the message log (device_messages) and property history are kept (LOG_RETENTION_DAYS, default 30). */
     logRetentionDays: number;
     /** Live video: where the HLS segments of pushed cameras are written (VIDEO_DIR, default dataDir/video). */
@@ -140,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
         amqpPort: parsePort(env.AMQP_PORT, 5672, 'AMQP_PORT'),
         amqpBacklogMax: parseBound(env.AMQP_BACKLOG_MAX, 100_000, 10_000_000, 'AMQP_BACKLOG_MAX'),
         amqpBacklogHours: parseBound(env.AMQP_BACKLOG_HOURS, 24, 720, 'AMQP_BACKLOG_HOURS'),
+        forwardSecretKey: env.FORWARD_SECRET_KEY || undefined,
         videoDir: path.resolve(cwd, nonEmpty(env.VIDEO_DIR) ?? path.join(dataDir, 'video')),
         ffmpegPath: nonEmpty(env.FFMPEG_PATH) ?? 'ffmpeg',
         sipPort: parsePort(env.SIP_PORT, 5060, 'SIP_PORT'),

@@ -6,6 +6,7 @@ import type { Maintenance } from './db/maintenance';
 import type { AccessHub } from './mqtt/access';
 import type { OtaService } from './ota/service';
 import type { RemoteConfigService } from './remoteConfig/service';
+import type { ForwardService } from './forward/service';
 import type { RuleEngine } from './rules/engine';
 import type { Simulator } from './simulation/simulator';
 import type { SessionUser } from './sso/sessions';
@@ -55,6 +56,8 @@ export interface AppDeps {
     ota?: OtaService;
     /** Remote configuration (server/remoteConfig/service.ts); default: one made here over `access`. */
     remoteConfig?: RemoteConfigService;
+    /** Data forwarding (server/forward/service.ts); default: one made here (one process, not started). */
+    forward?: ForwardService;
 }
 
 /** What every router receives: the deps with defaults filled in. */
@@ -76,6 +79,8 @@ export interface Services {
     sip?: SipEndpoint;
     ota?: OtaService;
     remoteConfig?: RemoteConfigService;
+    /** Data forwarding (server/forward/service.ts); default: one made here (one process, not started). */
+    forward?: ForwardService;
 }
 
 export type AppEnv = { Variables: { user: SessionUser; token: string } };

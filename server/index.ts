@@ -276,6 +276,9 @@ async function main(): Promise<void> {
             import('./seed/ota'),
             import('./ota/service'),
             import('./remoteConfig/service'),
+            import('./forward/service'),
+            import('./forward/secrets'),
+            import('./http/signedLinks'),
         ]),
     );
     const whileStarting = () => void rest();
@@ -302,6 +305,9 @@ async function main(): Promise<void> {
         { seedDemoOta },
         { createOtaService },
         { createRemoteConfigService },
+        { createForwardService },
+        { platformSecretBox },
+        { linkKey },
     ] = await rest();
     // Connections ended with the previous run: its devices left ONLINE are OFFLINE as of this start (one process only;
     // in a cluster the others still hold theirs). Before the first start's demo seed, which writes statuses of its own.
@@ -352,7 +358,28 @@ async function main(): Promise<void> {
     const ota = createOtaService({ db: handle.db, access, config });
     // Remote configuration's message log writes: held here so they drain before the database closes.
     const remoteConfig = createRemoteConfigService({ db: handle.db, access, config });
-    const app = createApp({ db: handle.db, config, access, simulator, amqp, rules, video, sip, ota, remoteConfig });
+    // Data forwarding: its routes read the message store and send on to the operators' systems (docs/forwarding.md).
+    const forward = createForwardService({
+        db: handle.db,
+        databaseUrl: config.databaseUrl,
+        timeZone: config.timeZone,
+        box: platformSecretBox(linkKey(handle.db), config.forwardSecretKey),
+        access,
+        log: (line) => console.warn(line),
+    });
+    const app = createApp({
+        db: handle.db,
+        config,
+        access,
+        simulator,
+        amqp,
+        rules,
+        video,
+        sip,
+        ota,
+        remoteConfig,
+        forward,
+    });
     // Plain HTTP/1.1 (no TLS or HTTP/2 options), so the adaptor returns a node:http Server.
     // TLS_ONLY=1: plain HTTP only redirects to HTTPS.
     const server = createAdaptorServer({ fetch: config.tlsOnly ? redirectToHttps(config) : app.fetch }) as Server;
@@ -379,6 +406,7 @@ async function main(): Promise<void> {
     cluster.node = node;
     // The subscriptions are known before the first device can post.
     await amqp.start().catch((err) => console.error('读取服务端订阅失败 / failed to load subscriptions:', err));
+    void forward.start();
     if (!config.tlsOnly) broker.attachWebSocket(server);
     // Simulations that were running when the server stopped run again (their devices sign in through the broker); in
     // a cluster, those no living member runs (server/cluster/simulations.ts).
@@ -478,6 +506,8 @@ async function main(): Promise<void> {
                 .then(() => rules.close())
                 .then(() => ota.close())
                 .catch((err) => console.error('停止固件升级失败 / failed to stop OTA:', err))
+                .then(() => forward.close())
+                .catch((err) => console.error('停止数据流转失败 / failed to stop forwarding:', err))
                 .then(() => remoteConfig.close())
                 .catch((err) => console.error('停止远程配置失败 / failed to stop remote configuration:', err))
                 .then(() => video.close())

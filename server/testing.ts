@@ -18,6 +18,9 @@ import { createRuleEngine, type RuleEngine, type RuleEngineOptions } from './rul
 import { createVideoRelay } from './video/relay';
 import { createOtaService, type OtaService } from './ota/service';
 import { createRemoteConfigService, type RemoteConfigService } from './remoteConfig/service';
+import { createForwardService, type ForwardService, type ForwardServiceOptions } from './forward/service';
+import { platformSecretBox } from './forward/secrets';
+import { linkKey } from './http/signedLinks';
 import { createSipServer, type SipServer, type SipServerOptions } from './video/sip';
 import { COOKIE_NAME } from './sso/auth';
 import { createSession } from './sso/sessions';
@@ -49,6 +52,8 @@ export interface TestServerOptions {
     };
     /** Rule engine options (notification back-off in tests). */
     rules?: RuleEngineOptions;
+    /** Forwarding's options (route timings, gap wait). */
+    forward?: Partial<Pick<ForwardServiceOptions, 'route' | 'gapWaitMs' | 'leaseMs'>>;
     /** A GB28181 SIP endpoint on 127.0.0.1 (a free UDP port) the API uses for gb28181 push. */
     sip?: Pick<SipServerOptions, 'keepaliveTimeoutMs' | 'play'>;
 }
@@ -76,6 +81,7 @@ export interface TestServer {
     ota: OtaService;
     /** Remote configuration: its signer makes download URLs as a device is told them. */
     remoteConfig: RemoteConfigService;
+    forward: ForwardService;
     kind: 'pglite' | 'postgres';
     config: ServerConfig;
     close(): Promise<void>;
@@ -146,9 +152,20 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
             now: opts.now,
             logError: opts.logError,
         });
+        const forward = createForwardService({
+            db: handle.db,
+            timeZone: config.timeZone,
+            box: platformSecretBox(linkKey(handle.db)),
+            access,
+            log: () => undefined,
+            gapWaitMs: 500,
+            ...opts.forward,
+        });
+        await forward.start();
         const app = createApp({
             ota,
             remoteConfig,
+            forward,
             amqp,
             rules,
             access,
@@ -184,11 +201,13 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
             sip,
             ota,
             remoteConfig,
+            forward,
             kind: handle.kind,
             config,
             close: async () => {
                 await simulator.close();
                 await ota.close();
+                await forward.close();
                 await remoteConfig.close();
                 await amqp.close();
                 await rules.close();

@@ -22,7 +22,11 @@ const saveSchema = yup.object({
     projectId: yup.number().typeError('请选择项目').integer().positive('请选择项目').required('请选择项目'),
     name: yup.string().trim().required('请填写目的地名称').max(64, '目的地名称不得超过64个字符'),
     kind: yup.string().trim().required('请选择目的地类型'),
-    config: yup.object().required('请填写目的地配置'),
+    // mixed, not object(): the route's validate strips unknown keys, and an object() without a shape knows none.
+    config: yup
+        .mixed<Record<string, unknown>>()
+        .required('请填写目的地配置')
+        .test('object', '目的地配置应为对象', (v) => typeof v === 'object' && v !== null && !Array.isArray(v)),
     remark: yup.string().trim().max(200, '备注不得超过200个字符').optional(),
 });
 

@@ -39,3 +39,16 @@ export function secretBox(key: Buffer): SecretBox {
         },
     };
 }
+
+/**
+ * The platform's secret box, made on first use: from FORWARD_SECRET_KEY when given, else from the platform key in the
+ * database (`platformKey`, server/http/signedLinks.ts linkKey).
+ */
+export function platformSecretBox(platformKey: () => Promise<Buffer>, envKey?: string): () => Promise<SecretBox> {
+    let box: Promise<SecretBox> | undefined;
+    return () =>
+        (box ??= (async () => secretBox(forwardKey(envKey ? envKey : await platformKey())))().catch((err: unknown) => {
+            box = undefined;
+            throw err;
+        }));
+}

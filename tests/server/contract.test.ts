@@ -26,6 +26,7 @@ import { videoHappyCases } from './videoContract';
 import { edgeHappyCases } from './edgeContract';
 import { otaHappyCases } from './otaContract';
 import { remoteConfigHappyCases } from './remoteConfigContract';
+import { forwardHappyCases } from './forwardContract';
 import { topologyHappyCases } from './topologyContract';
 import { dataScriptHappyCases } from './dataScriptContract';
 
@@ -148,6 +149,7 @@ const happy: Record<string, () => Promise<Answer<unknown>>> = {
     ...edgeHappyCases(() => s),
     ...otaHappyCases(() => s),
     ...remoteConfigHappyCases(() => s),
+    ...forwardHappyCases(() => s),
     ...topologyHappyCases(() => s),
     ...dataScriptHappyCases(() => s),
 };
