@@ -35,6 +35,7 @@ export const RIGHT_FAMILIES: RightFamily[] = [
     { id: 'simulation', name: '设备模拟', actions: ['create', 'edit', 'delete', 'downlink'] },
     { id: 'productLog', name: '产品更新日志', actions: ['create', 'delete'] },
     { id: 'ota', name: '固件升级', actions: ['create', 'deploy', 'edit', 'delete'] },
+    { id: 'forward', name: '数据流转', actions: ['create', 'edit', 'delete', 'deploy'] },
 ];
 
 /**
