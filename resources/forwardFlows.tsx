@@ -53,6 +53,7 @@ const formFields: Array<string | [string, FieldDefinition]> = [
         {
             label: 'SQL',
             input: 'code',
+            code: { language: 'sql' },
             required: true,
             helperText: "SELECT 字段 FROM '主题过滤器' WHERE 条件；主题可用 + 和 # 通配符",
         },
@@ -192,9 +193,9 @@ const debugFlow: Action = {
             note: '用一条样例消息运行 SQL（不发送到目的地），看它是否被选中以及选出的行。',
             defaults: ({ record }) => ({ sql: record.sql, topic: SAMPLE_TOPIC, payload: SAMPLE_PAYLOAD }),
             fields: [
-                ['sql', { label: 'SQL', input: 'code', required: true }],
+                ['sql', { label: 'SQL', input: 'code', code: { language: 'sql' }, required: true }],
                 ['topic', { label: '消息主题' }],
-                ['payload', { label: '消息内容（JSON）', input: 'code', required: true }],
+                ['payload', { label: '消息内容（JSON）', input: 'code', code: { language: 'json' }, required: true }],
             ],
             submits: [
                 {

@@ -93,7 +93,14 @@ const KINDS: Record<DestinationKindId, { fields: ConfigField[]; defaults: FormVa
                     },
                 },
             ],
-            ['bodyTemplate', text('请求体模板', { input: 'code', helperText: '不填则发送选出的行（JSON）' })],
+            [
+                'bodyTemplate',
+                text('请求体模板', {
+                    input: 'code',
+                    code: { language: 'json' },
+                    helperText: '不填则发送选出的行（JSON）',
+                }),
+            ],
             ['batch', flag('批量推送')],
             ['hmacSecret', secret('签名密钥')],
             ['signatureHeader', text('签名请求头')],
