@@ -74,6 +74,8 @@ const flow = {
     },
 };
 
+const IN_USE = '目的地正被流转规则使用：温度入库，请先从这些规则中移除';
+
 interface Sent {
     path: string;
     body: Record<string, unknown>;
@@ -98,6 +100,7 @@ describe('data forwarding screens', () => {
             });
         const answer = (path: string, body: Record<string, unknown>) => {
             if (path === 'flow/save' && saveFailure) return fail(saveFailure);
+            if (path === 'destination/delete') return fail(IN_USE);
             if (path === 'destination/test') return ok({ ok: false, message: '连接被拒绝：db.local:5432', ms: 12 });
             if (path === 'flow/enable') {
                 flows = flows.map((f) => (f.id === body.id ? { ...f, enabled: !!body.enabled } : f));
@@ -228,6 +231,18 @@ describe('data forwarding screens', () => {
         expect(await within(dialog).findByText('连接失败（12 ms）')).toBeInTheDocument();
         expect(within(dialog).getByText('连接被拒绝：db.local:5432')).toBeInTheDocument();
         expect(posted('destination/test')).toEqual([{ id: 11 }]);
+    });
+
+    it("deletes only after the confirmation and shows the server's refusal", async () => {
+        renderDefinitions(DEFINITIONS, '/forward/destination');
+        fireEvent.click(within(await rowOf('园区库')).getByRole('button', { name: '删除 园区库' }));
+        const confirm = await dialogNamed('提示');
+        expect(within(confirm).getByText('它正被 1 条流转规则使用。')).toBeInTheDocument();
+        expect(posted('destination/delete')).toEqual([]);
+        fireEvent.click(within(confirm).getByRole('button', { name: '确定' }));
+        expect(await screen.findByText(IN_USE)).toBeInTheDocument();
+        expect(posted('destination/delete')).toEqual([{ id: 11 }]);
+        expect(screen.getByText('园区库')).toBeInTheDocument();
     });
 
     it("sends the flow's SQL and destinationIds; a 400 on save shows the server's msg in the form", async () => {
