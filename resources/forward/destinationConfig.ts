@@ -300,8 +300,11 @@ function kafkaSaslValues(sasl: unknown): FormValues {
     return { saslMechanism: own.mechanism, saslUsername: own.username ?? '', saslPassword: own.password ?? '' };
 }
 
-/** Optional values left empty are not sent (the server applies its default); an empty exchange is meant. */
-const KEEP_EMPTY = new Set(['exchange']);
+/**
+ * Optional values left empty are not sent (the server applies its default); an empty exchange is meant, and an
+ * empty secret is sent as '' (on edit: keep the stored one).
+ */
+const sentEmpty = (key: string, field: FieldDefinition) => key === 'exchange' || field.input === 'password';
 
 /** The `config` sent for the chosen kind: only its own fields. */
 export function configOf(values: FormValues | undefined): Row {
@@ -309,10 +312,11 @@ export function configOf(values: FormValues | undefined): Row {
     if (!kind || !KINDS[kind]) return {};
     const typed = (values?.[kind] as Row | undefined) ?? {};
     const config: Row = {};
-    for (const [key] of KINDS[kind].fields) {
+    for (const [key, field] of KINDS[kind].fields) {
         const value = typed[key];
-        if ((value === '' || value === undefined || value === null) && !KEEP_EMPTY.has(key)) continue;
-        config[key] = value;
+        const empty = value === '' || value === undefined || value === null;
+        if (empty && !sentEmpty(key, field)) continue;
+        config[key] = value ?? '';
     }
     return kind === 'kafka' ? kafkaConfig(config) : config;
 }
