@@ -14,6 +14,7 @@ import {
     type FormResult,
     type FormValues,
     type Row,
+    type Scope,
 } from '../src/engine/types';
 import { CONFIG_FIELDS, configOf, newConfigValues, savedConfigValues } from './forward/destinationConfig';
 
@@ -117,26 +118,59 @@ function testResult(answer: unknown): FormResult {
         : { severity: 'error', title: `连接失败${took}`, body: a.message || undefined };
 }
 
+/** The kind (fixed) and its configuration, as the test dialogs show them. */
+const testFields = (locked: boolean): Array<string | [string, FieldDefinition]> => [
+    ['kind', { label: '目的地类型', input: 'select', required: true, choices: [...DESTINATION_KINDS], locked }],
+    ...CONFIG_FIELDS,
+];
+
+const testSubmit = (label: string) => ({
+    label,
+    primary: true,
+    call: {
+        call: 'test',
+        // With the id, secrets left as '******' are the stored ones.
+        params: ({ record, values }: Scope) => ({
+            ...(record.id === undefined ? {} : { id: record.id }),
+            kind: values?.kind,
+            config: configOf(values),
+        }),
+    },
+    show: testResult,
+});
+
+/** A saved destination's test: its configuration as saved, which may be changed here before testing (not saved). */
 const testConnection: Action = {
     kind: 'dialog',
     label: '测试连接',
     title: ({ record }) => `测试连接：${String(record.name)}`,
     ariaLabel: ({ record }) => `测试连接 ${String(record.name)}`,
-    width: 'sm',
+    width: 'md',
     sections: [
         {
             kind: 'form',
-            note: ({ record }) =>
-                `用已保存的配置连接「${String(record.kindLabel ?? record.kind)}」目的地，并发送一条样例数据（不写入流转统计）。`,
-            fields: [],
-            submits: [
-                {
-                    label: '测试连接',
-                    primary: true,
-                    call: { call: 'test', params: ({ record }) => ({ id: record.id }) },
-                    show: testResult,
-                },
-            ],
+            note: '用下面的配置连接目的地并发送一条样例数据；在这里修改的配置只用于测试，不会保存。',
+            load: { call: 'detail', params: ({ record }) => ({ id: record.id }) },
+            defaults: (_scope, loaded) => ({ kind: (loaded as Row).kind, ...savedConfigValues(loaded as Row) }),
+            fields: testFields(true),
+            submits: [testSubmit('测试连接')],
+        },
+    ],
+};
+
+/** A configuration tried before any destination is saved. */
+const testNewConfig: Action = {
+    kind: 'dialog',
+    label: '测试配置',
+    title: '测试目的地配置',
+    width: 'md',
+    sections: [
+        {
+            kind: 'form',
+            note: '填写配置后测试连接并发送一条样例数据，确认可用后再新建目的地。',
+            defaults: () => ({ kind: 'http', ...newConfigValues() }),
+            fields: testFields(false),
+            submits: [testSubmit('测试连接')],
         },
     ],
 };
@@ -199,7 +233,7 @@ export default defineResource<AnyPaths>({
                                 choicesFrom: { call: 'projects', optionValue: 'id', optionText: 'projectName' },
                             },
                         ],
-                        toolbar: [newDestination],
+                        toolbar: [newDestination, testNewConfig],
                         rowActions: [testConnection, editDestination, removeDestination],
                         refresh: '刷新目的地列表',
                         empty: {

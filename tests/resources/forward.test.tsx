@@ -227,10 +227,38 @@ describe('data forwarding screens', () => {
         renderDefinitions(DEFINITIONS, '/forward/destination');
         fireEvent.click(within(await rowOf('园区库')).getByRole('button', { name: '测试连接 园区库' }));
         const dialog = await dialogNamed('测试连接：园区库');
+        // The saved configuration is shown once loaded.
+        expect(await within(dialog).findByRole('textbox', { name: /主机地址/ })).toHaveValue('db.local');
         fireEvent.click(within(dialog).getByRole('button', { name: '测试连接' }));
         expect(await within(dialog).findByText('连接失败（12 ms）')).toBeInTheDocument();
         expect(within(dialog).getByText('连接被拒绝：db.local:5432')).toBeInTheDocument();
-        expect(posted('destination/test')).toEqual([{ id: 11 }]);
+        const [body] = posted('destination/test');
+        // The saved configuration, its secret as the mask the server fills in from the stored one.
+        expect(body).toMatchObject({ id: 11, kind: 'postgres' });
+        expect(body.config).toMatchObject({ host: 'db.local', table: 'readings', password: '******' });
+    });
+
+    it('测试配置 tries a configuration before it is saved', async () => {
+        renderDefinitions(DEFINITIONS, '/forward/destination');
+        fireEvent.click(await screen.findByRole('button', { name: '测试配置' }));
+        const dialog = await dialogNamed('测试目的地配置');
+        await chooseOption(within(dialog).getByRole('combobox', { name: /目的地类型/ }), 'MQTT 桥接');
+        type(dialog, /服务器地址/, 'mqtt://broker.local:1883');
+        type(dialog, /主题模板/, '/fwd/${deviceName}');
+        fireEvent.click(within(dialog).getByRole('button', { name: '测试连接' }));
+        expect(await within(dialog).findByText('连接被拒绝：db.local:5432')).toBeInTheDocument();
+        expect(posted('destination/test')).toEqual([
+            {
+                kind: 'mqtt',
+                config: {
+                    url: 'mqtt://broker.local:1883',
+                    password: '',
+                    topicTemplate: '/fwd/${deviceName}',
+                    qos: 1,
+                    retain: false,
+                },
+            },
+        ]);
     });
 
     it("deletes only after the confirmation and shows the server's refusal", async () => {
