@@ -111,11 +111,14 @@ export function useCall<T = unknown>(
     return useQuery<T>({
         queryKey: ref ? callKey(resource, ref, params, callName(ref, scope)) : ['no-call'],
         queryFn: ({ signal }) => runCall(dataProvider, ref!, scope, definition?.name, { signal }) as Promise<T>,
-        enabled: !!ref && options.enabled !== false,
         retry: (count: number, error: Error & { status?: number }) =>
             count < 2 && !(error?.status !== undefined && error.status >= 400 && error.status < 500),
         ...(ref?.every ? { refetchInterval: ref.every * 1000 } : {}),
         ...options,
+        // Without a call nothing runs, whatever `options.enabled` says: every call-less user shares the key
+        // 'no-call', so one that ran (a page without a record) would hand its failure to the others (a form section
+        // without `load`).
+        enabled: !!ref && options.enabled !== false,
     });
 }
 

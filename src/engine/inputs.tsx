@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { lazy, Suspense, useEffect, useRef } from 'react';
 import { useFormContext, useWatch } from 'react-hook-form';
 import {
     BooleanInput,
@@ -24,6 +24,7 @@ import { ToggleInput } from './inputs/ToggleInput';
 import { TreeInput } from './inputs/TreeInput';
 import { PositionInput, WidgetInput } from './inputs/WidgetInput';
 import type { Choice, FieldDefinition, FormValues, InputKind } from './types';
+import type { CodeLanguage } from './inputs/CodeEditor';
 
 export { fieldForMode, type FormMode } from './inputs/fieldView';
 
@@ -122,7 +123,7 @@ function FieldInput({ source, field, kind, values, disabled }: FieldInputProps) 
                 />
             );
         case 'code':
-            return <CodeInput {...text} />;
+            return <CodeInput {...text} language={field.code?.language ?? 'javascript'} />;
         case 'number':
             return <NumberInput {...common} fullWidth />;
         case 'password':
@@ -254,8 +255,38 @@ function CheckboxesInput({ field, values, ...common }: Omit<ChoicesInputProps, '
 
 const nameOf = (choices: Choice[], value: unknown) => choices.find((c) => String(c.id) === String(value))?.name ?? '';
 
+/** The CodeMirror editor, a chunk of its own loaded on first use. */
+const CodeEditor = lazy(() => import('./inputs/CodeEditor'));
+
+/**
+ * CodeMirror lays text out by measuring ranges (Range.getClientRects); a document that cannot (jsdom) keeps the
+ * textarea, as does the page while the editor's chunk loads.
+ */
+const canMeasureText = () => typeof Range !== 'undefined' && typeof Range.prototype.getClientRects === 'function';
+
+type CodeInputProps = Parameters<typeof TextInput>[0] & { language: CodeLanguage };
+
+/** Program text (`code`): CodeMirror with its language's highlighting, the plain textarea until it is there. */
+function CodeInput({ language, ...props }: CodeInputProps) {
+    if (!canMeasureText()) return <CodeTextarea {...props} />;
+    return (
+        <Suspense fallback={<CodeTextarea {...props} />}>
+            <CodeEditor
+                source={props.source}
+                label={String(props.label ?? '')}
+                language={language}
+                helperText={typeof props.helperText === 'string' ? props.helperText : undefined}
+                isRequired={props.isRequired}
+                disabled={props.disabled}
+                readOnly={props.readOnly}
+                onChange={props.onChange as (() => void) | undefined}
+            />
+        </Suspense>
+    );
+}
+
 /** Program text: a monospace multi-line input that keeps what is typed (no trimming, no spell checking). */
-function CodeInput(props: Parameters<typeof TextInput>[0]) {
+function CodeTextarea(props: Parameters<typeof TextInput>[0]) {
     return (
         <TextInput
             {...props}

@@ -42,7 +42,7 @@ export type FieldType =
 export type InputKind =
     | 'text'
     | 'textarea'
-    /** Program text (a script): monospace, many lines, no spell checking; tabs and spaces kept as typed. */
+    /** Program text (a script, SQL, JSON): a CodeMirror editor (`code.language`), a monospace textarea while it loads. */
     | 'code'
     | 'number'
     | 'select'
@@ -285,6 +285,14 @@ export interface FieldDefinition {
         minRows?: number;
         /** Monospace letters, tabs and spaces kept as typed. */
         monospace?: boolean;
+    };
+    /**
+     * A 'code' input's editor: CodeMirror (loaded on first use) with the `language`'s highlighting, a plain
+     * monospace textarea while it loads or where the page cannot measure text (jsdom).
+     */
+    code?: {
+        /** The language highlighted (default 'javascript': the data parsing scripts). */
+        language?: 'sql' | 'javascript' | 'json';
     };
     /**
      * Repeatable row groups (input 'rows'): each row shows `fields` side by side with a delete button. Inside a row,
