@@ -1,11 +1,10 @@
 import ReportIcon from '@mui/icons-material/Report';
 import { FORWARD_MESSAGES as M } from '../schemas/forwardForms';
-import { defineResource, type Action, type AnyPaths, type Row } from '../src/engine/types';
+import { defineResource, type Action, type Row } from '../src/engine/types';
 
 /**
  * 死信 (dead letters, /forward/deadLetter): rows a destination refused for good or after its retries, kept with the
- * error; 重新投递 sends the selected ones again, 删除 drops them. Paths: the forward-api contract (AnyPaths until
- * openapi.yaml declares them).
+ * error; 重新投递 sends the selected ones again, 删除 drops them. Paths: openapi.yaml's tag forward.
  */
 
 const REFRESH = ['forwardDeadLetters'];
@@ -53,7 +52,7 @@ const remove: Action = {
     refresh: REFRESH,
 };
 
-export default defineResource<AnyPaths>({
+export default defineResource({
     name: 'forwardDeadLetters',
     label: '死信',
     path: 'forward/deadLetter',

@@ -9,7 +9,6 @@ import {
 import {
     defineResource,
     type Action,
-    type AnyPaths,
     type FieldDefinition,
     type FormResult,
     type FormValues,
@@ -21,7 +20,7 @@ import { CONFIG_FIELDS, configOf, newConfigValues, savedConfigValues } from './f
 /**
  * 数据目的地 (data forwarding destinations, /forward/destination): where flows send their selected rows. The form's
  * configuration fields follow the chosen kind; secrets come back as '******' and are sent back unchanged to keep
- * them. The paths are docs' forward-api contract (not yet in openapi.yaml, so the definition names AnyPaths).
+ * them. Paths: openapi.yaml's tag forward.
  */
 
 const REFRESH = ['forwardDestinations'];
@@ -191,7 +190,7 @@ const removeDestination: Action = {
     refresh: REFRESH,
 };
 
-export default defineResource<AnyPaths>({
+export default defineResource({
     name: 'forwardDestinations',
     label: '数据目的地',
     path: 'forward/destination',

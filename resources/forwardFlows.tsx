@@ -4,7 +4,6 @@ import { FORWARD_MESSAGES as M, flowDebugSchema, flowFormSchema } from '../schem
 import {
     defineResource,
     type Action,
-    type AnyPaths,
     type FieldDefinition,
     type FormResult,
     type FormValues,
@@ -14,8 +13,7 @@ import {
 /**
  * 流转规则 (data forwarding flows, /forward/flow): a SQL over the devices' messages whose selected rows go to the
  * chosen destinations of the same project. The list shows each flow's figures and last error; 启动 / 停止 need
- * forward.deploy; 调试 runs the SQL on a sample message. Paths: the forward-api contract (AnyPaths until
- * openapi.yaml declares them).
+ * forward.deploy; 调试 runs the SQL on a sample message. Paths: openapi.yaml's tag forward.
  */
 
 const REFRESH = ['forwardFlows'];
@@ -226,7 +224,7 @@ function flatRow(row: Row): Row {
     };
 }
 
-export default defineResource<AnyPaths>({
+export default defineResource({
     name: 'forwardFlows',
     label: '流转规则',
     path: 'forward/flow',

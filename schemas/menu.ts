@@ -48,6 +48,9 @@ export const MENU: MenuNode = {
                 { id: 'Linkedge', name: '场景联动', url: '/ruleEngine/Linkedge', icon: 'AccountTree' },
                 { id: 'RuleJournal', name: '规则日志', url: '/ruleEngine/RuleJournal', icon: 'ReceiptLong' },
                 { id: 'ruleList', name: '规则列表', url: '/rule/list', icon: 'ListAlt' },
+                { id: 'forwardFlow', name: '数据流转', url: '/forward/flow', icon: 'AltRoute' },
+                { id: 'forwardDestination', name: '数据目的地', url: '/forward/destination', icon: 'Outbox' },
+                { id: 'forwardDeadLetter', name: '死信', url: '/forward/deadLetter', icon: 'Report' },
             ],
         },
         {
