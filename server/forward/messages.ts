@@ -19,6 +19,8 @@ export interface StoredMessage {
     data: Record<string, unknown>;
     productKey: string;
     deviceName: string;
+    /** The device's project (null: none): a flow takes only its own project's devices. */
+    projectId: number | null;
 }
 
 interface Row extends Record<string, unknown> {
@@ -28,13 +30,14 @@ interface Row extends Record<string, unknown> {
     data: Record<string, unknown> | null;
     product_key: string;
     device_name: string;
+    project_id: number | null;
 }
 
 /** Up to `limit` messages with after < id <= upTo, in id order. */
 export async function readMessages(db: Db, after: number, upTo: number, limit: number): Promise<StoredMessage[]> {
     const rows = rowsOf<Row>(
         await db.execute(sql`
-            SELECT m.id, m.ts, m.method, m.data, p.product_key, d.device_name
+            SELECT m.id, m.ts, m.method, m.data, p.product_key, d.device_name, d.project_id
             FROM device_messages m
             JOIN devices d ON d.id = m.device_id
             JOIN products p ON p.id = d.product_id
@@ -49,6 +52,7 @@ export async function readMessages(db: Db, after: number, upTo: number, limit: n
         data: r.data ?? {},
         productKey: r.product_key,
         deviceName: r.device_name,
+        projectId: r.project_id === null ? null : Number(r.project_id),
     }));
 }
 

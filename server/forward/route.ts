@@ -17,6 +17,8 @@ import { flowMessageOf, readMessages, type StoredMessage } from './messages';
 export interface RouteFlow {
     id: number;
     name: string;
+    /** Only this project's devices' messages are the flow's. */
+    projectId: number;
     run(message: FlowMessage): Record<string, unknown> | undefined;
 }
 
@@ -120,6 +122,7 @@ async function step(s: RouteState): Promise<boolean> {
 function select(s: RouteState, messages: StoredMessage[]): Array<{ record: ForwardRecord; messageId: number }> {
     const out: Array<{ record: ForwardRecord; messageId: number }> = [];
     for (const m of messages) {
+        if (m.projectId !== s.flow.projectId) continue;
         const message = flowMessageOf(m);
         const row = s.flow.run(message);
         if (!row) continue;

@@ -42,6 +42,7 @@ interface LoadedRoute extends Record<string, unknown> {
     route_id: number;
     flow_id: number;
     flow_name: string;
+    project_id: number;
     sql: string;
     flow_time: string | Date;
     destination_id: number;
@@ -85,7 +86,7 @@ export function createForwardService(o: ForwardServiceOptions) {
         box ??= await o.box();
         const rows = rowsOf<LoadedRoute>(
             await o.db.execute(sql`
-                SELECT r.id AS route_id, f.id AS flow_id, f.name AS flow_name, f.sql, f.update_time AS flow_time,
+                SELECT r.id AS route_id, f.id AS flow_id, f.name AS flow_name, f.project_id, f.sql, f.update_time AS flow_time,
                        d.id AS destination_id, d.kind, d.config, d.secrets, d.update_time AS destination_time
                 FROM forward_routes r
                 JOIN forward_flows f ON f.id = r.flow_id
@@ -109,7 +110,12 @@ export function createForwardService(o: ForwardServiceOptions) {
             const worker = startRoute({
                 lease,
                 routeId,
-                flow: { id: Number(row.flow_id), name: row.flow_name, run: (m) => flow.run(m) },
+                flow: {
+                    id: Number(row.flow_id),
+                    name: row.flow_name,
+                    projectId: Number(row.project_id),
+                    run: (m) => flow.run(m),
+                },
                 sender,
                 horizon,
                 options,

@@ -23,7 +23,7 @@ beforeAll(async () => {
     server = await createTestServer();
     const [d] = rowsOf<{ id: number; project_id: number }>(
         await server.db.execute(
-            sql`SELECT (SELECT min(id) FROM devices) AS id, (SELECT min(id) FROM projects) AS project_id`,
+            sql`SELECT id, project_id FROM devices WHERE project_id IS NOT NULL ORDER BY id LIMIT 1`,
         ),
     );
     deviceId = Number(d.id);
@@ -85,7 +85,7 @@ function start(routeId: number, sender: Sender, owner = 'p1', over: Partial<Rout
     const w = startRoute({
         lease: { db: server.db, owner, leaseMs: 2_000 },
         routeId,
-        flow: { id: routeId, name: 'test', run: (m) => (m.payload as { params: { n: number } }).params },
+        flow: { id: routeId, name: 'test', projectId, run: (m) => (m.payload as { params: { n: number } }).params },
         sender,
         horizon: (p) => horizon.advance(p),
         options: {

@@ -53,6 +53,9 @@ describe('menu from the definitions', () => {
             ['场景联动', '/ruleEngine/Linkedge'],
             ['规则日志', '/ruleEngine/RuleJournal'],
             ['规则列表', '/rule/list'],
+            ['数据流转', '/forward/flow'],
+            ['数据目的地', '/forward/destination'],
+            ['死信', '/forward/deadLetter'],
         ]);
         expect(section('监控运维')?.map(([label]) => label)).toEqual([
             '实时监控',
