@@ -21,7 +21,7 @@ const list = { paging: ['pageNumber', 'pageSize'] as [string, string], read: 'da
 
 const SAMPLE_SQL =
     "SELECT deviceName, payload.params.temperature AS temperature\nFROM '/+/+/thing/event/property/post'";
-const SAMPLE_TOPIC = '/a1demo/device1/thing/event/property/post';
+const SAMPLE_TOPIC = '/sys/a1demo/device1/thing/event/property/post';
 const SAMPLE_PAYLOAD = JSON.stringify(
     { id: '1', version: '1.0', method: 'thing.event.property.post', params: { temperature: 26.5 } },
     null,

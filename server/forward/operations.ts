@@ -118,9 +118,11 @@ export async function debugFlow(db: Db, timeZone: string, input: DebugInput) {
     return { selected: row !== null, row, message };
 }
 
+/** A sample message: productKey and deviceName as given, else read from an Alink topic (/sys/{pk}/{dn}/...). */
 function sampleMessage(input: DebugInput): FlowMessage {
-    const productKey = input.productKey ?? 'a1B2c3D4e5F';
-    const deviceName = input.deviceName ?? 'device1';
+    const [, pk, dn] = /^\/(?:sys\/)?([^/]+)\/([^/]+)\//.exec(input.topic ?? '') ?? [];
+    const productKey = input.productKey ?? pk ?? 'a1B2c3D4e5F';
+    const deviceName = input.deviceName ?? dn ?? 'device1';
     return {
         topic: input.topic ?? `/sys/${productKey}/${deviceName}/thing/event/property/post`,
         productKey,

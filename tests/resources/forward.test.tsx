@@ -334,7 +334,7 @@ describe('data forwarding screens', () => {
         const [body] = posted('flow/debug');
         expect(body).toMatchObject({
             sql: flow.sql,
-            topic: '/a1demo/device1/thing/event/property/post',
+            topic: '/sys/a1demo/device1/thing/event/property/post',
             payload: { method: 'thing.event.property.post', params: { temperature: 26.5 } },
         });
     });
