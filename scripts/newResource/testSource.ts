@@ -210,7 +210,9 @@ export function testSource(c: TestContext): string {
     const firstName = textOf(rows[0]);
     const secondPageName = c.paging ? textOf(rows[10]) : undefined;
     const jsonBodies = [c.create, c.update, c.remove].some((o) => o?.bodyEncoding === 'json');
-    const formBodies = [c.create, c.update].some((o) => o && o.bodyEncoding !== 'json') || c.remove?.method === 'post';
+    const formBodies =
+        [c.create, c.update].some((o) => o && o.bodyEncoding !== 'json') ||
+        (c.remove?.method === 'post' && c.remove.bodyEncoding !== 'json');
     const tests = `${listTest(c, firstName, secondPageName, rows.length)}${
         c.create && firstName ? createTest(c, firstName, c.create) : ''
     }${c.remove && firstName ? deleteTest(c, firstName, c.remove) : ''}`;
