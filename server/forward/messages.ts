@@ -19,8 +19,6 @@ export interface StoredMessage {
     data: Record<string, unknown>;
     productKey: string;
     deviceName: string;
-    /** The device's project (null: none): a flow takes only its own project's devices. */
-    projectId: number | null;
 }
 
 interface Row extends Record<string, unknown> {
@@ -30,18 +28,23 @@ interface Row extends Record<string, unknown> {
     data: Record<string, unknown> | null;
     product_key: string;
     device_name: string;
-    project_id: number | null;
 }
 
-/** Up to `limit` messages with after < id <= upTo, in id order. */
-export async function readMessages(db: Db, after: number, upTo: number, limit: number): Promise<StoredMessage[]> {
+/** Up to `limit` messages of the project's devices with after < id <= upTo, in id order. */
+export async function readMessages(
+    db: Db,
+    projectId: number,
+    after: number,
+    upTo: number,
+    limit: number,
+): Promise<StoredMessage[]> {
     const rows = rowsOf<Row>(
         await db.execute(sql`
-            SELECT m.id, m.ts, m.method, m.data, p.product_key, d.device_name, d.project_id
+            SELECT m.id, m.ts, m.method, m.data, p.product_key, d.device_name
             FROM device_messages m
             JOIN devices d ON d.id = m.device_id
             JOIN products p ON p.id = d.product_id
-            WHERE m.id > ${after} AND m.id <= ${upTo}
+            WHERE m.id > ${after} AND m.id <= ${upTo} AND d.project_id = ${projectId}
             ORDER BY m.id
             LIMIT ${limit}`),
     );
@@ -52,7 +55,6 @@ export async function readMessages(db: Db, after: number, upTo: number, limit: n
         data: r.data ?? {},
         productKey: r.product_key,
         deviceName: r.device_name,
-        projectId: r.project_id === null ? null : Number(r.project_id),
     }));
 }
 

@@ -148,7 +148,6 @@ async function lastMessage(db: Db, deviceId: number, matches: (topic: string) =>
             data: (r.data as Record<string, unknown>) ?? {},
             productKey: String(r.product_key),
             deviceName: String(r.device_name),
-            projectId: null,
         };
         const message = flowMessageOf(m);
         if (matches(message.topic)) return message;

@@ -110,19 +110,20 @@ async function step(s: RouteState): Promise<boolean> {
     const upTo = await s.horizon(s.position);
     if (upTo <= s.position) return false;
     if (await dropPastBounds(s, upTo)) return true;
-    const messages = await readMessages(s.lease.db, s.position, upTo, s.options.batch);
+    const messages = await readMessages(s.lease.db, s.flow.projectId, s.position, upTo, s.options.batch);
     if (!messages.length) return move(s, { position: upTo });
     const records = select(s, messages);
     const outcome = records.length ? await deliver(s, records) : { sent: 0, dead: 0 };
     if (outcome === undefined) return true;
-    return move(s, { position: messages[messages.length - 1].id, ...outcome });
+    // A short read took every message of the flow's project up to the horizon.
+    const last = messages.length < s.options.batch ? upTo : messages[messages.length - 1].id;
+    return move(s, { position: last, ...outcome });
 }
 
 /** What the flow's SQL selects from the messages, as records. */
 function select(s: RouteState, messages: StoredMessage[]): Array<{ record: ForwardRecord; messageId: number }> {
     const out: Array<{ record: ForwardRecord; messageId: number }> = [];
     for (const m of messages) {
-        if (m.projectId !== s.flow.projectId) continue;
         const message = flowMessageOf(m);
         const row = s.flow.run(message);
         if (!row) continue;
