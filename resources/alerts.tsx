@@ -117,8 +117,7 @@ const ALERT_RULE_FIELDS = [
     'match',
     'conditions',
     'durationSeconds',
-    'windowStart',
-    'windowEnd',
+    'timeWindow',
     'autoClear',
     'channelIds',
     'notifyOnRecover',
@@ -142,7 +141,7 @@ const alertRuleEditor = (mode: 'create' | 'edit'): Action => ({
     ariaLabel: mode === 'edit' ? ({ record }) => `编辑 ${String(record.name)}` : undefined,
     width: 'lg',
     fields: ALERT_RULE_FIELDS,
-    schema: ruleFormSchema.pick(['name', 'productKey', 'conditions', 'durationSeconds', 'windowStart', 'windowEnd']),
+    schema: ruleFormSchema.pick(['name', 'productKey', 'conditions', 'durationSeconds', 'timeWindow']),
     defaults: ({ record }) =>
         mode === 'edit'
             ? alertRuleToForm(record)
@@ -320,8 +319,11 @@ export default defineResource({
             type: 'number',
             helperText: '如“高于 80 持续 300 秒”，0 为立即告警',
         },
-        windowStart: { label: '生效时段开始（HH:mm）', helperText: '留空为全天生效' },
-        windowEnd: { label: '生效时段结束（HH:mm）' },
+        timeWindow: {
+            label: '生效时段',
+            type: 'timeRange',
+            helperText: '留空为全天生效；结束不晚于开始时到次日结束（如 22:00 至次日 06:00）',
+        },
         autoClear: { label: '条件恢复后自动清除告警', type: 'boolean' },
         enabled: { label: '保存后启用', type: 'boolean' },
         notifyOnRecover: {

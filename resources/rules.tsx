@@ -13,7 +13,8 @@ import {
     ruleFormSchema,
 } from '../schemas/ruleEngine';
 import { defineResource, type Action, type FieldDefinition, type FormValues, type Row } from '../src/engine/types';
-import type { FilterSpec, ListSpec } from '../src/engine/vocabulary';
+import type { FilterSpec, ListSpec, Section, WeekSpan } from '../src/engine/vocabulary';
+import { timeRangeEnds, timeRangeText } from '../src/engine/timeRange';
 
 /**
  * The rule engine (issue 12; docs/rules.md; calls under /api/rule): /ruleEngine with the tabs Linkedge (场景联动: the
@@ -186,8 +187,7 @@ export function ruleToForm(r: Row): FormValues {
         enabled: r.enabled ?? true,
         match: r.match ?? 'all',
         durationSeconds: r.durationSeconds ?? 0,
-        windowStart: (r.timeWindow as Row | null)?.start ?? '',
-        windowEnd: (r.timeWindow as Row | null)?.end ?? '',
+        timeWindow: r.timeWindow ?? null,
         autoClear: r.autoClear ?? true,
         triggers: rows('triggers').map((t) => ({
             id: t.id,
@@ -239,8 +239,7 @@ export function formToRule(v: FormValues): Record<string, unknown> {
         enabled: v.enabled !== false,
         match: v.match ?? 'all',
         durationSeconds: Number(v.durationSeconds || 0),
-        timeWindow:
-            text(v.windowStart) || text(v.windowEnd) ? { start: text(v.windowStart), end: text(v.windowEnd) } : null,
+        timeWindow: timeRangeText(v.timeWindow) ? timeRangeEnds(v.timeWindow) : null,
         autoClear: v.autoClear !== false,
         triggers: rows('triggers').map((t) => ({
             id: t.id,
@@ -287,8 +286,7 @@ export const RULE_FORM_FIELDS = [
     'match',
     'conditions',
     'durationSeconds',
-    'windowStart',
-    'windowEnd',
+    'timeWindow',
     'actions',
     'autoClear',
     'enabled',
@@ -412,6 +410,33 @@ const journal: ListSpec = {
     empty: { text: '暂无规则执行记录：规则触发后，每次执行的输入和各动作结果显示在这里' },
 };
 
+/** Each rule with a 生效时段 on every day of the week (a window is daily; 22:00–06:00 runs into the next day). */
+export function ruleWindowSpans(answer: unknown): WeekSpan[] | undefined {
+    if (!Array.isArray(answer)) return undefined;
+    return (answer as Row[]).flatMap((rule) => {
+        const window = timeRangeEnds(rule.timeWindow);
+        if (!window.start || !window.end) return [];
+        const label = `${String(rule.name)}${rule.status === 0 ? '（已停用）' : ''}`;
+        return [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({
+            key: `${String(rule.id)}-${weekday}`,
+            label,
+            weekday,
+            ...window,
+        }));
+    });
+}
+
+const windowsGrid: Section = {
+    kind: 'timeGrid',
+    title: '规则生效时段（每周）',
+    grid: {
+        kind: 'week',
+        source: { call: 'allRules' },
+        spans: (_scope, answer) => ruleWindowSpans(answer),
+        empty: '暂无设置生效时段的规则：未设置生效时段的规则全天生效',
+    },
+};
+
 export default defineResource({
     name: 'rules',
     label: '规则引擎',
@@ -465,8 +490,11 @@ export default defineResource({
             type: 'number',
             helperText: '条件持续满足这么久才执行，0 为立即执行',
         },
-        windowStart: { label: '生效时段开始', input: 'time', helperText: '留空为全天生效' },
-        windowEnd: { label: '生效时段结束', input: 'time', helperText: '结束早于开始表示跨零点' },
+        timeWindow: {
+            label: '生效时段',
+            type: 'timeRange',
+            helperText: '留空为全天生效；结束不晚于开始时到次日结束（如 22:00 至次日 06:00）',
+        },
         autoClear: { label: '条件恢复后自动清除告警', type: 'boolean' },
         triggers: {
             label: '触发条件',
@@ -505,6 +533,7 @@ export default defineResource({
             tabs: [
                 { key: 'Linkedge', label: '场景联动', sections: [{ kind: 'list', list: linkedge }] },
                 { key: 'RuleJournal', label: '规则日志', sections: [{ kind: 'list', list: journal }] },
+                { key: 'TimeWindows', label: '生效时段', sections: [windowsGrid] },
             ],
         },
         {

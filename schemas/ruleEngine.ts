@@ -1,4 +1,5 @@
 import * as yup from 'yup';
+import { timeRangeRule } from '../src/engine/timeRange';
 
 /**
  * Rules (场景联动), alert rules and alerts: the choices and limits the console's forms and the server share
@@ -101,12 +102,6 @@ export const RULE_MESSAGES = {
     mailTo: '请输入收件人邮箱',
 } as const;
 
-const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
-const optionalTime = yup
-    .string()
-    .trim()
-    .test('hhmm', RULE_MESSAGES.timeWindow, (v) => !v || TIME.test(v));
-
 /** The rule editor's form (scene linkage and alert rules); the server checks the rows against the thing model. */
 export const ruleFormSchema = yup.object({
     name: yup.string().trim().required(RULE_MESSAGES.name).max(RULE_LIMITS.nameMax, RULE_MESSAGES.nameLength),
@@ -121,8 +116,8 @@ export const ruleFormSchema = yup.object({
         .integer(RULE_MESSAGES.duration)
         .min(0, RULE_MESSAGES.duration)
         .max(RULE_LIMITS.durationMax, RULE_MESSAGES.duration),
-    windowStart: optionalTime,
-    windowEnd: optionalTime,
+    /** Empty: the whole day; an end not after the start is on the next day (the server refuses equal ends). */
+    timeWindow: timeRangeRule({ label: '生效时段' }),
 });
 
 /** 处理 in bulk: a remark is required. */

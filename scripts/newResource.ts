@@ -268,8 +268,7 @@ export async function scaffold(options: ScaffoldOptions): Promise<ScaffoldResult
 
     const filesWritten: string[] = [];
     const write = async (file: string, text: string) => {
-        const config = (await prettier.resolveConfig(path.join(repoRoot, 'resources', path.basename(file)))) ?? {};
-        const pretty = await prettier.format(text, { ...config, filepath: file });
+        const pretty = await formatted(text, file);
         mkdirSync(path.dirname(file), { recursive: true });
         writeFileSync(file, pretty, { flag: 'wx' });
         filesWritten.push(file);
@@ -279,6 +278,21 @@ export async function scaffold(options: ScaffoldOptions): Promise<ScaffoldResult
     await write(targets.test, test);
     const allTodos = [...todosOf(fields, whereOf), ...todos].map(todoLine);
     return { name, files: filesWritten, todos: allTodos };
+}
+
+/**
+ * The text as prettier leaves it, formatted until a pass changes nothing: one pass over a long yup chain can leave a
+ * layout the next pass changes, and `prettier --check` (npm run lint) would refuse the file as written.
+ */
+export async function formatted(text: string, file: string): Promise<string> {
+    const config = (await prettier.resolveConfig(path.join(repoRoot, 'resources', path.basename(file)))) ?? {};
+    let current = text;
+    for (let pass = 0; pass < 3; pass++) {
+        const next = await prettier.format(current, { ...config, filepath: file });
+        if (next === current) break;
+        current = next;
+    }
+    return current;
 }
 
 /** Calls whose request the api block cannot say: a body that is one of several shapes, a body the provider lacks. */

@@ -3,8 +3,9 @@
 // process. A run of everything runs unit, resources, server and fuzz together (the e2e project's console and server build
 // beside them), then the e2e files in two shards side by side, each with its own server and Chromium (one at a time
 // they were 8.7 of CI's 23 minutes). A `--outputFile.json=F` report is written per process: F, then F's name with
-// .e2e1 and .e2e2 (.ci/run sums them). The checks' output is printed after the tests' (it is short; the tests' streams
-// as they run). Exits non-zero when any part failed.
+// .e2e1 and .e2e2 (.ci/run sums them). A run of everything first writes the scaffolder's output where the checks and
+// the resources project cover it (scripts/scaffoldCheck.ts). The checks' output is printed after the tests' (it is
+// short; the tests' streams as they run). Exits non-zero when any part failed.
 import { spawn } from 'node:child_process';
 
 const run = (command, args, options) =>
@@ -38,7 +39,16 @@ async function tests() {
 }
 
 const started = Date.now();
-const checks = run('bash', ['-c', 'npm run -s lint && npm run -s typecheck'], { stdio: ['ignore', 'pipe', 'pipe'] });
+// The scaffolder's output, held to the project's own checks (scripts/scaffoldCheck.ts): the contract fragment's
+// scaffolds before vitest collects the resources project (it runs their msw tests), every contract group's before
+// the lint and tsc that cover them.
+const scaffoldCheck = (part) => `node --import tsx scripts/scaffoldCheck.ts --${part}`;
+if (everything) {
+    const fragment = await run('bash', ['-c', scaffoldCheck('fragment')], { stdio: 'inherit' });
+    if (fragment.code !== 0) process.exit(fragment.code);
+}
+const checkSteps = [...(everything ? [scaffoldCheck('contract')] : []), 'npm run -s lint', 'npm run -s typecheck'];
+const checks = run('bash', ['-c', checkSteps.join(' && ')], { stdio: ['ignore', 'pipe', 'pipe'] });
 const [c, t] = await Promise.all([checks, tests()]);
 const seconds = Math.round((Date.now() - started) / 1000);
 console.log(`\n== 代码检查 / checks (prettier, eslint, tsc): ${c.code === 0 ? '通过 / passed' : '失败 / FAILED'}`);

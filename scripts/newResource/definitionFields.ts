@@ -36,7 +36,7 @@ function kindParts(f: FieldPlan): string[] {
         case 'file':
             return [`input: 'file'`];
         case 'json':
-            return [`input: 'textarea'`, `textarea: { monospace: true }`];
+            return [`input: 'code'`, `code: { language: 'json' }`];
     }
 }
 

@@ -23,7 +23,7 @@ export type FieldKind =
     /** An array of objects: repeatable rows, a grid of the item's fields. */
     | 'rows'
     | 'file'
-    /** Anything else (an object of objects, an open map, oneOf): JSON text in a monospace textarea. */
+    /** Anything else (an object of objects, an open map, oneOf): JSON text in a 'code' input (language json). */
     | 'json';
 
 export interface FieldPlan {

@@ -7,6 +7,7 @@ import { BooleanField, Link, ReferenceField, TextField, useNotify, useRecordCont
 import { copyText } from './actions/copy';
 import { ProgressBar } from './Progress';
 import { referencePath } from './context';
+import { timeRangeText } from './timeRange';
 import type { FieldDefinition, FieldType, InputKind } from './types';
 
 export interface DisplayProps {
@@ -201,6 +202,17 @@ const ProgressDisplay = ({ source, field }: DisplayProps) => {
     return <ProgressBar value={value} text={text} label={field.label} color={field.progress?.color?.(record)} />;
 };
 
+/** A time range (type 'timeRange'): 08:00–18:00, or 22:00–次日 06:00 when it crosses midnight. */
+const TimeRangeDisplay = ({ source }: DisplayProps) => {
+    const text = timeRangeText(useRecordContext<Row>()?.[source]);
+    if (!text) return <Blank />;
+    return (
+        <Typography component="span" variant="body2" sx={{ whiteSpace: 'nowrap' }}>
+            {text}
+        </Typography>
+    );
+};
+
 const RenderDisplay = ({ field }: DisplayProps) => {
     const record = useRecordContext<Row>();
     if (!record || !field.render) return null;
@@ -253,6 +265,8 @@ export function fieldKind(type: FieldType): { Display: ComponentType<DisplayProp
             return { Display: PasswordDisplay, input: 'password' };
         case 'progress':
             return { Display: ProgressDisplay, input: 'none' };
+        case 'timeRange':
+            return { Display: TimeRangeDisplay, input: 'timeRange' };
     }
 }
 

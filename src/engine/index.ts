@@ -20,3 +20,11 @@ export { DeleteRowButton, RowActions, RowLink } from './RowActions';
 export { FormDialog, type FormDialogProps } from './FormDialog';
 export { useUrlListController, type UrlListOptions } from './useUrlList';
 export { Descriptions, GeneratedShow } from './Show';
+export {
+    crossesMidnight,
+    timeRangeMessages,
+    timeRangeRule,
+    timeRangeText,
+    type TimeRange,
+    type TimeRangeRuleOptions,
+} from './timeRange';

@@ -15,7 +15,7 @@ import { useFieldChoices } from './choices';
 import { referencePath } from './context';
 import { fieldTypeOf, inputKindOf } from './fields';
 import { fieldForMode, filteringParse, inputFilterOf, type FormMode } from './inputs/fieldView';
-import { DateInput } from './dates';
+import { DateInput, TimeRangeInput } from './dates';
 import { FileInput } from './inputs/FileInput';
 import { KeyValueInput } from './inputs/KeyValueInput';
 import { RowsInput } from './inputs/RowsInput';
@@ -42,9 +42,6 @@ export interface FormInputProps {
 }
 
 /** One form input for a field: its input kind, plus the definition's visibility, label, choices and resets. */
-/** A code textarea's letters (FieldDefinition.textarea.monospace). */
-const MONOSPACE = { fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace', fontSize: 13 };
-
 export function FormInput({ source, field: declared, disabled, mode }: FormInputProps) {
     const field = fieldForMode(declared, mode);
     const kind = inputKindOf(field);
@@ -114,14 +111,7 @@ function FieldInput({ source, field, kind, values, disabled }: FieldInputProps) 
         case 'text':
             return <TextInput {...text} />;
         case 'textarea':
-            return (
-                <TextInput
-                    {...text}
-                    multiline
-                    minRows={field.textarea?.minRows ?? 3}
-                    inputProps={field.textarea?.monospace ? { ...text.inputProps, style: MONOSPACE } : text.inputProps}
-                />
-            );
+            return <TextInput {...text} multiline minRows={field.textarea?.minRows ?? 3} />;
         case 'code':
             return <CodeInput {...text} language={field.code?.language ?? 'javascript'} />;
         case 'number':
@@ -167,6 +157,8 @@ function FieldInput({ source, field, kind, values, disabled }: FieldInputProps) 
         case 'datetime':
         case 'dateRange':
             return <DateInput {...own} kind={kind} />;
+        case 'timeRange':
+            return <TimeRangeInput {...own} />;
         case 'none':
             return null;
     }

@@ -37,7 +37,13 @@ export type FieldType =
     /** A point on the map: fills `position`'s longitude / latitude / address / province / city / area fields. */
     | 'position'
     /** A bar with its text (`progress`): the value is a percentage unless `progress.value` computes one. */
-    | 'progress';
+    | 'progress'
+    /**
+     * A time range of a day that may cross midnight, `{ start: 'HH:mm', end: 'HH:mm' }` (an end not after the start is
+     * on the next day): shown as 22:00–次日 06:00, edited by the 'timeRange' input; its yup rule is `timeRangeRule`
+     * (src/engine/timeRange.ts).
+     */
+    | 'timeRange';
 
 export type InputKind =
     | 'text'
@@ -75,6 +81,12 @@ export type InputKind =
     | 'datetime'
     /** A start and an end, two date-and-time pickers with shortcuts: the field holds the start, `dates.to` the end. */
     | 'dateRange'
+    /**
+     * Two times of day, 开始 至 结束, that may cross midnight: 次日 shows beside an end not after the start. The value is
+     * `{ start: 'HH:mm', end: 'HH:mm' }`, null when both are cleared; validate it with `timeRangeRule({ label })`
+     * (src/engine/timeRange.ts: both ends or neither, 'HH:mm', not equal unless `allowSame`).
+     */
+    | 'timeRange'
     | 'none';
 
 export interface Choice {
@@ -276,15 +288,10 @@ export interface FieldDefinition {
             failure?: string;
         };
     };
-    /**
-     * A 'textarea' made for code or JSON: at least `minRows` lines (default 3), and `monospace` letters with tabs and
-     * spaces kept as typed.
-     */
+    /** The textarea's height: at least `minRows` lines (default 3). Program text or JSON is a 'code' input instead. */
     textarea?: {
         /** Lines shown at least (default 3). */
         minRows?: number;
-        /** Monospace letters, tabs and spaces kept as typed. */
-        monospace?: boolean;
     };
     /**
      * A 'code' input's editor: CodeMirror (loaded on first use) with the `language`'s highlighting, a plain

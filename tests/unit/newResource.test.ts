@@ -1,29 +1,25 @@
-import { execFile } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
-import openapiTS, { astToString } from 'openapi-typescript';
+import { ESLint } from 'eslint';
+import * as prettier from 'prettier';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleLabels, scaffold, type ScaffoldResult } from '../../scripts/newResource';
+import { FRAGMENT_SCAFFOLDS, SCAFFOLD_CHECK_DIR, writeScaffoldCheck } from '../../scripts/scaffoldCheck';
+import viteConfig from '../../vite.config';
 
 /**
  * `npm run new:resource` on a contract fragment the product does not have (data forwarding destinations,
- * tests/unit/fixtures/forwarding.openapi.yaml): the three files it writes pass tsc (their `api` checked against the
- * fragment's own openapi-typescript types), eslint and their own msw test, unchanged. The files go to
- * tests/resources/scaffold-tmp (git-ignored; the resources project finds the test there) and are removed after.
+ * tests/unit/fixtures/forwarding.openapi.yaml): what the three files it writes say. That they pass tsc (their `api`
+ * checked against the fragment's own openapi-typescript types), eslint, prettier and their own msw test unchanged is
+ * the project's checks' to prove: npm test writes them to tests/resources/scaffold-check (scripts/scaffoldCheck.ts),
+ * and the last test here shows that folder is theirs. The files of this test go to tests/resources/scaffold-tmp
+ * (git-ignored, left out of every check) and are removed after.
  */
 
-const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
 const spec = path.join(root, 'tests/unit/fixtures/forwarding.openapi.yaml');
 const out = path.join(root, 'tests/resources/scaffold-tmp', String(process.pid));
-const npx = (args: string[]) =>
-    run('npx', args, { cwd: root, maxBuffer: 32 * 1024 * 1024, env: { ...process.env, CI: '1' } }).catch(
-        (e: { stdout?: string; stderr?: string; message: string }) => {
-            throw new Error(`npx ${args.join(' ')} failed:\n${e.stdout ?? ''}\n${e.stderr ?? ''}\n${e.message}`);
-        },
-    );
 
 let result: ScaffoldResult;
 /** The alert contact groups of the fixture: a JSON body, arrays of values and of rows, nested objects, formats. */
@@ -158,37 +154,51 @@ describe('npm run new:resource', () => {
         await expect(scaffold({ target: 'nothing', spec, out })).rejects.toThrow(/no operation has the tag/);
     });
 
-    it('passes tsc against its contract, eslint and its own msw test, unchanged', async () => {
-        // The fragment's paths join openapi.yaml's, in a program of the scaffolded files alone.
-        const types = astToString(await openapiTS(pathToFileURL(spec), { silent: true }));
-        writeFileSync(path.join(out, 'contract.d.ts'), types);
-        const schemaModule = path.relative(out, path.join(root, 'src/api/schema')).split(path.sep).join('/');
-        writeFileSync(
-            path.join(out, 'augment.ts'),
-            `import type { paths as Fragment } from './contract';\n` +
-                `declare module '${schemaModule}' {\n    // eslint-disable-next-line @typescript-eslint/no-empty-object-type\n    interface paths extends Fragment {}\n}\n`,
-        );
-        writeFileSync(
-            path.join(out, 'tsconfig.json'),
-            JSON.stringify({
-                extends: path.relative(out, path.join(root, 'tsconfig.json')),
-                include: [],
-                files: [
-                    'augment.ts',
-                    ...[...result.files, ...contacts.files].map((f) => path.relative(out, f)),
-                    // The project's own declarations of untyped packages.
-                    ...[
-                        'server/types/aedes-persistence-redis.d.ts',
-                        'tests/types/parse-prometheus-text-format.d.ts',
-                    ].map((d) => path.relative(out, path.join(root, d))),
-                ],
-            }),
-        );
-        await npx(['tsc', '--noEmit', '-p', path.join(out, 'tsconfig.json')]);
-        // --no-ignore: the project's checks skip scaffold-tmp (they run beside this test); here it is checked.
-        await npx(['eslint', '--no-ignore', '--max-warnings=0', ...result.files, ...contacts.files]);
-        const tests = [result.files[2], contacts.files[2]];
-        const test = await npx(['vitest', 'run', '--project', 'resources', ...tests]);
-        expect(test.stdout).toMatch(/6 passed/);
-    }, 1_200_000);
+    it("is held to the project's own checks: npm test writes it where tsc, eslint, prettier and vitest look", async () => {
+        // npm run scaffold:check (first in npm test) writes the fragment's scaffolds to tests/resources/scaffold-check;
+        // the project's one tsc and lint cover that folder, and the resources project runs the fragment's msw tests.
+        const dir = path.join(out, 'check');
+        await writeScaffoldCheck(['fragment'], dir);
+        const written = FRAGMENT_SCAFFOLDS.flatMap(({ name }) => [
+            `schemas/${name}.ts`,
+            `resources/${name}.tsx`,
+            `tests/resources/${name}.test.tsx`,
+        ]);
+        // The same files this test's scaffolds are (but for their imports' depth): what the checks hold to their rules
+        // is what the tests above read.
+        const text = (f: string) => readFileSync(f, 'utf8').replace(/(\.\.\/)+/g, '../');
+        for (const f of written) expect(text(path.join(dir, 'fragment', f))).toBe(text(file(f)));
+        const inCheck = (f: string) => path.join(SCAFFOLD_CHECK_DIR, f);
+        const checked = [inCheck('fragment/resources/contactGroups.tsx'), inCheck('contract/resources/devices.tsx')];
+        const program = ts.getParsedCommandLineOfConfigFile(
+            path.join(root, 'tsconfig.json'),
+            {},
+            {
+                ...ts.sys,
+                onUnRecoverableConfigFileDiagnostic: (d) => {
+                    throw new Error(String(d.messageText));
+                },
+            },
+        )!;
+        expect(program.raw.include).toContain('tests');
+        expect(program.raw.exclude).toEqual(['tests/resources/scaffold-tmp']);
+        const eslint = new ESLint({ cwd: root });
+        for (const f of checked) expect(await eslint.isPathIgnored(f), f).toBe(false);
+        for (const f of checked)
+            expect((await prettier.getFileInfo(f, { ignorePath: path.join(root, '.prettierignore') })).ignored, f).toBe(
+                false,
+            );
+        const resources = viteConfig.test!.projects!.find(
+            (p) => typeof p === 'object' && 'test' in p && p.test?.name === 'resources',
+        ) as { test: { include: string[]; exclude: string[] } };
+        const runs = (f: string) =>
+            resources.test.include.some((g) => path.matchesGlob(f, g)) &&
+            !resources.test.exclude.some((g) => path.matchesGlob(f, g));
+        expect(runs('tests/resources/scaffold-check/fragment/tests/resources/contactGroups.test.tsx')).toBe(true);
+        expect(runs('tests/resources/scaffold-check/contract/tests/resources/devices.test.tsx')).toBe(false);
+        expect(runs('tests/resources/scaffold-tmp/1/tests/resources/contactGroups.test.tsx')).toBe(false);
+        const npmTest = readFileSync(path.join(root, 'scripts/test.mjs'), 'utf8');
+        for (const part of ['fragment', 'contract']) expect(npmTest).toContain(`scaffoldCheck('${part}')`);
+        // Loading eslint's and prettier's configurations and two scaffolds: seconds, more beside a loaded machine's tests.
+    }, 120_000);
 });

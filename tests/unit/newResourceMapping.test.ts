@@ -136,7 +136,7 @@ describe('fields from the contract', () => {
         expect(fields[0].kind).toBe('json');
         expect(fields[0].todo).toMatch(/profile is an object of nested objects/);
         expect(fieldLine(fields[0], 'POST /a body property profile')).toContain(
-            "profile: { label: 'profile', input: 'textarea', textarea: { monospace: true }, views: ['create', 'edit'] }",
+            "profile: { label: 'profile', input: 'code', code: { language: 'json' }, views: ['create', 'edit'] }",
         );
         expect(fields[1].todo).toBe('specs is one of object | array: JSON text until its input is chosen');
         // A shape or null is that shape.

@@ -65,6 +65,22 @@ interface FaceProps {
 }
 
 /** The button itself: label and icon from the action, disabled (with the reason as tooltip) from the scope. */
+const PAGE_FACE = { display: 'inline-flex', alignItems: 'center', gap: 1 } as const;
+/** A row's button keeps its own size while it runs: the bar floats under it, so the row's columns do not move. */
+const ROW_FACE = { position: 'relative', display: 'inline-flex', alignItems: 'center' } as const;
+const ROW_BAR = {
+    position: 'absolute',
+    top: '100%',
+    left: 0,
+    zIndex: 2,
+    px: 0.75,
+    py: 0.25,
+    borderRadius: 1,
+    bgcolor: 'background.paper',
+    boxShadow: 1,
+    pointerEvents: 'none',
+} as const;
+
 function ActionFace({ action, scope, size, onClick, busy, button }: FaceProps) {
     const toast = useToast();
     const why = action.disabled?.(scope) ?? false;
@@ -213,7 +229,7 @@ function CallButton(props: {
             {face ? (
                 face(click, running)
             ) : (
-                <Box component="span" sx={{ display: 'inline-flex', alignItems: 'center', gap: 1 }}>
+                <Box component="span" sx={size === 'small' ? ROW_FACE : PAGE_FACE}>
                     <ActionFace
                         action={action}
                         scope={scope}
@@ -223,11 +239,13 @@ function CallButton(props: {
                     />
                     {/* While it runs, the same bar as a progress field says what is happening, not only a greyed button. */}
                     {running && action.progress !== false ? (
-                        <ProgressBar
-                            label={of(action.label, scope)}
-                            text={action.progress ? of(action.progress, scope) : `正在${of(action.label, scope)}…`}
-                            width={size === 'small' ? 60 : 100}
-                        />
+                        <Box component="span" sx={size === 'small' ? ROW_BAR : undefined} data-progress-overlay>
+                            <ProgressBar
+                                label={of(action.label, scope)}
+                                text={action.progress ? of(action.progress, scope) : `正在${of(action.label, scope)}…`}
+                                width={size === 'small' ? 60 : 100}
+                            />
+                        </Box>
                     ) : null}
                 </Box>
             )}

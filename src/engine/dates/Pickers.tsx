@@ -31,7 +31,7 @@ export function PickerProvider({ children }: { children: ReactNode }) {
     );
 }
 
-interface OnePickerProps {
+export interface OnePickerProps {
     kind: Exclude<DateKind, 'dateRange'>;
     label: string;
     value: Dayjs | null;
@@ -50,7 +50,7 @@ interface OnePickerProps {
 }
 
 /** One picker; half-typed text is not handed on (only a whole valid value, or null when cleared). */
-function OnePicker(props: OnePickerProps) {
+export function OnePicker(props: OnePickerProps) {
     const { kind, label, value, onChange, options, min, max } = props;
     const shortcuts = shortcutsOf(kind, options).map((s) => ({
         label: s.label,

@@ -6,8 +6,10 @@ import { lazy, Suspense } from 'react';
 import { TextField } from '@mui/material';
 import type { FilterSpec } from '../vocabulary';
 import type { FormDateProps } from './Pickers';
+import type { FormTimeRangeProps } from './TimeRange';
 
 const FormDate = lazy(() => import('./Pickers').then((m) => ({ default: m.FormDateInput })));
+const FormTimeRange = lazy(() => import('./TimeRange').then((m) => ({ default: m.FormTimeRangeInput })));
 const RangeFilter = lazy(() => import('./Pickers').then((m) => ({ default: m.DateRangeFilterPickers })));
 
 /** The input's place while the pickers load: its label as a placeholder, not a labelled input a test or reader could take for it. */
@@ -19,6 +21,15 @@ export function DateInput(props: FormDateProps) {
     return (
         <Suspense fallback={<Placeholder label={props.label} />}>
             <FormDate {...props} />
+        </Suspense>
+    );
+}
+
+/** A time range that may cross midnight (input 'timeRange'): 开始 至 结束, 次日 beside an end not after the start. */
+export function TimeRangeInput(props: FormTimeRangeProps) {
+    return (
+        <Suspense fallback={<Placeholder label={props.label} />}>
+            <FormTimeRange {...props} />
         </Suspense>
     );
 }
