@@ -99,6 +99,7 @@ export const MENU: MenuNode = {
             children: [
                 { id: 'usermanual', name: '用户手册', url: '/usermanual', icon: 'MenuBook' },
                 { id: 'datacollection', name: '数据采集', url: '/datacollection', icon: 'Sensors' },
+                { id: 'dataforwarding', name: '数据流转', url: '/dataforwarding', icon: 'AltRoute' },
                 { id: 'bestpractice', name: '最佳实践', url: '/bestpractice', icon: 'TipsAndUpdates' },
                 { id: 'commonproblem', name: '常见问题', url: '/commonproblem', icon: 'Quiz' },
                 { id: 'customerservice', name: '客户服务', url: '/customerservice', icon: 'SupportAgent' },

@@ -76,6 +76,8 @@ export const forwardRoutes = pgTable(
         /** The process sending this route, until lease_until (server/forward/lease.ts). */
         owner: text('owner'),
         leaseUntil: timestamp('lease_until', { withTimezone: true }),
+        /** Messages the flow's SQL selected up to the position (moved with it). */
+        selected: bigint('selected', { mode: 'number' }).notNull().default(0),
         sent: bigint('sent', { mode: 'number' }).notNull().default(0),
         failed: bigint('failed', { mode: 'number' }).notNull().default(0),
         /** Messages skipped because the backlog exceeded its bounds (FORWARD_BACKLOG_MAX, FORWARD_BACKLOG_HOURS). */

@@ -124,6 +124,7 @@ export interface RouteTotals {
     name: string;
     kind: string;
     position: number;
+    selected: number;
     sent: number;
     failed: number;
     dead: number;
@@ -151,7 +152,8 @@ export async function routeTotals(db: Db, flowIds: number[]): Promise<RouteTotal
     if (!flowIds.length) return [];
     return rowsOf<Record<string, unknown>>(
         await db.execute(sql`
-            SELECT r.id, r.flow_id, r.destination_id, d.name, d.kind, r.position, r.sent, r.failed, r.dead, r.dropped,
+            SELECT r.id, r.flow_id, r.destination_id, d.name, d.kind, r.position, r.selected, r.sent, r.failed, r.dead,
+                   r.dropped,
                    r.last_error, r.last_error_time
             FROM forward_routes r JOIN forward_destinations d ON d.id = r.destination_id
             WHERE r.flow_id = ANY(${`{${flowIds.join(',')}}`}::int[]) ORDER BY r.id`),
@@ -162,6 +164,7 @@ export async function routeTotals(db: Db, flowIds: number[]): Promise<RouteTotal
         name: String(r.name),
         kind: String(r.kind),
         position: Number(r.position),
+        selected: Number(r.selected),
         sent: Number(r.sent),
         failed: Number(r.failed),
         dead: Number(r.dead),
@@ -216,7 +219,8 @@ export async function flowViews(db: Db, rows: FlowRow[], timeZone: string, rates
             createTime: formatTime(f.createTime, timeZone),
             updateTime: formatTime(f.updateTime, timeZone),
             figures: {
-                selected: r.selected,
+                // A flow's destinations select the same messages: the flow selected what its furthest route did.
+                selected: Math.max(0, ...mine.map((t) => t.selected)),
                 sent: sum('sent'),
                 failed: sum('failed'),
                 dead: sum('dead'),

@@ -42,3 +42,27 @@ export function createHorizon(db: Db, gapWaitMs: number, now: () => number = Dat
 
     return { advance };
 }
+
+/**
+ * One horizon scan at a time for every route. A route behind the last answer takes it at once (ids up to it stay
+ * settled however old it is) and a scan older than 20 ms is started for the next, so a draining route does not wait
+ * for a scan at each batch; a route at the last answer waits for a scan.
+ */
+export function sharedHorizon(db: Db, gapWaitMs: number, now: () => number = Date.now) {
+    const h = createHorizon(db, gapWaitMs, now);
+    let inflight: Promise<number> | undefined;
+    let last = { at: 0, value: 0 };
+    const scan = (position: number) =>
+        (inflight ??= h
+            .advance(position)
+            .then((value) => {
+                last = { at: now(), value };
+                return value;
+            })
+            .finally(() => (inflight = undefined)));
+    return async (position: number): Promise<number> => {
+        if (last.value <= position) return scan(position);
+        if (now() - last.at >= 20) scan(position).catch(() => undefined);
+        return last.value;
+    };
+}

@@ -4,9 +4,9 @@ import { rowsOf } from '../db/rows';
 
 /**
  * One process sends a route at a time: it claims the route (owner, lease_until) when the route has no owner or its
- * lease ran out, renews the lease as it moves the position on, and every move names it as the owner: a process that
- * was paused past its lease while another took the route over moves nothing (its last batch may have been sent twice:
- * at least once), sees it lost the route, and stops sending it.
+ * lease ran out, renews the lease as it moves the position on (and while idle: server/forward/route.ts), and every
+ * move names it as the owner: a process that was paused past its lease while another took the route over moves
+ * nothing (its last batch may have been sent twice: at least once), sees it lost the route, and stops sending it.
  */
 
 export interface LeaseHolder {
@@ -28,6 +28,7 @@ export async function claimRoute(h: LeaseHolder, routeId: number): Promise<numbe
 
 export interface Progress {
     position: number;
+    selected?: number;
     sent?: number;
     dead?: number;
     dropped?: number;
@@ -43,7 +44,8 @@ export async function moveRoute(h: LeaseHolder, routeId: number, p: Progress): P
     const rows = rowsOf(
         await h.db.execute(sql`
             UPDATE forward_routes SET
-                position = ${p.position}, sent = sent + ${p.sent ?? 0}, dead = dead + ${p.dead ?? 0},
+                position = ${p.position}, selected = selected + ${p.selected ?? 0}, sent = sent + ${p.sent ?? 0},
+                dead = dead + ${p.dead ?? 0},
                 dropped = dropped + ${p.dropped ?? 0}, failed = failed + ${p.failed ?? 0},
                 last_error = ${error}, last_error_time = ${errorTime},
                 lease_until = now() + ${`${h.leaseMs} milliseconds`}::interval

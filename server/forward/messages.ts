@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { bigintArray } from '../db/arrays';
 import type { Db } from '../db/client';
 import { rowsOf } from '../db/rows';
 import { topicOf } from '../domain/messageLog';
@@ -17,6 +18,8 @@ export interface StoredMessage {
     ts: Date;
     method: string;
     data: Record<string, unknown>;
+    /** The device's project when the message was read: a flow takes its own project's messages. */
+    projectId: number;
     productKey: string;
     deviceName: string;
 }
@@ -26,40 +29,69 @@ interface Row extends Record<string, unknown> {
     ts: string | Date;
     method: string;
     data: Record<string, unknown> | null;
+    device_id: string | number;
+}
+
+interface DeviceRow extends Record<string, unknown> {
+    id: string | number;
+    project_id: number | null;
     product_key: string;
     device_name: string;
 }
 
-/** Up to `limit` messages of the project's devices with after < id <= upTo, in id order. */
-export async function readMessages(
-    db: Db,
-    projectId: number,
-    after: number,
-    upTo: number,
-    limit: number,
-): Promise<StoredMessage[]> {
+/** Messages read, in id order, and the id up to which the store was read (every message up to it is there). */
+export interface MessagesRead {
+    messages: StoredMessage[];
+    through: number;
+}
+
+/**
+ * The messages of every project with after < id <= upTo, in id order (at most `limit`: `through` is then the last
+ * one's id). device_messages alone, by its
+ * primary key: a JOIN with devices filtered by project made the planner walk the project's devices, reading every
+ * message of the range (tens of thousands) to keep 500. The devices' names and projects come after, by their ids;
+ * a message whose device is gone (deleted since) is left out, as the JOIN left it out.
+ */
+export async function readMessages(db: Db, after: number, upTo: number, limit: number): Promise<MessagesRead> {
     const rows = rowsOf<Row>(
         await db.execute(sql`
-            SELECT m.id, m.ts, m.method, m.data, p.product_key, d.device_name
-            FROM device_messages m
-            JOIN devices d ON d.id = m.device_id
-            JOIN products p ON p.id = d.product_id
-            WHERE m.id > ${after} AND m.id <= ${upTo} AND d.project_id = ${projectId}
-            ORDER BY m.id
+            SELECT id, ts, method, data, device_id FROM device_messages
+            WHERE id > ${after} AND id <= ${upTo}
+            ORDER BY id
             LIMIT ${limit}`),
     );
-    return rows.map((r) => ({
-        id: Number(r.id),
-        ts: new Date(r.ts),
-        method: r.method,
-        data: r.data ?? {},
-        productKey: r.product_key,
-        deviceName: r.device_name,
-    }));
+    const through = rows.length < limit ? upTo : Number(rows[rows.length - 1].id);
+    if (!rows.length) return { messages: [], through };
+    const devices = await devicesOf(db, [...new Set(rows.map((r) => Number(r.device_id)))]);
+    const out: StoredMessage[] = [];
+    for (const r of rows) {
+        const device = devices.get(Number(r.device_id));
+        if (!device || device.project_id === null) continue;
+        out.push({
+            id: Number(r.id),
+            ts: new Date(r.ts),
+            method: r.method,
+            data: r.data ?? {},
+            projectId: Number(device.project_id),
+            productKey: device.product_key,
+            deviceName: device.device_name,
+        });
+    }
+    return { messages: out, through };
+}
+
+async function devicesOf(db: Db, ids: number[]): Promise<Map<number, DeviceRow>> {
+    const rows = rowsOf<DeviceRow>(
+        await db.execute(sql`
+            SELECT d.id, d.project_id, p.product_key, d.device_name
+            FROM devices d JOIN products p ON p.id = d.product_id
+            WHERE d.id = ANY(${bigintArray(ids)})`),
+    );
+    return new Map(rows.map((r) => [Number(r.id), r]));
 }
 
 /** The message as the flow's SQL reads it. */
-export function flowMessageOf(m: StoredMessage): FlowMessage {
+export function flowMessageOf(m: Omit<StoredMessage, 'projectId'>): FlowMessage {
     const { [DEVICE_TIME_KEY]: deviceTime, ...data } = m.data;
     const time = typeof deviceTime === 'number' ? deviceTime : m.ts.getTime();
     const payload: Record<string, unknown> = { method: m.method, params: data };

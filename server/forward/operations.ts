@@ -141,7 +141,7 @@ async function lastMessage(db: Db, deviceId: number, matches: (topic: string) =>
             WHERE m.device_id = ${deviceId} ORDER BY m.ts DESC, m.id DESC LIMIT 200`),
     );
     for (const r of rows) {
-        const m: StoredMessage = {
+        const m: Omit<StoredMessage, 'projectId'> = {
             id: Number(r.id),
             ts: new Date(r.ts as string),
             method: String(r.method),

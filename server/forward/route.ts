@@ -3,7 +3,8 @@ import type { ForwardRecord, Sender } from './destinations/types';
 import { DestinationError } from './destinations/types';
 import type { FlowMessage } from './sql';
 import { claimRoute, moveRoute, releaseRoute, type LeaseHolder } from './lease';
-import { flowMessageOf, readMessages, type StoredMessage } from './messages';
+import { flowMessageOf, type StoredMessage } from './messages';
+import { sharedReads, type ReadMessages } from './readShare';
 
 /**
  * One route (a flow's destination) sent by this process: it reads device_messages after its position, runs the flow's
@@ -49,12 +50,19 @@ export interface RouteDeps {
     sender: Sender;
     /** The highest message id routes may read (server/forward/horizon.ts), given this route's position. */
     horizon: (position: number) => Promise<number>;
+    /** How the route reads its project's messages (server/forward/readShare.ts; default a reader of its own). */
+    read?: ReadMessages;
     options: RouteOptions;
     log: (message: string) => void;
 }
 
 interface RouteState extends RouteDeps {
+    read: ReadMessages;
     position: number | undefined;
+    /** The UPDATE moving the position past the last batch sent, while it runs (the position is already past it). */
+    moving: Promise<void> | undefined;
+    /** When this process last claimed or renewed the route's lease (its own clock). */
+    heldAt: number;
     stopped: boolean;
     wakeUp: (() => void) | undefined;
     stalledSince: number | undefined;
@@ -71,7 +79,10 @@ export interface RouteWorker {
 export function startRoute(deps: RouteDeps): RouteWorker {
     const s: RouteState = {
         ...deps,
+        read: deps.read ?? sharedReads(deps.lease.db, deps.options.batch),
         position: undefined,
+        moving: undefined,
+        heldAt: 0,
         stopped: false,
         wakeUp: undefined,
         stalledSince: undefined,
@@ -85,6 +96,7 @@ export function startRoute(deps: RouteDeps): RouteWorker {
             s.stopped = true;
             s.wakeUp?.();
             await done;
+            await settled(s);
             await releaseRoute(s.lease, s.routeId).catch(() => undefined);
         },
     };
@@ -105,19 +117,25 @@ async function runRoute(s: RouteState) {
 
 /** One read-select-send round; false when there was nothing to do. */
 async function step(s: RouteState): Promise<boolean> {
-    s.position ??= await claimRoute(s.lease, s.routeId);
-    if (s.position === undefined) return false;
+    if (s.position === undefined) {
+        await settled(s);
+        s.position = await claimRoute(s.lease, s.routeId);
+        if (s.position === undefined) return false;
+        s.heldAt = Date.now();
+    }
+    if (!(await leaseKept(s))) return false;
     const upTo = await s.horizon(s.position);
     if (upTo <= s.position) return false;
     if (await dropPastBounds(s, upTo)) return true;
-    const messages = await readMessages(s.lease.db, s.flow.projectId, s.position, upTo, s.options.batch);
-    if (!messages.length) return move(s, { position: upTo });
+    const { messages, through } = await s.read(s.flow.projectId, s.position, upTo);
+    if (!messages.length) return move(s, { position: through });
     const records = select(s, messages);
+    // The last batch's move is confirmed before this one is sent: a process that lost the route sends nothing more.
+    if (!(await settled(s))) return true;
     const outcome = records.length ? await deliver(s, records) : { sent: 0, dead: 0 };
     if (outcome === undefined) return true;
-    // A short read took every message of the flow's project up to the horizon.
-    const last = messages.length < s.options.batch ? upTo : messages[messages.length - 1].id;
-    return move(s, { position: last, ...outcome });
+    moveOn(s, { position: through, selected: records.length, ...outcome });
+    return true;
 }
 
 /** What the flow's SQL selects from the messages, as records. */
@@ -213,11 +231,23 @@ function noteFailure(s: RouteState, message: string) {
     s.stalledSince ??= Date.now();
 }
 
+/**
+ * Renews the lease once a third of it has passed since the last renewal: an idle route moves nothing, and its lease
+ * would otherwise lapse while this process still sends it (another claims it, both send the next messages); a process
+ * resumed after a pause longer than the lease learns here that the route was taken, before sending. False then.
+ */
+async function leaseKept(s: RouteState): Promise<boolean> {
+    if (Date.now() - s.heldAt < s.lease.leaseMs / 3) return true;
+    await move(s, { position: s.position! });
+    return s.position !== undefined;
+}
+
 /** While retrying: renews the lease and records the failure; false when another process took the route. */
 async function keepRoute(s: RouteState): Promise<boolean> {
     if (s.position === undefined) return false;
     const held = await moveRoute(s.lease, s.routeId, { position: s.position, failed: 1, error: s.figures.lastError });
-    if (!held) s.position = undefined;
+    if (held) s.heldAt = Date.now();
+    else s.position = undefined;
     return held;
 }
 
@@ -249,9 +279,41 @@ async function dropPastBounds(s: RouteState, upTo: number): Promise<boolean> {
     return move(s, { position: target, dropped });
 }
 
+/**
+ * Moves the position on after a batch was acknowledged without waiting for the UPDATE: the next batch is read and
+ * selected meanwhile, and sent only once the UPDATE confirmed the route is still this process's (settled).
+ */
+function moveOn(s: RouteState, p: Parameters<typeof moveRoute>[2]) {
+    const before = s.moving;
+    s.position = p.position;
+    s.moving = (async () => {
+        await before;
+        const held = await moveRoute(s.lease, s.routeId, p);
+        if (held) s.heldAt = Date.now();
+        else s.position = undefined;
+    })().catch((err: unknown) => {
+        s.log(
+            `数据流转 ${s.flow.name} 进度保存失败（稍后重试） / forwarding route ${s.routeId} could not move: ${String(err)}`,
+        );
+        s.position = undefined;
+    });
+}
+
+/** Waits for the position's UPDATE in flight, if any; false when the route is no longer this process's. */
+async function settled(s: RouteState): Promise<boolean> {
+    while (s.moving) {
+        const moving = s.moving;
+        await moving;
+        if (s.moving === moving) s.moving = undefined;
+    }
+    return s.position !== undefined;
+}
+
 async function move(s: RouteState, p: Parameters<typeof moveRoute>[2]): Promise<boolean> {
+    if (!(await settled(s))) return true;
     const held = await moveRoute(s.lease, s.routeId, p);
     s.position = held ? p.position : undefined;
+    if (held) s.heldAt = Date.now();
     return true;
 }
 

@@ -7,7 +7,8 @@ import type { AccessHub } from '../mqtt/access';
 import { senderConfig, kindOf, type DestinationRow } from './destinationStore';
 import type { Sender, SenderContext } from './destinations/types';
 import { compiled, type FlowRates } from './flowStore';
-import { createHorizon } from './horizon';
+import { sharedHorizon } from './horizon';
+import { sharedReads } from './readShare';
 import { startRoute, type RouteOptions, type RouteWorker } from './route';
 import type { SecretBox } from './secrets';
 
@@ -66,6 +67,7 @@ export function createForwardService(o: ForwardServiceOptions) {
     const lease = { db: o.db, owner, leaseMs: o.leaseMs ?? 15_000 };
     const options = { ...DEFAULT_ROUTE_OPTIONS, ...o.route };
     const horizon = sharedHorizon(o.db, o.gapWaitMs ?? 5_000);
+    const read = sharedReads(o.db, options.batch);
     const running = new Map<number, Running>();
     const context: SenderContext = { log: o.log, platform: { publish: platformPublish(o.access) } };
     const sampler = createSampler(running);
@@ -118,6 +120,7 @@ export function createForwardService(o: ForwardServiceOptions) {
                 },
                 sender,
                 horizon,
+                read,
                 options,
                 log: o.log,
             });
@@ -185,20 +188,6 @@ function platformPublish(access: ForwardServiceOptions['access']) {
         const publishDown = access?.backend?.publishDown;
         if (!publishDown) throw new Error('平台的设备接入（MQTT）没有运行 / device access is not running');
         await publishDown(topic, payload, qos);
-    };
-}
-
-/** One horizon scan at a time for every route; its answer reused for 20 ms. */
-function sharedHorizon(db: Db, gapWaitMs: number) {
-    const h = createHorizon(db, gapWaitMs);
-    let inflight: Promise<number> | undefined;
-    let last = { at: 0, value: 0 };
-    return async (position: number): Promise<number> => {
-        if (Date.now() - last.at < 20 && last.value > position) return last.value;
-        inflight ??= h.advance(position).finally(() => (inflight = undefined));
-        const value = await inflight;
-        last = { at: Date.now(), value };
-        return value;
     };
 }
 

@@ -104,17 +104,30 @@ describe.skipIf(!available)('a flow from devices posting through the broker', ()
             productKey: device.productKey,
             deviceName: device.deviceName,
         });
-        const listed = await ok<{ records: Array<{ id: number; figures: { sent: number; dead: number } }> }>(
-            s,
-            'GET',
-            '/api/forward/flow/list?pageSize=100',
-        );
-        expect(listed.records.find((f) => f.id === flow.id)?.figures).toMatchObject({ sent: 6, dead: 0 });
+        // A route counts what it sent once it has moved its position on, just after the destination acknowledged.
+        const figures = async () =>
+            (
+                await ok<{ records: Array<{ id: number; figures: { sent: number; dead: number } }> }>(
+                    s,
+                    'GET',
+                    '/api/forward/flow/list?pageSize=100',
+                )
+            ).records.find((f) => f.id === flow.id)?.figures;
+        await until(async () => (await figures())?.sent === 6, 15_000);
+        expect(await figures()).toMatchObject({ sent: 6, dead: 0 });
         // Stopped: what the device posts now stays where it is.
         await ok(s, 'POST', '/api/forward/flow/enable', { id: flow.id, enabled: false });
         await device.post({ ActivePower: 999 });
         await new Promise((r) => setTimeout(r, 1500));
         expect(received).toHaveLength(3);
+        // The figures are the routes' own (kept with their positions), not the running workers': a stopped flow (or
+        // one whose routes another process sends) still says what it selected and sent.
+        const stopped = await ok<{ records: Array<{ id: number; figures: { selected: number; sent: number } }> }>(
+            s,
+            'GET',
+            '/api/forward/flow/list?pageSize=100',
+        );
+        expect(stopped.records.find((f) => f.id === flow.id)?.figures).toMatchObject({ selected: 3, sent: 6 });
     });
 
     it('keeps what a cut PostgreSQL missed and delivers all of it, in order, when the connection comes back', async () => {

@@ -3,6 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../server/db/rows';
 import { DestinationError, type ForwardRecord, type Sender } from '../../server/forward/destinations/types';
 import { createHorizon } from '../../server/forward/horizon';
+import { readMessages } from '../../server/forward/messages';
+import { sharedReads, type ReadMessages } from '../../server/forward/readShare';
+import { DAY_MS, ensureDayPartition, utcDay } from '../../server/db/partitions';
 import { startRoute, type RouteDeps, type RouteWorker } from '../../server/forward/route';
 import { createTestServer, type TestServer } from '../../server/testing';
 import { until } from './mqttSupport';
@@ -80,9 +83,16 @@ function testSender(fail: (records: ForwardRecord[]) => Error | undefined = () =
     return { sender, received };
 }
 
-function start(routeId: number, sender: Sender, owner = 'p1', over: Partial<RouteDeps['options']> = {}) {
+function start(
+    routeId: number,
+    sender: Sender,
+    owner = 'p1',
+    over: Partial<RouteDeps['options']> = {},
+    read?: ReadMessages,
+) {
     const horizon = createHorizon(server.db, 200);
     const w = startRoute({
+        read,
         lease: { db: server.db, owner, leaseMs: 2_000 },
         routeId,
         flow: { id: routeId, name: 'test', projectId, run: (m) => (m.payload as { params: { n: number } }).params },
@@ -111,9 +121,10 @@ const routeRow = async (id: number) =>
         dropped: string;
         failed: string;
         last_error: string | null;
+        owner: string | null;
     }>(
         await server.db.execute(
-            sql`SELECT position, sent, dead, dropped, failed, last_error FROM forward_routes WHERE id = ${id}`,
+            sql`SELECT position, sent, dead, dropped, failed, last_error, owner FROM forward_routes WHERE id = ${id}`,
         ),
     )[0];
 
@@ -169,11 +180,48 @@ describe('a forwarding route', () => {
         expect(Number((await routeRow(routeId)).dead)).toBe(1);
     });
 
+    it("forwards a back-dated message (the device's time, days ago, in that day's partition) in id order", async () => {
+        const routeId = await newRoute();
+        const { sender, received } = testSender();
+        start(routeId, sender);
+        const day = Date.now() - 10 * DAY_MS;
+        await ensureDayPartition(server.db, 'device_messages', utcDay(day));
+        const [first] = await post([31]);
+        await server.db.execute(sql`INSERT INTO device_messages (device_id, ts, method, data, product_id)
+            SELECT ${deviceId}, ${new Date(day).toISOString()}::timestamptz, 'thing.event.property.post',
+                jsonb_build_object('n', 32), product_id FROM devices WHERE id = ${deviceId}`);
+        const [last] = await post([33]);
+        await until(async () => Number((await routeRow(routeId)).position) === last, 10_000);
+        expect(received.map((r) => r.row.n)).toEqual([31, 32, 33]);
+        expect(received[1].ts).toBe(day);
+        expect(Number(received[1].id.split('-')[0])).toBeGreaterThan(first);
+    });
+
+    it('reads each message from the store once for two routes of one project sharing their reads', async () => {
+        const [a, b] = [await newRoute(), await newRoute()];
+        const storeReads: number[] = [];
+        const read = sharedReads(server.db, 100, 64, async (after, upTo, limit) => {
+            const r = await readMessages(server.db, after, upTo, limit);
+            storeReads.push(...r.messages.map((m) => m.id));
+            return r;
+        });
+        const [one, two] = [testSender(), testSender()];
+        start(a, one.sender, 'p1', {}, read);
+        start(b, two.sender, 'p1', {}, read);
+        const ids = await post([41, 42, 43, 44, 45]);
+        await until(async () => one.received.length === 5 && two.received.length === 5, 10_000);
+        expect(one.received.map((r) => r.row.n)).toEqual([41, 42, 43, 44, 45]);
+        expect(two.received.map((r) => r.row.n)).toEqual([41, 42, 43, 44, 45]);
+        expect(storeReads.filter((id) => ids.includes(id)).sort((x, y) => x - y)).toEqual(ids);
+    });
+
     it('is sent by one process at a time: a second process waits while the first holds it', async () => {
         const routeId = await newRoute();
         const first = testSender();
         const second = testSender();
         const a = start(routeId, first.sender, 'p1');
+        // The first holds the route before the second starts (which of two starting at once claims it is a race).
+        await until(async () => (await routeRow(routeId)).owner === 'p1', 10_000);
         start(routeId, second.sender, 'p2');
         const ids = await post([21, 22, 23]);
         await until(async () => Number((await routeRow(routeId)).position) === ids[2], 10_000);
@@ -184,6 +232,33 @@ describe('a forwarding route', () => {
         await post([24]);
         await until(async () => second.received.length === 1, 10_000);
         expect(second.received[0].row.n).toBe(24);
+    });
+
+    it('sends nothing more once another process took the route while a batch was being sent', async () => {
+        const routeId = await newRoute();
+        const first: ForwardRecord[] = [];
+        const sender: Sender = {
+            async send(records) {
+                // Another process claims the route before this batch is acknowledged: its move will find it taken.
+                if (!first.length)
+                    await server.db.execute(sql`UPDATE forward_routes SET owner = 'p9',
+                        lease_until = now() + interval '1 hour' WHERE id = ${routeId}`);
+                first.push(...records);
+            },
+            test: async () => undefined,
+            close: async () => undefined,
+        };
+        start(routeId, sender, 'p1');
+        await post([51, 52]);
+        await until(async () => first.length === 2, 10_000);
+        await post([53]);
+        const second = testSender();
+        start(routeId, second.sender, 'p9');
+        await until(async () => second.received.some((r) => r.row.n === 53), 10_000);
+        // The first batch's move found the route taken: the new owner sends it again (at least once), the first
+        // process nothing after it.
+        expect(first.map((r) => r.row.n)).toEqual([51, 52]);
+        expect(second.received.map((r) => r.row.n)).toEqual([51, 52, 53]);
     });
 
     it('drops a backlog past its bound, counted, and goes on with the newest messages', async () => {
@@ -199,7 +274,12 @@ describe('a forwarding route', () => {
         await until(async () => received.some((r) => r.row.n === 7), 10_000);
         // Some of the first batch may have gone through before the bound was seen; the last three always do.
         expect(received.slice(-3).map((r) => r.row.n)).toEqual([5, 6, 7]);
-        const row = await routeRow(routeId);
-        expect(Number(row.dropped) + Number(row.sent)).toBe(7);
+        // The route records a batch as sent after the destination took it (its UPDATE runs beside the next read).
+        const counted = async () => {
+            const row = await routeRow(routeId);
+            return Number(row.dropped) + Number(row.sent);
+        };
+        await until(async () => (await counted()) >= 7, 10_000);
+        expect(await counted()).toBe(7);
     });
 });

@@ -3,6 +3,8 @@ import { connect as netConnect, createServer, type Server, type Socket } from 'n
 import { expect } from 'vitest';
 import type { ForwardRecord } from '../../server/forward/destinations/types';
 import { DestinationError } from '../../server/forward/destinations/types';
+import type { TestServer } from '../../server/testing';
+import { ok } from './rulesSupport';
 
 /** What the forwarding destination tests share: the local services' check, records, a closed port. */
 
@@ -162,4 +164,100 @@ export async function tcpProxy(targetPort: number, targetHost = '127.0.0.1'): Pr
         restore: () => (open = true),
         close: () => (cutAll(), new Promise<void>((resolve) => server.close(() => resolve()))),
     };
+}
+
+/** A device signed in over MQTT (rulesSupport's online()): what the fault tests post through. */
+export interface PostingDevice {
+    productKey: string;
+    deviceName: string;
+    client: import('mqtt').MqttClient;
+}
+
+/** A device posting property posts whose ActivePower is its sequence number; `acked` holds those PUBACKed, in order. */
+export interface SequencedDevice {
+    deviceName: string;
+    acked: number[];
+    post(seq: number): Promise<void>;
+}
+
+export function sequenced(device: PostingDevice): SequencedDevice {
+    const topic = `/sys/${device.productKey}/${device.deviceName}/thing/event/property/post`;
+    const acked: number[] = [];
+    return {
+        deviceName: device.deviceName,
+        acked,
+        async post(seq) {
+            const body = { id: `${device.deviceName}-${seq}`, version: '1.0', params: { ActivePower: seq } };
+            // QoS 1: resolves on the broker's PUBACK, which means the message is stored (docs/forwarding.md).
+            await device.client.publishAsync(topic, JSON.stringify(body), { qos: 1 });
+            acked.push(seq);
+        },
+    };
+}
+
+/** Rounds `from`..`to`: each device posts that sequence number, the devices at once; `gapMs` between rounds. */
+export async function postRounds(devices: SequencedDevice[], from: number, to: number, gapMs = 0): Promise<void> {
+    for (let seq = from; seq <= to; seq++) {
+        await Promise.all(devices.map((d) => d.post(seq)));
+        if (gapMs && seq < to) await new Promise((resolve) => setTimeout(resolve, gapMs));
+    }
+}
+
+/** One delivery as the destination saw it: the device and its sequence number. */
+export interface Arrival {
+    dn: string;
+    seq: number;
+}
+
+/** Whether every device's acknowledged sequence numbers have arrived (at least once). */
+export function allArrived(arrivals: Arrival[], devices: SequencedDevice[]): boolean {
+    return devices.every((d) => {
+        const seen = new Set(arrivals.filter((a) => a.dn === d.deviceName).map((a) => a.seq));
+        return d.acked.every((seq) => seen.has(seq));
+    });
+}
+
+/**
+ * At least once and in order per device: per device, the first arrival of each sequence number, in arrival order, is
+ * exactly what the device had acknowledged, in its order (none lost, none extra, none overtaking another). Answers
+ * the duplicates (arrivals after a number's first, all devices) and the most copies of one post that arrived.
+ */
+export function checkArrivals(arrivals: Arrival[], devices: SequencedDevice[]): { duplicates: number; copies: number } {
+    let duplicates = 0;
+    let copies = 0;
+    for (const d of devices) {
+        const mine = arrivals.filter((a) => a.dn === d.deviceName).map((a) => a.seq);
+        const firsts = mine.filter((seq, i) => mine.indexOf(seq) === i);
+        expect(firsts, `${d.deviceName}: first arrivals in order`).toEqual(d.acked);
+        duplicates += mine.length - firsts.length;
+        for (const seq of firsts) copies = Math.max(copies, mine.filter((m) => m === seq).length);
+    }
+    expect(arrivals.filter((a) => !devices.some((d) => d.deviceName === a.dn))).toEqual([]);
+    return { duplicates, copies };
+}
+
+/**
+ * A started flow of `projectId` selecting each post's device and sequence number (`items.ActivePower.value AS seq`)
+ * from the topic filter `from`, sent to a new destination of its own; its id. Stopped by the pushed cleanup.
+ */
+export async function startSequenceFlow(
+    s: TestServer,
+    flow: { projectId: number; name: string; from: string; destination: Record<string, unknown> },
+    cleanups: Array<() => Promise<unknown>>,
+): Promise<number> {
+    const { projectId, name } = flow;
+    const destination = await ok<{ id: number }>(s, 'POST', '/api/forward/destination/save', {
+        projectId,
+        name,
+        ...flow.destination,
+    });
+    const { id } = await ok<{ id: number }>(s, 'POST', '/api/forward/flow/save', {
+        projectId,
+        name,
+        sql: `SELECT deviceName() AS dn, items.ActivePower.value AS seq FROM "${flow.from}"`,
+        destinationIds: [destination.id],
+    });
+    await ok(s, 'POST', '/api/forward/flow/enable', { id, enabled: true });
+    cleanups.push(() => ok(s, 'POST', '/api/forward/flow/enable', { id, enabled: false }));
+    return id;
 }

@@ -465,6 +465,15 @@ describe('FROM topic filters', () => {
         expect(topicMatches('+/+', 'a/')).toBe(true);
     });
 
+    it("also matches a device's topic in Alibaba's forwarding form, without /sys", () => {
+        expect(topicMatches('/+/+/thing/event/property/post', TOPIC)).toBe(true);
+        expect(topicMatches('/a1Pk/+/thing/event/property/post', TOPIC)).toBe(true);
+        expect(topicMatches('/b2Pk/+/thing/event/property/post', TOPIC)).toBe(false);
+        expect(topicMatches(TOPIC.slice(4), TOPIC)).toBe(true);
+        expect(topicMatches(TOPIC.slice(4) + '/x', TOPIC)).toBe(false);
+        expect(topicMatches('/+/+/thing/event/property/post', '/ext/a/b/thing/event/property/post')).toBe(false);
+    });
+
     it('wildcards do not match a $ topic first level; a # not last or a partial wildcard matches nothing', () => {
         expect(topicMatches('#', '$SYS/broker')).toBe(false);
         expect(topicMatches('+/broker', '$SYS/broker')).toBe(false);

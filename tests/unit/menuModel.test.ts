@@ -76,6 +76,7 @@ describe('menu from the definitions', () => {
         expect(section('帮助中心')?.map(([, to]) => to)).toEqual([
             '/usermanual',
             '/datacollection',
+            '/dataforwarding',
             '/bestpractice',
             '/commonproblem',
             '/customerservice',

@@ -76,6 +76,7 @@ class MqttBridgeSender implements Sender {
             );
             await Promise.race([Promise.all(acks), closed.promise]);
         } catch (err) {
+            forgetUnacknowledged(client);
             throw this.publishFailure(err);
         } finally {
             closed.dispose();
@@ -214,4 +215,13 @@ function rejectOnClose(client: MqttClient): { promise: Promise<never>; dispose: 
     });
     promise.catch(() => undefined);
     return { promise, dispose: () => void client.off('close', onClose) };
+}
+
+/**
+ * Drops the publishes still waiting for their PUBACK from the client's store: a failed send is retried whole by its
+ * caller, and mqtt.js would otherwise send them again itself on reconnecting, a second copy that may arrive after
+ * newer records of the same device.
+ */
+function forgetUnacknowledged(client: MqttClient) {
+    for (const id of Object.keys(client.outgoing)) client.removeOutgoingMessage(Number(id));
 }

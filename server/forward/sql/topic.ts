@@ -2,6 +2,10 @@
  * MQTT topic filters as a flow's FROM writes them: '+' matches exactly one level (an empty one too), '#' the rest of
  * the topic including its parent level ('a/#' matches 'a'), and only as the last level. As MQTT says, a wildcard at
  * the first level does not match a topic that starts with '$' (the broker's own topics).
+ *
+ * A device's topic '/sys/{productKey}/{deviceName}/…' is also matched in the form Alibaba's 云产品流转 writes in FROM,
+ * without '/sys' ('/{productKey}/{deviceName}/thing/event/property/post'), so a flow copied from Alibaba selects the
+ * same messages here; topic() still answers the device's topic.
  */
 
 /** Why `filter` is not a valid topic filter, or undefined when it is. */
@@ -21,13 +25,18 @@ export function topicFilterProblem(filter: string): string | undefined {
 export function topicMatcher(filter: string): (topic: string) => boolean {
     if (topicFilterProblem(filter)) return () => false;
     const levels = filter.split('/');
-    if (!filter.includes('+') && !filter.includes('#')) return (topic) => topic === filter;
-    return (topic) => matchLevels(levels, topic);
+    if (!filter.includes('+') && !filter.includes('#'))
+        return (topic) =>
+            topic === filter || (topic.startsWith(SYS) && topic.length - 4 === filter.length && topic.endsWith(filter));
+    return (topic) => matchLevels(levels, topic) || (topic.startsWith(SYS) && matchLevels(levels, topic.slice(4)));
 }
 
-/** Whether `topic` matches the MQTT filter `filter`; an invalid filter matches nothing. */
+/** The prefix of a device's own topics, which Alibaba's forwarding topics leave out. */
+const SYS = '/sys/';
+
+/** Whether `topic` (or its Alibaba forwarding form) matches the MQTT filter `filter`; an invalid filter matches nothing. */
 export function topicMatches(filter: string, topic: string): boolean {
-    return topicFilterProblem(filter) === undefined && matchLevels(filter.split('/'), topic);
+    return topicMatcher(filter)(topic);
 }
 
 /** Walks the topic's levels in place (no split per message: `run` asks this for every message). */
