@@ -1,3 +1,4 @@
+import type { FenceToken } from '../cluster/fence';
 import type { SecureContextOptions } from 'node:tls';
 import type { Server as HttpServer } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
@@ -34,6 +35,9 @@ import {
 import { applyCloseMessage, CLOSE_TOPIC, closeEverywhere, parseCloseMessage, type CloseBatch } from './closeMessage';
 import { attachWebSocket, createListeners, listenTcp, listenTls, stopListening, type Listeners } from './listeners';
 import { withWillLedger } from './willPersistence';
+import memoryPersistence from 'aedes-persistence';
+import { FlatEmitter } from './flatEmitter';
+import { createStaleSessions, deviceSignedIn } from './staleSessions';
 import { answerRegistration, registerOverMqtt, type Registrations } from './mqttRegister';
 import { changeShadow, loadShadow } from '../domain/shadow';
 import { pushDesiredOnSubscribe, type ShadowStore } from './shadow';
@@ -50,6 +54,8 @@ export interface BrokerOptions {
     connectTimeoutMs?: number;
     /** In a cluster: this member is fenced (server/cluster/lease.ts) and takes no device now. */
     fenced?: () => boolean;
+    /** In a cluster: the member's fencing token, named by each message batch (server/cluster/fence.ts). */
+    fence?: () => FenceToken | undefined;
     /** Data-parsing scripts' limits per run (SCRIPT_TIMEOUT_MS, SCRIPT_MEMORY_MB; default 100 ms, 16 MB). */
     scriptLimits?: ScriptLimits;
 }
@@ -121,11 +127,12 @@ export async function createBroker({
     maxPacketBytes = 256 * 1024,
     connectTimeoutMs = 10_000,
     fenced = () => false,
+    fence,
     scriptLimits,
 }: BrokerOptions) {
     const state = createBrokerState();
     const directory = createDirectory(db);
-    const writer = createMessageWriter(db, { fenced });
+    const writer = createMessageWriter(db, { fenced, fence });
     /** This process's member id in a cluster (joinCluster), written beside each ONLINE. */
     let nodeId: string | undefined;
     const presence = createPresence(
@@ -157,6 +164,8 @@ export async function createBroker({
         classCache: newClassCache(),
         fenced,
     };
+    // One process: aedes' in-memory persistence, made here so the stale sessions below can clean it.
+    const localPersistence = backends ? undefined : memoryPersistence();
     const aedes = await Aedes.createBroker({
         drainTimeout: 10_000,
         connectTimeout: connectTimeoutMs,
@@ -169,7 +178,9 @@ export async function createBroker({
                       brokerId: () => aedes.id,
                   }),
               }
-            : {}),
+            : // One process: mqemitter's behaviour over flat maps, not a trie of Maps per device (flatEmitter.ts);
+              // aedes' own default concurrency.
+              { mq: new FlatEmitter(100), persistence: localPersistence }),
         preConnect: (_client, _packet, done) => preConnect(fenced, done),
         authenticate: (client, username, password, done) =>
             authenticate(
@@ -193,7 +204,9 @@ export async function createBroker({
         noStoredSession: (client, packet) => noStoredSession(fast, client, packet),
         announceClient: (client) => announceClient(fast, client),
     });
-    fast.local = createLocalSessionIndex(aedes);
+    const local = createLocalSessionIndex(aedes);
+    fast.local = local;
+    const stale = localPersistence && createStaleSessions(localPersistence, local.forget, log);
     const keyOf = (client: Client) => `${aedes.id}/${client.id}`;
     const publish = (...args: [string, string | Buffer, (0 | 1)?, DeviceEntry?]) =>
         platformPublish(aedes, traffic, state, args);
@@ -251,7 +264,12 @@ export async function createBroker({
     // In a cluster, client ids with a persistent session in any process take aedes' full CONNECT (sessionIndex.ts).
     if (backends) fast.cluster = await createSessionIndex(aedes, backends.redis);
 
-    aedes.on('client', (client) => answerRegistration(registrations, client) || clientConnected(live, client));
+    aedes.on('client', (client) => {
+        if (answerRegistration(registrations, client)) return;
+        const device = state.devices.get(client);
+        if (stale && device) deviceSignedIn(stale, device.deviceId, client);
+        clientConnected(live, client);
+    });
     aedes.on('clientDisconnect', (client) => clientDisconnected(live, client));
     aedes.on('subscribe', (subs, client) => {
         const device = client && state.devices.get(client);

@@ -8,6 +8,8 @@ export interface BrokerState {
     devices: WeakMap<Client, DeviceEntry>;
     /** When each connection signed in (performance.now()): its first messages may be resends (resend.ts). */
     signedInAt: WeakMap<Client, number>;
+    /** How many QoS 1 messages each connection has sent: its first ones may be resends too (resend.ts). */
+    qos1Sent: WeakMap<Client, number>;
     /** The live connection of each device: a newer one takes over. */
     live: Map<number, Client>;
     /** Sub-devices signed in through a gateway's connection (combine login). */
@@ -31,6 +33,7 @@ export function createBrokerState(): BrokerState {
     return {
         devices: new WeakMap(),
         signedInAt: new WeakMap(),
+        qos1Sent: new WeakMap(),
         live: new Map(),
         sessions: new WeakMap(),
         subLive: new Map(),

@@ -108,7 +108,9 @@ function store(deps: PublishDeps, client: Client, gateway: DeviceEntry, device: 
         return deps.gatewaySessions.handle(client, gateway, packet.topic, payload);
     }
     const signedIn = deps.state.signedInAt.get(client) ?? 0;
-    return deps.uplink.handle(device, packet.topic, payload, deliveryOf(packet, performance.now() - signedIn));
+    const sent = deps.state.qos1Sent.get(client) ?? 0;
+    if (packet.qos > 0) deps.state.qos1Sent.set(client, sent + 1);
+    return deps.uplink.handle(device, packet.topic, payload, deliveryOf(packet, performance.now() - signedIn, sent));
 }
 
 /**

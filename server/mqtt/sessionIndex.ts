@@ -95,7 +95,9 @@ function topicSets() {
  * index holds what the persistence holds and no more: a clean=false client that never subscribes, or whose session
  * ended, leaves nothing here.
  */
-export function createLocalSessionIndex(aedes: Pick<EventEmitter, 'on'>): SessionIndex {
+export function createLocalSessionIndex(
+    aedes: Pick<EventEmitter, 'on'>,
+): SessionIndex & { forget(clientId: string): void } {
     const sets = topicSets();
     aedes.on('subscribe', (subs: Array<{ topic: string; qos: number }>, client: Client) => {
         if (client.clean) return;
@@ -112,6 +114,8 @@ export function createLocalSessionIndex(aedes: Pick<EventEmitter, 'on'>): Sessio
     });
     return {
         has: (clientId) => sets.topics.has(clientId),
+        /** The id's stored session was removed without aedes' events (staleSessions.ts). */
+        forget: (clientId) => void sets.topics.delete(clientId),
         get size() {
             return sets.topics.size;
         },

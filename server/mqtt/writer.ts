@@ -1,3 +1,4 @@
+import { isFenceRefusal, type FenceToken } from '../cluster/fence';
 import type { Db } from '../db/client';
 import { requestMaintenance } from '../db/partitions';
 import { PROPERTY_POST } from '../domain/telemetry';
@@ -19,6 +20,8 @@ export type WriteOutcome = 'stored' | 'resent';
 
 interface Pending extends MessageWrite {
     done: (err?: unknown, outcome?: WriteOutcome) => void;
+    /** In a cluster: the member's incarnation when the message was accepted (FenceToken.incarnation). */
+    incarnation?: string;
     /** The rest of a group written with this message, all or none (a batch or history post: writeAll). */
     more?: MessageWrite[];
 }
@@ -45,10 +48,32 @@ export interface WriterState {
      * store what it had queued before, while the device, unacknowledged, sent it again to the member that took it.
      */
     fenced: () => boolean;
+    /**
+     * In a cluster: the member's fencing token now. Each message keeps the incarnation it was accepted under; a batch
+     * names the token to the database, which refuses it once the lease has lapsed (a batch under way when the process
+     * was paused), and a message accepted under an earlier incarnation is refused here.
+     */
+    fence: () => FenceToken | undefined;
 }
 
-export function writerState(db: Db, fenced: () => boolean = () => false): WriterState {
-    return { db, queue: [], batchObservers: [], timer: undefined, flushing: undefined, written: 0, batches: 0, fenced };
+export interface WriterOptions {
+    fenced?: () => boolean;
+    fence?: () => FenceToken | undefined;
+}
+
+export function writerState(db: Db, options: WriterOptions = {}): WriterState {
+    const { fenced = () => false, fence = () => undefined } = options;
+    return {
+        db,
+        queue: [],
+        batchObservers: [],
+        timer: undefined,
+        flushing: undefined,
+        written: 0,
+        batches: 0,
+        fenced,
+        fence,
+    };
 }
 
 /** Why a queued message was not written: this member is fenced (its PUBACK is withheld). */
@@ -78,11 +103,11 @@ async function resentOf(s: WriterState, batch: Pending[]): Promise<Set<Pending>>
  * Writes `batch` but its resends, asks for partition maintenance when it held a message outside the days made ahead,
  * and answers the resends it left out. Rejects, having answered none, when the lookup or the statement failed.
  */
-async function store(s: WriterState, batch: Pending[]): Promise<Pending[]> {
+async function store(s: WriterState, batch: Pending[], fence: FenceToken | undefined): Promise<Pending[]> {
     const resent = await resentOf(s, batch);
     const fresh = resent.size ? batch.filter((p) => !resent.has(p)) : batch;
     const rows = groupRows(fresh);
-    if (rows.length) await writeBatch(s.db, rows);
+    if (rows.length) await writeBatch(s.db, rows, fence);
     if (rows.some((m) => outsideMadeDays(m.ts.getTime()))) requestMaintenance(s.db);
     for (const p of resent) p.done(undefined, 'resent');
     return fresh;
@@ -92,23 +117,38 @@ async function store(s: WriterState, batch: Pending[]): Promise<Pending[]> {
  * Each message of a failed batch on its own: those that fail again reject (nothing of them is stored, the
  * statement being atomic), the others resolve.
  */
-export async function retryOneByOne(s: WriterState, batch: Pending[]): Promise<void> {
+export async function retryOneByOne(s: WriterState, batch: Pending[], fence?: FenceToken): Promise<void> {
     for (const p of batch) {
         try {
-            if ((await store(s, [p])).length) {
+            if ((await store(s, [p], fence)).length) {
                 s.written += 1 + (p.more?.length ?? 0);
                 p.done(undefined, 'stored');
             }
         } catch (err) {
-            p.done(err);
+            p.done(isFenceRefusal(err) ? new FencedWrite() : err);
         }
     }
+}
+
+/**
+ * The batch's messages that may still be written under `fence` (all of them outside a cluster); the others, accepted
+ * under an incarnation the member has since left, are refused now.
+ */
+function admitted(batch: Pending[], fence: FenceToken | undefined): Pending[] {
+    if (!fence || batch.every((p) => p.incarnation === fence.incarnation)) return batch;
+    const kept: Pending[] = [];
+    for (const p of batch) {
+        if (p.incarnation === fence.incarnation) kept.push(p);
+        else p.done(new FencedWrite());
+    }
+    return kept;
 }
 
 /** Writes the next batch of queued messages; settles each message's promise. */
 export async function flush(s: WriterState): Promise<void> {
     s.timer = undefined;
-    const batch = s.queue.splice(0, MAX_BATCH);
+    const fence = s.fence();
+    const batch = admitted(s.queue.splice(0, MAX_BATCH), fence);
     if (!batch.length) return;
     if (s.fenced()) {
         for (const p of batch) p.done(new FencedWrite());
@@ -117,9 +157,11 @@ export async function flush(s: WriterState): Promise<void> {
     const started = performance.now();
     let fresh: Pending[];
     try {
-        fresh = await store(s, batch);
-    } catch {
-        return retryOneByOne(s, batch);
+        fresh = await store(s, batch, fence);
+    } catch (err) {
+        if (!isFenceRefusal(err)) return retryOneByOne(s, batch, fence);
+        for (const p of batch) p.done(new FencedWrite());
+        return;
     }
     const rows = groupRows(fresh).length;
     for (const fn of s.batchObservers) fn(performance.now() - started, rows);
@@ -152,6 +194,8 @@ export function enqueue(s: WriterState, message: MessageWrite, more?: MessageWri
     return new Promise((resolve, reject) => {
         const pending = message as Pending;
         pending.done = (err, outcome = 'stored') => (err ? reject(err) : resolve(outcome));
+        const fence = s.fence();
+        if (fence) pending.incarnation = fence.incarnation;
         if (more?.length) pending.more = more;
         s.queue.push(pending);
         schedule(s);
@@ -166,8 +210,8 @@ export async function drain(s: WriterState): Promise<void> {
     }
 }
 
-export function createMessageWriter(db: Db, options: { fenced?: () => boolean } = {}) {
-    const s = writerState(db, options.fenced);
+export function createMessageWriter(db: Db, options: WriterOptions = {}) {
+    const s = writerState(db, options);
     return {
         /** Messages waiting for their batch (the ingest queue's depth, /metrics). */
         get pending() {

@@ -5,12 +5,14 @@ import { bigintArray, intArray, jsonbElements, textArray } from '../db/arrays';
 import { rowsOf } from '../db/rows';
 import { AHEAD_DAYS, DAY_MS } from '../db/partitions';
 import { mergeLatestColumns, type LatestValue } from '../domain/telemetry';
+import { fenceSql, type FenceToken } from '../cluster/fence';
 import type { Delivery } from './resend';
 
 /**
  * One batch of device messages as ONE statement: the devices' latest values (a data-modifying WITH), the message
  * log rows (also the property history) and the messages' subscription copies (amqp_queue). One statement is atomic,
- * so a batch is stored whole or not at all, in one round trip.
+ * so a batch is stored whole or not at all, in one round trip. In a cluster the statement names the member's fencing
+ * token (server/cluster/fence.ts): the database refuses the whole batch once the member's lease has lapsed.
  */
 
 export interface MessageWrite {
@@ -60,8 +62,8 @@ export function outsideMadeDays(t: number, now = Date.now()): boolean {
     return t < today || t >= today + (AHEAD_DAYS + 1) * DAY_MS;
 }
 
-/** The INSERT of the batch's message log rows, its columns as arrays unnested side by side. */
-export function insertMessagesSql(batch: MessageWrite[]): SQL {
+/** The INSERT of the batch's message log rows, its columns as arrays unnested side by side (guarded by `fence`). */
+export function insertMessagesSql(batch: MessageWrite[], fence?: FenceToken): SQL {
     const ids: number[] = [];
     const times: number[] = [];
     const methods: string[] = [];
@@ -87,7 +89,7 @@ export function insertMessagesSql(batch: MessageWrite[]): SQL {
             FROM ROWS FROM (unnest(${bigintArray(ids)}), unnest(${bigintArray(times)}), unnest(${textArray(methods)}),
                 unnest(${textArray(identifiers)}), ${jsonbElements(data)}, unnest(${intArray(productIds)}),
                 unnest(${bigintArray(resendKeys)}))
-                AS x(d, t, m, i, x, p, k)`;
+                AS x(d, t, m, i, x, p, k)${fence ? sql` CROSS JOIN ${fenceSql(fence)}` : sql``}`;
 }
 
 /** The batch's copies grouped by the queue they go to (one queue per process in practice). */
@@ -102,33 +104,37 @@ export function copiesByTarget(batch: MessageWrite[]): Map<CopyTarget, MessageCo
     return out;
 }
 
-/** The batch's statement; `targets` with their claims per group (CopyTarget.takeOnInsert), in order. */
+/**
+ * The batch's statement; `targets` with their claims per group (CopyTarget.takeOnInsert), in order. A refusal by
+ * `fence` in the message INSERT fails the whole statement, its other parts included.
+ */
 export function batchSql(
     batch: MessageWrite[],
     targets: Array<{ target: CopyTarget; rows: MessageCopies['rows']; take: Map<number, number> }>,
+    fence?: FenceToken,
 ): SQL {
     const latest = latestOf(batch);
     const latestSql = sql`latest AS (${mergeLatestColumns(latest.ids, latest.times, latest.props)})`;
-    if (!targets.length) return sql`WITH ${latestSql} ${insertMessagesSql(batch)}`;
+    if (!targets.length) return sql`WITH ${latestSql} ${insertMessagesSql(batch, fence)}`;
     const ctes = targets.map(
         ({ target, rows, take }, k) => sql`${sql.raw(`q${k}`)} AS (${insertCopiesSql(rows, target, take)})`,
     );
     const selects = targets.map((_, k) => sql.raw(`SELECT ${k} AS k, q${k}.* FROM q${k}`));
-    return sql`WITH ${latestSql}, messages AS (${insertMessagesSql(batch)}), ${sql.join(ctes, sql`, `)}
+    return sql`WITH ${latestSql}, messages AS (${insertMessagesSql(batch, fence)}), ${sql.join(ctes, sql`, `)}
         ${sql.join(selects, sql` UNION ALL `)}`;
 }
 
 /**
  * Writes one batch (messages and copies) and, once committed, tells each copy target what it got. Rejects when the
- * statement fails: then nothing of the batch is stored.
+ * statement fails (or `fence` refused it): then nothing of the batch is stored.
  */
-export async function writeBatch(db: Db, batch: MessageWrite[]): Promise<void> {
+export async function writeBatch(db: Db, batch: MessageWrite[], fence?: FenceToken): Promise<void> {
     const targets = [...copiesByTarget(batch)].map(([target, rows]) => ({
         target,
         rows,
         take: target.takeOnInsert(countPerGroup(rows)),
     }));
-    const result = await db.execute(batchSql(batch, targets));
+    const result = await db.execute(batchSql(batch, targets, fence));
     if (!targets.length) return;
     const returned = rowsOf<{ k: number; owner: string | null }>(result);
     targets.forEach(({ target, rows }, k) => {

@@ -1,14 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { get, Agent } from 'node:http';
 import { connect as netConnect, type Socket } from 'node:net';
-import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { alibabaCredentials } from '../../server/mqtt/signIn';
 import { compiled } from './compiled';
 import { connectPacket, packetReader, qos1Publisher, subscribePacket } from './mqtt/packets';
 import type { BenchGroup, Figure } from './run';
+import { lineAsker, lineReader } from './lineReader';
 
 /**
  * `npm run bench -- ota` (docs/ota.md): the platform in a process of its own (ota/platformProcess.ts: PGlite in a
@@ -37,27 +37,6 @@ type Dev = [string, string, string];
 const T0 = performance.now();
 /** Progress on stderr (the figures go to stdout): a long run says where it is. */
 const step = (what: string) => process.stderr.write(`ota: ${((performance.now() - T0) / 1000).toFixed(1)} s ${what}\n`);
-
-function lineReader(child: ChildProcess) {
-    const queue: string[] = [];
-    const waiters: Array<{ resolve: (l: string) => void; reject: (e: Error) => void }> = [];
-    createInterface({ input: child.stdout! }).on('line', (l) => {
-        const w = waiters.shift();
-        if (w) w.resolve(l);
-        else queue.push(l);
-    });
-    // One listener for the process's end: every waiter then fails (not one listener per line read).
-    child.once('exit', (code) => {
-        for (const w of waiters.splice(0)) w.reject(new Error(`platform exited (${code})`));
-    });
-    return () =>
-        new Promise<string>((resolve, reject) => {
-            const l = queue.shift();
-            if (l !== undefined) return resolve(l);
-            if (child.exitCode !== null) return reject(new Error(`platform exited (${child.exitCode})`));
-            waiters.push({ resolve, reject });
-        });
-}
 
 interface Device {
     socket: Socket;
@@ -165,7 +144,7 @@ const group: BenchGroup = {
         step(
             `platform starting (${DEVICES} devices to seed, ${process.env.OTA_BENCH_DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`,
         );
-        const next = lineReader(child);
+        const next = lineReader(child, 'platform');
         const ready = JSON.parse(await next()) as {
             port: number;
             mqttPort: number;
@@ -175,17 +154,8 @@ const group: BenchGroup = {
             productId: number;
         };
         step(`platform ready: HTTP ${ready.port}, MQTT ${ready.mqttPort}`);
-        // One question at a time: the platform answers `package` (async) after a later `stats`, and the RSS sampler
-        // asks every 500 ms, so concurrent questions would take each other's answers.
-        let asking: Promise<unknown> = Promise.resolve();
-        const ask = <T>(line: string): Promise<T> => {
-            const answer = asking.then(async () => {
-                child.stdin!.write(line + '\n');
-                return JSON.parse(await next()) as T;
-            });
-            asking = answer.catch(() => undefined);
-            return answer;
-        };
+        // One question at a time: the platform answers `package` (async) after a later `stats` (lineAsker).
+        const ask = lineAsker(child, next);
         const rss = async () => Math.round((await ask<{ rss: number }>('stats')).rss / 1048576);
         let peak = 0;
         const sampler = setInterval(() => void rss().then((r) => (peak = Math.max(peak, r))), 500);

@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import mqtt, { type MqttClient } from 'mqtt';
 import { alibabaCredentials } from '../../server/mqtt/signIn';
 import { compiled } from './compiled';
 import type { BenchGroup, Figure } from './run';
+import { lineReader } from './lineReader';
 
 /**
  * `npm run bench -- rules`: ingest with the rule engine (docs/rules.md "Cost"). One broker process (in-memory PGlite,
@@ -23,25 +23,6 @@ const SECONDS = 6;
 /** The steps run twice, interleaved, and each figure is their mean: the machine's other load drifts over a run. */
 const ROUNDS = 2;
 const RULES = ['0', '100', '1000', '1000any'];
-
-function lineReader(child: ChildProcess) {
-    const queue: string[] = [];
-    const waiters: Array<{ resolve: (l: string) => void; reject: (e: Error) => void }> = [];
-    createInterface({ input: child.stdout! }).on('line', (l) => {
-        const w = waiters.shift();
-        if (w) w.resolve(l);
-        else queue.push(l);
-    });
-    child.once('exit', (code) => {
-        for (const w of waiters.splice(0)) w.reject(new Error(`process exited (${code})`));
-    });
-    return () =>
-        new Promise<string>((resolve, reject) => {
-            const l = queue.shift();
-            if (l !== undefined) return resolve(l);
-            waiters.push({ resolve, reject });
-        });
-}
 
 const post = (n: number, device: number) =>
     JSON.stringify({

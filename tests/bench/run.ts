@@ -37,6 +37,8 @@ const groups: Array<() => Promise<{ default: BenchGroup }>> = [
     () => import('./demoCost'),
     () => import('./ota'),
     () => import('./fuzz'),
+    () => import('./forward'),
+    () => import('./connMemory'),
 ];
 
 interface Results {

@@ -2,8 +2,9 @@ import { connect as netConnect, type Socket } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { rowsOf } from '../../server/db/rows';
+import type { FenceToken } from '../../server/cluster/fence';
 import { createBroker } from '../../server/mqtt/broker';
-import { deliveryOf, RESEND_CHECK_MS } from '../../server/mqtt/resend';
+import { deliveryOf, RESEND_CHECK_COUNT, RESEND_CHECK_MS, RESEND_LATE_MS } from '../../server/mqtt/resend';
 import { alibabaCredentials } from '../../server/mqtt/signIn';
 import { createTestServer, type TestServer } from '../../server/testing';
 import { connectPacket, packetReader, qos1Publisher } from '../bench/mqtt/packets';
@@ -153,11 +154,15 @@ describe('a resend after a lost PUBACK', () => {
         }
     });
 
-    it('is looked for only with DUP set or in the first seconds of a connection, and never for QoS 0', () => {
+    it('is looked for only with DUP set, in the first seconds or the first messages of a connection, and never for QoS 0', () => {
         const packet = { qos: 1, messageId: 5, payload: Buffer.from('{"id":"1"}') };
         expect(deliveryOf(packet, 0)?.checkResent).toBe(true);
-        expect(deliveryOf(packet, RESEND_CHECK_MS + 1)?.checkResent).toBe(false);
-        expect(deliveryOf({ ...packet, dup: true }, RESEND_CHECK_MS + 1)?.checkResent).toBe(true);
+        expect(deliveryOf(packet, RESEND_CHECK_MS + 1, RESEND_CHECK_COUNT)?.checkResent).toBe(false);
+        expect(deliveryOf({ ...packet, dup: true }, RESEND_CHECK_MS + 1, RESEND_CHECK_COUNT)?.checkResent).toBe(true);
+        // A platform past its limit reads a reconnected device's resends late: they are still its first messages.
+        expect(deliveryOf(packet, RESEND_CHECK_MS + 1, RESEND_CHECK_COUNT - 1)?.checkResent).toBe(true);
+        expect(deliveryOf(packet, 0, RESEND_CHECK_COUNT)?.checkResent).toBe(true);
+        expect(deliveryOf(packet, RESEND_LATE_MS, 0)?.checkResent).toBe(false);
         expect(deliveryOf({ ...packet, messageId: 6 }, 0)?.resendKey).not.toBe(deliveryOf(packet, 0)?.resendKey);
         expect(deliveryOf({ ...packet, payload: Buffer.from('{"id":"2"}') }, 0)?.resendKey).not.toBe(
             deliveryOf(packet, 0)?.resendKey,
@@ -183,6 +188,68 @@ describe('a fenced member', () => {
             expect(raw.socket.destroyed).toBe(true);
             expect(raw.types).toEqual([CONNACK]);
             expect(await storedPosts(device.deviceId, 43)).toBe(0);
+        } finally {
+            await own.close();
+        }
+    });
+
+    /** A member registered under `incarnation` whose heartbeat is `ageMs` old by the database's clock. */
+    async function member(nodeId: string, incarnation: string, ageMs: number) {
+        await s.db.execute(sql`
+            INSERT INTO cluster_nodes (node_id, incarnation, heartbeat_at)
+            VALUES (${nodeId}, ${incarnation}, now() - ${`${ageMs} milliseconds`}::interval)
+            ON CONFLICT (node_id) DO UPDATE SET incarnation = excluded.incarnation, heartbeat_at = excluded.heartbeat_at`);
+    }
+
+    /** A broker of member `nodeId` that does not know yet whether it is fenced (a process just resumed). */
+    async function memberBroker(token: () => FenceToken) {
+        const own = await createBroker({ db: s.db, log: () => undefined, fenced: () => false, fence: token });
+        return { own, port: await own.listen(0, '127.0.0.1') };
+    }
+
+    async function post(device: Awaited<ReturnType<typeof lamp>>, to: number, marker: number) {
+        const raw = await signedIn(device, to);
+        const publishPacket = qos1Publisher(`/sys/${device.productKey}/${device.deviceName}/thing/event/property/post`);
+        raw.socket.write(publishPacket(5, JSON.stringify({ id: '5', version: '1.0', params: { Brightness: marker } })));
+        await Promise.race([raw.closed, until(async () => raw.types.includes(PUBACK), 5_000)]);
+        return raw;
+    }
+
+    it('has a batch under way when its lease lapsed refused by the database: nothing stored, no PUBACK', async () => {
+        const nodeId = `fence-lapsed-${Date.now()}`;
+        await member(nodeId, 'a', 0);
+        const token = { nodeId, incarnation: 'a', leaseMs: 1_500 };
+        const { own, port: ownPort } = await memberBroker(() => token);
+        try {
+            const device = await lamp();
+            const kept = await post(device, ownPort, 44);
+            expect(kept.types).toEqual([CONNACK, PUBACK]);
+            expect(await storedPosts(device.deviceId, 44)).toBe(1);
+            // Paused past its lease: the others see its heartbeat 3 s old, while it has not looked at its clock yet.
+            await member(nodeId, 'a', 3_000);
+            const refused = await post(device, ownPort, 45);
+            await Promise.race([refused.closed, new Promise((r) => setTimeout(r, 5_000))]);
+            expect(refused.types).toEqual([CONNACK]);
+            expect(refused.socket.destroyed).toBe(true);
+            expect(await storedPosts(device.deviceId, 45)).toBe(0);
+        } finally {
+            await own.close();
+        }
+    });
+
+    it('has a message accepted under an incarnation it has since left refused: registered again, not stored', async () => {
+        const nodeId = `fence-revived-${Date.now()}`;
+        await member(nodeId, 'a', 0);
+        // The member's own view stays at incarnation a; meanwhile it was declared lost and registered again as b
+        // (its renewal after the pause reached the database before the batch it had under way).
+        const { own, port: ownPort } = await memberBroker(() => ({ nodeId, incarnation: 'a', leaseMs: 1_500 }));
+        try {
+            await member(nodeId, 'b', 0);
+            const device = await lamp();
+            const refused = await post(device, ownPort, 46);
+            await Promise.race([refused.closed, new Promise((r) => setTimeout(r, 5_000))]);
+            expect(refused.types).toEqual([CONNACK]);
+            expect(await storedPosts(device.deviceId, 46)).toBe(0);
         } finally {
             await own.close();
         }

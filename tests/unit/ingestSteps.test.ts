@@ -1,11 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { CopyTarget, QueuedMessage } from '../../server/amqp/copies';
 import { copiesOf, inserted, queueState, takeOnInsert } from '../../server/amqp/queue';
 import type { Db } from '../../server/db/client';
 import { DAY_MS, partitionWindow } from '../../server/db/partitions';
 import type { DeviceEntry } from '../../server/mqtt/directory';
 import { DEVICE_TIME_KEY, messageTime, withDeviceTime } from '../../server/mqtt/messageTime';
-import { flush, writerState, type WriterState } from '../../server/mqtt/writer';
+import { FencedWrite, flush, writerState, type WriterState } from '../../server/mqtt/writer';
 import { copiesByTarget, outsideMadeDays } from '../../server/mqtt/writerBatch';
 import { storeAccepted, uplinkState, type AcceptedMessage } from '../../server/mqtt/uplinkStore';
 import type { MessageWrite, MessageWriter } from '../../server/mqtt/writer';
@@ -141,6 +141,14 @@ const settle = (p: Promise<unknown>) =>
     );
 
 describe('writer flush', () => {
+    // The messages are written at NOW, so the clock reads NOW: a message outside the days made ahead would ask for
+    // partition maintenance, one more statement each test counts.
+    beforeEach(() => {
+        vi.useFakeTimers({ toFake: ['Date'] });
+        vi.setSystemTime(NOW);
+    });
+    afterEach(() => vi.useRealTimers());
+
     it('one statement for the batch; each message resolves when it committed', async () => {
         const { db, calls } = faultyDb(0);
         const s = writerState(db);
@@ -161,6 +169,35 @@ describe('writer flush', () => {
         expect(await Promise.all(done.map(settle))).toEqual(['fault 2', 'ok']);
         expect(calls).toHaveLength(3);
         expect(s.written).toBe(1);
+    });
+
+    it('refuses here a message accepted under an incarnation the member has left, and writes the others', async () => {
+        const { db, calls } = faultyDb(0);
+        const fence = { nodeId: 'n', incarnation: 'b', leaseMs: 1_500 };
+        const s = writerState(db, { fence: () => fence });
+        const done = [
+            queued(s, Object.assign(write(), { incarnation: 'a' })),
+            queued(s, Object.assign(write(), { incarnation: 'b' })),
+        ];
+        await flush(s);
+        expect(await Promise.all(done.map(settle))).toEqual([new FencedWrite().message, 'ok']);
+        expect(calls).toHaveLength(1);
+        expect(s.written).toBe(1);
+    });
+
+    it('a batch the database refused as fenced is not retried one by one: every message is refused', async () => {
+        const fenceRefusal = Object.assign(new Error('fenced'), { code: 'P0901' });
+        const calls: unknown[] = [];
+        const db = { execute: (q: unknown) => (calls.push(q), Promise.reject(fenceRefusal)) } as unknown as Db;
+        const fence = { nodeId: 'n', incarnation: 'a', leaseMs: 1_500 };
+        const s = writerState(db, { fence: () => fence });
+        const done = [
+            queued(s, Object.assign(write(), { incarnation: 'a' })),
+            queued(s, Object.assign(write(), { incarnation: 'a' })),
+        ];
+        await flush(s);
+        expect(await Promise.all(done.map(settle))).toEqual([new FencedWrite().message, new FencedWrite().message]);
+        expect(calls).toHaveLength(1);
     });
 
     it('groups the batch copies by their queue', () => {
