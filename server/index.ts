@@ -330,6 +330,7 @@ async function main(): Promise<void> {
     // AMQP service ask before each new connection. The node is made once the listeners exist (below).
     const cluster: { node?: NodeHandle } = {};
     const fenced = () => cluster.node?.fenced ?? false;
+    const fence = () => cluster.node?.fenceToken;
     const amqp = createAmqpService({
         fenced,
         db: handle.db,
@@ -395,6 +396,7 @@ async function main(): Promise<void> {
         maxPacketBytes: config.mqttMaxPacketBytes,
         connectTimeoutMs: config.handshakeTimeoutMs,
         fenced,
+        fence,
         scriptLimits: config.scripts,
     });
     access.attach(broker);

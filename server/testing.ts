@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
@@ -8,6 +7,7 @@ import { createApp, type App } from './app';
 import { loadConfig, type ServerConfig } from './config';
 import { openDatabase, type Db } from './db/client';
 import { migratedTemplate } from './db/template';
+import { createTestDatabase } from './db/testDatabase';
 import { users } from './db/schema';
 import type { AppDeps } from './deps';
 import { createAccessHub, type AccessHub } from './mqtt/access';
@@ -89,18 +89,23 @@ export interface TestServer {
 
 /**
  * A complete platform in-process: in-memory PGlite, or, when DATABASE_URL is set, that PostgreSQL in a
- * fresh schema t_<random> dropped on close. For msw under jsdom:
+ * database t_<random> of its own, copied from a migrated template and dropped on close (server/db/testDatabase.ts). For msw under jsdom:
  * `http.all('*', ({ request }) => server.app.fetch(request))` with the token in the Authorization header.
  */
 export async function createTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
-    const databaseUrl = process.env.DATABASE_URL || undefined;
+    // On PostgreSQL a database of the server's own, copied from a migrated template and dropped on close.
+    const testDatabase = process.env.DATABASE_URL ? await createTestDatabase(process.env.DATABASE_URL) : undefined;
+    const databaseUrl = testDatabase?.url;
     const handle = await openDatabase(
         databaseUrl
-            ? { databaseUrl, pgSchema: `t_${randomBytes(6).toString('hex')}`, dropSchemaOnClose: true }
+            ? { databaseUrl }
             : opts.pgliteDir
               ? { pgliteDir: opts.pgliteDir }
               : { loadDataDir: await migratedTemplate() },
-    );
+    ).catch(async (err: unknown) => {
+        await testDatabase?.drop();
+        throw err;
+    });
     try {
         const config: ServerConfig = {
             ...loadConfig({}),
@@ -214,11 +219,13 @@ export async function createTestServer(opts: TestServerOptions = {}): Promise<Te
                 await video.close();
                 await sip?.close();
                 await handle.close();
+                await testDatabase?.drop();
                 if (!opts.config?.filesDir) rmSync(config.filesDir, { recursive: true, force: true });
             },
         };
     } catch (err) {
         await handle.close();
+        await testDatabase?.drop();
         throw err;
     }
 }

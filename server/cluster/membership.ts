@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Db, DedicatedConnection } from '../db/client';
 import { rowsOf } from '../db/rows';
+import type { FenceToken } from './fence';
 import { Lease, monotonic, type Clock } from './lease';
 import { sweepDead } from './sweep';
 
@@ -78,6 +79,8 @@ export function newNodeId(): string {
 export interface MemberState {
     options: MembershipOptions;
     nodeId: string;
+    /** The incarnation this member is registered under, with its lease (set by register; server/cluster/fence.ts). */
+    token?: FenceToken;
     lease: Lease;
     leader: boolean;
     stopped: boolean;
@@ -97,11 +100,19 @@ export interface MemberState {
     watchingSince: number;
 }
 
-const register = (db: Db, state: MemberState) =>
-    db.execute(sql`
-        INSERT INTO cluster_nodes (node_id, amqp_owner, figures)
-        VALUES (${state.nodeId}, ${state.options.amqpOwner ?? null}, ${JSON.stringify(state.options.figures())}::jsonb)
-        ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = now()`);
+/**
+ * Registers this member under a new incarnation (server/cluster/fence.ts), taken as this member's once committed: the
+ * batches it had accepted under the last one are refused from then on.
+ */
+async function register(db: Db, state: MemberState): Promise<void> {
+    const incarnation = randomBytes(8).toString('hex');
+    await db.execute(sql`
+        INSERT INTO cluster_nodes (node_id, amqp_owner, figures, incarnation)
+        VALUES (${state.nodeId}, ${state.options.amqpOwner ?? null}, ${JSON.stringify(state.options.figures())}::jsonb,
+            ${incarnation})
+        ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = now(), incarnation = excluded.incarnation`);
+    state.token = { nodeId: state.nodeId, incarnation, leaseMs: state.options.timeoutMs / 2 };
+}
 
 /**
  * Renews the heartbeat; 'renewed', or 'lost' when the others may have declared this member dead (its row gone, or
@@ -250,6 +261,10 @@ function membershipHandle(state: MemberState) {
         /** Fenced now: take no devices (read by the broker and the AMQP service before each new connection). */
         get fenced() {
             return state.lease.check();
+        },
+        /** What this member's writes name to be fenced by the database: its incarnation and its lease. */
+        get fenceToken(): FenceToken | undefined {
+            return state.token;
         },
         /** The living members (heartbeat within the timeout), oldest first, with their last published figures. */
         nodes: () => livingNodes(db, timeoutMs),

@@ -183,6 +183,10 @@ function nodeHandle(state: NodeState) {
         get fenced(): boolean {
             return state.membership?.fenced ?? false;
         },
+        /** The fencing token message batches name (cluster only; server/cluster/fence.ts). */
+        get fenceToken() {
+            return state.membership?.fenceToken;
+        },
         /**
          * The running simulations start: in one process all of them (the simulator's resume); in a cluster those no
          * living member runs, and from then on with each heartbeat those whose member died or left. How many.

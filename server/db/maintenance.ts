@@ -1,3 +1,4 @@
+import { isClosedDatabaseError } from './closed';
 import { sql } from 'drizzle-orm';
 import type { Db } from './client';
 
@@ -38,8 +39,7 @@ export function createMaintenance(db: Db, opts: MaintenanceOptions = {}): Mainte
                 () => undefined,
                 // A database closed meanwhile (tests, shutdown) is not worth a stack trace; anything else is logged.
                 (err: unknown) => {
-                    if (!/closed|ended/i.test(String((err as Error)?.message)))
-                        opts.logError?.('VACUUM devices 失败', err);
+                    if (!isClosedDatabaseError(err)) opts.logError?.('VACUUM devices 失败', err);
                 },
             );
     };

@@ -1,3 +1,4 @@
+import { isClosedDatabaseError } from './closed';
 import { sql } from 'drizzle-orm';
 import type { Db } from './client';
 import { DAY_MS, PARTITIONED_TABLES, type PartitionedTable } from './partitions';
@@ -216,7 +217,7 @@ export function startLegacyMover(
                 log(`消息表分区迁移完成：${total} 行 / legacy move done: ${total} rows`);
             })
             .catch((err) => {
-                if (!/closed|ended/i.test(String((err as Error)?.message)))
+                if (!isClosedDatabaseError(err))
                     logError(
                         '消息表分区迁移失败（下次启动继续） / moving legacy rows failed (resumes at next start):',
                         err,

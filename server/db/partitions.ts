@@ -1,3 +1,4 @@
+import { isClosedDatabaseError } from './closed';
 import { sql } from 'drizzle-orm';
 import type { Db } from './client';
 
@@ -136,8 +137,7 @@ export function requestMaintenance(db: Db, logError = (m: string, e: unknown) =>
     }
     const run: Promise<unknown> = maintainPartitions(db, new Date())
         .catch((err) => {
-            if (!/closed|ended/i.test(String((err as Error)?.message)))
-                logError('创建消息分区失败 / making message partitions failed:', err);
+            if (!isClosedDatabaseError(err)) logError('创建消息分区失败 / making message partitions failed:', err);
         })
         .finally(() => {
             running.delete(db);

@@ -1,3 +1,4 @@
+import { isClosedDatabaseError } from '../db/closed';
 import type { Db } from '../db/client';
 import { startLegacyMover } from '../db/partitionMover';
 import { DAY_MS, dropPartitionsBefore, maintainPartitions } from '../db/partitions';
@@ -69,7 +70,7 @@ export function startRetentionSweeper(
             await sweepOldPresence(db);
             stopMover ??= startLegacyMover(db, days);
         } catch (err) {
-            if (!/closed|ended/i.test(String((err as Error)?.message)))
+            if (!isClosedDatabaseError(err))
                 logError('清理过期消息日志失败 / purging old device messages failed:', err);
         } finally {
             running = false;

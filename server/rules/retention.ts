@@ -1,3 +1,4 @@
+import { isClosedDatabaseError } from '../db/closed';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { DAY_MS, dropPartitionsBefore } from '../db/partitions';
@@ -24,8 +25,7 @@ export async function sweepRuleLogs(db: Db, days: number, now = new Date()): Pro
 export function startRuleLogSweeper(db: Db, days: number, logError = (m: string, e: unknown) => console.error(m, e)) {
     const run = () =>
         sweepRuleLogs(db, days).catch((err) => {
-            if (!/closed|ended/i.test(String((err as Error)?.message)))
-                logError('清理过期规则日志失败 / purging rule logs failed:', err);
+            if (!isClosedDatabaseError(err)) logError('清理过期规则日志失败 / purging rule logs failed:', err);
         });
     void run();
     const timer = setInterval(() => void run(), RETENTION_INTERVAL_MS);

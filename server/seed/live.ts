@@ -48,6 +48,12 @@ export const DEMO_EDGE_INSTANCE = '一号车间边缘实例';
 export const DEMO_CAMERA = 'CAM-DEMO-01';
 export const DEMO_CAMERA_PRODUCT = { productName: '网络摄像机_V1', productKey: 'a1CameraDm1' };
 export const DEMO_CHANNEL = '演示 Webhook（本机接收）';
+/** The demo's 停用 rules with overlapping 生效时段 (name, start, end): the week grid of /ruleEngine/TimeWindows. */
+export const DEMO_WINDOW_RULES: Array<[string, string, string]> = [
+    ['夜间路灯巡检', '22:00', '06:00'],
+    ['晚高峰照明', '17:30', '23:00'],
+    ['白天空气巡检', '08:00', '18:00'],
+];
 
 export async function insertLiveDemo(ctx: DemoContext, opts: { camera: boolean; port: number }): Promise<void> {
     const { tx, now, productIds, projectIds, deviceIds } = ctx;
@@ -133,6 +139,22 @@ export async function insertLiveDemo(ctx: DemoContext, opts: { camera: boolean; 
             createTime: now,
             updateTime: now,
         },
+        // Three rules kept 停用 (they never fire) whose 生效时段 overlap, one across midnight: /ruleEngine/TimeWindows
+        // draws them on its week grid.
+        ...DEMO_WINDOW_RULES.map(([name, start, end]) => ({
+            name,
+            type: 1,
+            projectId: projectIds.get('P2024001') ?? null,
+            productId: productIds.get('空气质量监测站')!.id,
+            deviceId: deviceIds.get('AQ-SH-01')!,
+            enabled: false,
+            description: `生效时段 ${start}–${end}（演示，已停用）`,
+            match: 'all' as const,
+            ...scene,
+            timeWindow: { start, end },
+            createTime: now,
+            updateTime: now,
+        })),
     ]);
 
     await tx.insert(edgeInstances).values({

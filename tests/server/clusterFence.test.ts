@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import mqtt from 'mqtt';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isFenceRefusal, type FenceToken } from '../../server/cluster/fence';
 import { createMembership, renewalTimeoutMs } from '../../server/cluster/membership';
 import { openDatabase, type DatabaseHandle } from '../../server/db/client';
 import { rowsOf } from '../../server/db/rows';
@@ -81,6 +82,34 @@ describe('self-fencing on PostgreSQL', () => {
             expect(membership.fenced).toBe(false);
         } finally {
             await locker.end();
+            await membership.leave();
+        }
+    }, 30_000);
+
+    it('registers again under a new incarnation after being declared lost: the database refuses the old one', async () => {
+        const membership = await createMembership({
+            db: handle.db,
+            heartbeat: handle.dedicated!(renewalTimeoutMs(TIMEOUT)),
+            timeoutMs: TIMEOUT,
+            figures: () => ({}),
+            log: () => undefined,
+        });
+        const fence = (token: FenceToken) =>
+            handle.db.execute(sql`SELECT cluster_fence(${token.nodeId}, ${token.incarnation}, ${token.leaseMs}::int)`);
+        try {
+            const first = membership.fenceToken!;
+            expect(first.leaseMs).toBe(TIMEOUT / 2);
+            await fence(first);
+            // A survivor's sweep removes the member; its next renewal registers it again.
+            await handle.db.execute(sql`DELETE FROM cluster_nodes WHERE node_id = ${membership.nodeId}`);
+            await until(() => membership.fenceToken!.incarnation !== first.incarnation, TIMEOUT);
+            await fence(membership.fenceToken!);
+            const refused = await fence(first).then(
+                () => undefined,
+                (err: unknown) => err,
+            );
+            expect(isFenceRefusal(refused)).toBe(true);
+        } finally {
             await membership.leave();
         }
     }, 30_000);
