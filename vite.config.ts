@@ -1,9 +1,27 @@
-import { defineConfig } from 'vitest/config';
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type Plugin } from 'vitest/config';
 import react from '@vitejs/plugin-react';
 // @ts-expect-error: a plain ES module (a .ts one would need an extensionless import, which Vite's coming config loader refuses).
 import { SlowFirstSequencer } from './tests/sequencer.mjs';
 
 const apiTarget = process.env.API_TARGET ?? 'http://127.0.0.1:8080';
+
+/**
+ * jsdom has no WebGL: in the resources project the map components' maplibre (src/components/map/maplibre.ts) is the
+ * fake map of tests/fakes/maplibre.ts for every file, so no file's render can leave the real library in a worker's
+ * module cache, which files share there (isolate: false), for a later file's map to throw on.
+ */
+function fakeMaplibre(): Plugin {
+    const fake = fileURLToPath(new URL('./tests/fakes/maplibre.ts', import.meta.url));
+    return {
+        name: 'fake-maplibre',
+        enforce: 'pre',
+        resolveId(source, importer) {
+            const mapModule = source === './maplibre' && importer?.includes('/src/components/map/');
+            return mapModule || source.endsWith('/src/components/map/maplibre') ? fake : null;
+        },
+    };
+}
 
 export default defineConfig({
     plugins: [react()],
@@ -30,10 +48,14 @@ export default defineConfig({
             },
             {
                 extends: true,
+                plugins: [fakeMaplibre()],
                 test: {
                     name: 'resources',
                     environment: 'jsdom',
                     include: ['tests/resources/**/*.test.{ts,tsx}'],
+                    // The scaffolds npm test writes of every contract group are for tsc and eslint only; those of the
+                    // contract fragment run here (scripts/scaffoldCheck.ts); the scaffolder tests' own are theirs.
+                    exclude: ['tests/resources/scaffold-check/contract/**', 'tests/resources/scaffold-tmp/**'],
                     setupFiles: ['tests/resources/setup.ts'],
                     // One import of the console per worker rather than per file (quiet machine: 266 → 227 s). Each
                     // render makes its own providers (App's auth provider included); setup.ts clears local storage.

@@ -32,9 +32,9 @@ function editDesired(refresh: string[]): Action {
                 'desired',
                 {
                     label: '期望值（JSON 对象）',
-                    input: 'textarea',
+                    input: 'code',
+                    code: { language: 'json' },
                     required: true,
-                    textarea: { minRows: 10, monospace: true },
                     helperText: '整个期望状态，例如 {"color":"green","brightness":80}；{} 清空期望值',
                 },
             ],

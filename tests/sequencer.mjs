@@ -30,7 +30,6 @@ const SECONDS = {
     'tests/e2e/subscription.test.ts': 12,
     'tests/e2e/tls.test.ts': 12,
     'tests/e2e/people.test.ts': 9,
-    'tests/unit/newResource.test.ts': 37,
     'tests/server/startup.test.ts': 31,
     'tests/server/clusterFailover.test.ts': 21,
     'tests/server/rulesCluster.test.ts': 21,
@@ -54,6 +53,13 @@ const SECONDS = {
     'tests/resources/devices.test.tsx': 14,
     'tests/resources/simulations.test.tsx': 13,
     'tests/resources/projectsOverview.test.tsx': 12,
+    'tests/resources/forward.test.tsx': 13,
+    'tests/resources/productDetail.test.tsx': 10,
+    'tests/resources/enginePages.test.tsx': 9,
+    'tests/resources/helpScreens.test.tsx': 8,
+    'tests/resources/ota.test.tsx': 8,
+    'tests/resources/people.test.tsx': 8,
+    'tests/resources/productDataScript.test.tsx': 8,
 };
 const DEFAULT_SECONDS = 3;
 

@@ -1,11 +1,13 @@
 import { vi } from 'vitest';
 
 /**
- * jsdom has no WebGL: the tests that mount a map (dashboard, device detail, the map components) replace
- * src/components/map/maplibre with this fake, which keeps what the components give it (options, style, sources, layers)
- * and lets a test fire map events, on a layer or not. The real map is proven in Chromium (tests/e2e/*map*, dashboard).
+ * jsdom has no WebGL: in the resources project every import of src/components/map/maplibre is this module (vite.config.ts,
+ * fakeMaplibre), which keeps what the components give it (options, style, sources, layers) and lets a test fire map
+ * events, on a layer or not. A unit test replaces the module the same way by hand:
  *
  *     vi.mock('../../src/components/map/maplibre', async () => (await import('../fakes/maplibre')).maplibreModule);
+ *
+ * The real map is proven in Chromium (tests/e2e/*map*, dashboard).
  */
 type Handler = (e: unknown) => unknown;
 
@@ -121,3 +123,4 @@ export class FakeMarker {
 export const maplibreModule = {
     maplibregl: { Map: FakeMap, Marker: FakeMarker, NavigationControl: class {}, Popup: class {} },
 };
+export const { maplibregl } = maplibreModule;

@@ -1,7 +1,7 @@
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { eq, sql } from 'drizzle-orm';
 import { http } from 'msw';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { alertEvents, apps, categories, devices, products, projects, scenes } from '../../server/db/schema';
 import type { TestServer } from '../../server/testing';
 import { createAuthProvider } from '../../src/auth/authProvider';
@@ -10,11 +10,10 @@ import { currentLocation, fail, mswServer, platformHandler, renderApp, searchPar
 import { FakeMap } from '../fakes/maplibre';
 
 /**
- * jsdom has no WebGL: maplibre is replaced by a fake that keeps what DeviceMap gives it (the devices source) and
- * lets the test click a device. The real map, its clusters and zooming are proven in Chromium
- * (tests/e2e/dashboard.test.ts).
+ * jsdom has no WebGL: the resources project draws every map on tests/fakes/maplibre.ts, which keeps what DeviceMap
+ * gives it (the devices source) and lets the test click a device. The real map, its clusters and zooming are proven in
+ * Chromium (tests/e2e/dashboard.test.ts).
  */
-vi.mock('../../src/components/map/maplibre', async () => (await import('../fakes/maplibre')).maplibreModule);
 // The dashboard's first view (north China to the south coast).
 FakeMap.bounds = [100, 20, 130, 45];
 

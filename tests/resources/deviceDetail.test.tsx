@@ -11,10 +11,9 @@ import { FakeMap } from '../fakes/maplibre';
 
 /**
  * The device detail screens against the reference platform in-process (server/testing.ts), so one test covers screen,
- * data provider, contract and server. jsdom has no WebGL: maplibre is replaced by a fake map whose clicks the test
- * fires (the real map is proven in Chromium, tests/e2e/deviceDetail.test.ts).
+ * data provider, contract and server. jsdom has no WebGL: the resources project draws maps on a fake
+ * (tests/fakes/maplibre.ts) whose clicks the test fires (the real map is proven in Chromium, tests/e2e/deviceDetail.test.ts).
  */
-vi.mock('../../src/components/map/maplibre', async () => (await import('../fakes/maplibre')).maplibreModule);
 
 interface Answer<T> {
     code: number | string;
