@@ -100,7 +100,7 @@ describe('npm run new:resource', () => {
         const test = readFileSync(groups.files[2], 'utf8');
         expect(test).toContain("http.post('*/api/consumerGroup/delete', async ({ request }) => {");
         expect(test).toContain("const id = (await form(request))['id'];");
-    });
+    }, 60_000); // it parses and formats the whole product contract: seconds beside a loaded machine's tests
 
     it("maps the contact groups' whole contract: JSON body, arrays, rows, nested objects, formats, paging, getOne", () => {
         const definition = read('resources/contactGroups.tsx');
