@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import mqtt, { type MqttClient } from 'mqtt';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import pg from 'pg';
-import rhea, { type Connection } from 'rhea';
+import rhea, { type Connection, type EventContext } from 'rhea';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { amqpCredentials } from '../../server/amqp/signIn';
 import { alibabaCredentials } from '../../server/mqtt/signIn';
@@ -89,6 +89,9 @@ export class ChaosPlatform {
     /** Payload ids delivered to the AMQP consumer, and how many deliveries in all. */
     readonly received = new Set<number>();
     deliveries = 0;
+    /** What the consumer's connection went through, with the time since the start: read when a delivery is missing. */
+    readonly consumerEvents: string[] = [];
+    lastDeliveryAt = 0;
     pending = 0;
     sent = 0;
     posting = true;
@@ -100,6 +103,7 @@ export class ChaosPlatform {
     private sampling = false;
     private sampler: Promise<void> | undefined;
     private readonly t0 = Date.now() - 120_000;
+    private readonly started = Date.now();
     private rssBefore: number[] = [];
 
     constructor(
@@ -199,6 +203,7 @@ export class ChaosPlatform {
         });
         this.amqp.on('message', (context) => {
             this.deliveries++;
+            this.lastDeliveryAt = Date.now();
             const body = context.message?.body as { content?: Buffer } | Buffer | string;
             const text = Buffer.isBuffer(body)
                 ? body.toString()
@@ -208,9 +213,17 @@ export class ChaosPlatform {
             const id = Number((JSON.parse(text) as { id?: string }).id);
             if (id >= KEY_SPAN) this.received.add(id);
         });
-        this.amqp.on('error', () => undefined);
-        this.amqp.on('connection_error', () => undefined);
-        this.amqp.on('disconnected', () => undefined);
+        const note = (what: string) => this.consumerEvents.push(`${this.clock()} ${what}`);
+        const why = (c: EventContext) => {
+            const e = (c.error ?? c.connection.error) as { condition?: string; description?: string } | undefined;
+            return e ? ` ${e.condition ?? ''} ${e.description ?? String(e)}` : '';
+        };
+        this.amqp.on('error', (c) => note(`error${why(c as EventContext)}`));
+        this.amqp.on('connection_error', (c) => note(`connection_error${why(c)}`));
+        this.amqp.on('disconnected', (c) => note(`disconnected${why(c)} reconnecting=${String(c.reconnecting)}`));
+        this.amqp.on('connection_open', () => note('connection_open'));
+        this.amqp.on('receiver_open', () => note('receiver_open'));
+        this.amqp.on('receiver_close', (c) => note(`receiver_close${why(c)}`));
         const opened = new Promise<void>((resolve) => this.amqp!.once('receiver_open', () => resolve()));
         this.amqp.open_receiver({ source: { address: 'default' } });
         await opened;
@@ -380,6 +393,26 @@ export class ChaosPlatform {
     /** Test devices not deliberately stopped (a scenario may stop some). */
     devicesAlive(): number {
         return [...this.clients, ...this.extraClients].filter((c) => c && !c.disconnecting && !c.disconnected).length;
+    }
+
+    /** Seconds since the platform's start, for the consumer's events. */
+    clock(): string {
+        return `${((Date.now() - this.started) / 1000).toFixed(1)} s`;
+    }
+
+    /** Why messages were not delivered: the consumer's events and the first process's lines about AMQP. */
+    deliveryReport(): string {
+        const amqpLines = (this.nodes[0]?.output() ?? '')
+            .split('\n')
+            .filter((l) => /AMQP|amqp|消费者|节点|fence|隔离/.test(l))
+            .slice(-30);
+        return [
+            `last delivery ${this.lastDeliveryAt ? `${((this.lastDeliveryAt - this.started) / 1000).toFixed(1)} s` : 'never'}, ${this.deliveries} deliveries, now ${this.clock()}`,
+            'consumer events:',
+            ...this.consumerEvents.slice(-30).map((e) => `  ${e}`),
+            'the first process on AMQP:',
+            ...amqpLines.map((l) => `  ${l}`),
+        ].join('\n');
     }
 
     rss(): number[] {
@@ -559,6 +592,7 @@ export async function scenario(
                 if (dir) p.nodes.forEach((n, i) => writeFileSync(`${dir}/${name}-${i}.log`, n.output()));
             }
             const figures = await p.verdict(recoverMs);
+            if (figures.undelivered) console.log(`chaos ${name}: undelivered, why:\n${p.deliveryReport()}`);
             checkInvariants(figures);
             await options.extra?.(p, figures);
             console.log(`chaos ${name}: ${Math.round((Date.now() - started) / 1000)} s from the first post`);
