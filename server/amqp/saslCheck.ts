@@ -14,6 +14,8 @@ import { amqpPassword, parseAmqpUsername, passwordMatches, TIMESTAMP_SKEW_MS } f
 export interface SignInResult extends SignedIn {
     error?: { condition: string; description: string };
     at: number;
+    /** When its check began (SASL's start, monotonic): a later check's result is never replaced by an earlier one's. */
+    checkedFrom: number;
 }
 
 /** Sign-ins not followed by an open within this are forgotten. */
@@ -56,11 +58,23 @@ export const CHECK_UNAVAILABLE = {
 };
 
 /**
+ * Keeps a sign-in's result under its username unless a check that began later has already answered. The results are
+ * kept by username (SASL's callback knows no connection), and a client reconnects with the same one: a check slowed
+ * by a database blip that answers after the reconnection's own would otherwise replace its result, and the new
+ * connection's link would find a refusal.
+ */
+export function keepSignIn(signIns: Map<string, SignInResult>, username: string, result: SignInResult): void {
+    const kept = signIns.get(username);
+    if (kept && kept.checkedFrom > result.checkedFrom) return;
+    signIns.set(username, result);
+}
+
+/**
  * A sign-in the database could not check: it passes SASL, and its connection is closed as it opens with
  * CHECK_UNAVAILABLE, naming no group (no link is attached and nothing delivered).
  */
-export function uncheckedSignIn(signIns: Map<string, SignInResult>, username: string): true {
-    signIns.set(username, { clientId: '', authId: '', at: Date.now(), error: CHECK_UNAVAILABLE });
+export function uncheckedSignIn(signIns: Map<string, SignInResult>, username: string, checkedFrom: number): true {
+    keepSignIn(signIns, username, { clientId: '', authId: '', at: Date.now(), checkedFrom, error: CHECK_UNAVAILABLE });
     return true;
 }
 
@@ -70,6 +84,7 @@ export async function checkSignIn(
     signIns: Map<string, SignInResult>,
     username: string,
     password: string,
+    checkedFrom = performance.now(),
 ): Promise<boolean> {
     const parsed = parseAmqpUsername(username);
     if (!parsed) return false;
@@ -79,7 +94,7 @@ export async function checkSignIn(
     if (!passwordMatches(expected, password)) return false;
     const groupId = /^\d{1,9}$/.test(parsed.consumerGroupId) ? Number(parsed.consumerGroupId) : 0;
     const [group] = groupId ? await db.select().from(consumerGroups).where(eq(consumerGroups.id, groupId)) : [];
-    const result: SignInResult = { clientId: parsed.clientId, authId: key.accessKey, at: Date.now() };
+    const result: SignInResult = { clientId: parsed.clientId, authId: key.accessKey, at: Date.now(), checkedFrom };
     result.error = refusal(key.enabled, parsed.timestamp, group, parsed.consumerGroupId, parsed.iotInstanceId);
     if (!result.error && group) {
         result.groupId = group.id;
@@ -89,7 +104,7 @@ export async function checkSignIn(
             .where(eq(accessKeys.id, key.id))
             .catch(() => undefined);
     }
-    signIns.set(username, result);
+    keepSignIn(signIns, username, result);
     for (const [name, r] of signIns) if (Date.now() - r.at > SIGN_IN_KEPT_MS) signIns.delete(name);
     return true;
 }

@@ -10,7 +10,7 @@ import { infoOf, pump, rateOf, spareCredit, takeInserted, wake, groupOf, type Co
 import { disconnect, drop, dropConnection, openConsumer, outcome, type LinkState } from './links';
 import { listenForNotifications, stopListening, type NotificationListener } from './notifications';
 import { createQueue, type Queue } from './queue';
-import { checkSignIn, signInOf, uncheckedSignIn, type SignInResult } from './saslCheck';
+import { CHECK_UNAVAILABLE, checkSignIn, signInOf, uncheckedSignIn, type SignInResult } from './saslCheck';
 
 export type { ConsumerInfo } from './delivery';
 
@@ -75,27 +75,38 @@ function connectionOpen(s: ServiceState, context: EventContext) {
     }
 }
 
+/**
+ * A receiver link attached: a consumer of the group its connection signed in for. A link that cannot be one (the
+ * member fenced since the open, the service closing, a sign-in no longer kept) closes its connection with the reason,
+ * so the client reconnects rather than wait on a link nothing is sent to.
+ */
+function senderOpen(s: ServiceState, context: EventContext) {
+    const result = signInOf(s.signIns, context.connection);
+    if (result?.groupId && !s.closed && !s.fenced()) {
+        openConsumer(s, context.connection, context.sender!, { ...result, groupId: result.groupId });
+        return;
+    }
+    const error = s.fenced() ? FENCED : (result?.error ?? CHECK_UNAVAILABLE);
+    if (!context.connection.is_closed()) context.connection.close(error);
+}
+
 /** rhea's events, each to its step. */
 function wireContainer(s: ServiceState) {
     const { container } = s;
-    container.sasl_server_mechanisms.enable_plain((username: string, password: string) =>
-        checkSignIn(s.db, s.signIns, username, password).catch((err) => {
+    container.sasl_server_mechanisms.enable_plain((username: string, password: string) => {
+        const checkedFrom = performance.now();
+        return checkSignIn(s.db, s.signIns, username, password, checkedFrom).catch((err) => {
             s.log(`AMQP 登录校验失败（连接将以 forced 关闭，客户端会重连）: ${String(err)}`);
-            return uncheckedSignIn(s.signIns, username);
-        }),
-    );
+            return uncheckedSignIn(s.signIns, username, checkedFrom);
+        });
+    });
     // A peer's framing error after sign-in: one line a minute, not rhea's default dump of the whole buffer to stderr.
     const protocolErrors = createRefusalLog(s.log);
     container.on('protocol_error', (err: Error) =>
         protocolErrors('AMQP protocol', `AMQP 关闭连接：协议错误（${err.message}）（一分钟内只记录一次）`),
     );
     container.on('connection_open', (context: EventContext) => connectionOpen(s, context));
-    container.on('sender_open', (context: EventContext) => {
-        const result = signInOf(s.signIns, context.connection);
-        // A refused connection is being closed with its reason (its links go with it).
-        if (!result?.groupId || s.closed || s.fenced()) return;
-        openConsumer(s, context.connection, context.sender!, { ...result, groupId: result.groupId });
-    });
+    container.on('sender_open', (context: EventContext) => senderOpen(s, context));
     container.on('sendable', (context: EventContext) => {
         const c = context.sender && s.consumers.get(context.sender);
         if (c && !c.gone) pump(s, groupOf(s, c.groupId));

@@ -131,6 +131,54 @@ describe('sign-in', () => {
         }
     });
 
+    it("keeps a reconnection's sign-in when an earlier check of the same username fails after it (a slow database blip)", async () => {
+        const { groupId } = await subscribeLamp(s);
+        const creds = amqpCredentials({ clientId: 'late', ...key, consumerGroupId: groupId });
+        // The first sign-in's AccessKey lookup hangs until `fail` (a query slowed by a blip); later ones answer.
+        let fail: (err: Error) => void = () => undefined;
+        const held = vi.spyOn(s.db, 'select').mockImplementationOnce((() => ({
+            from: () => ({ where: () => new Promise((_, reject) => (fail = reject)) }),
+        })) as unknown as typeof s.db.select);
+        const open = (reconnect: boolean) =>
+            rhea.create_container().connect({
+                host: '127.0.0.1',
+                port,
+                username: creds.username,
+                password: creds.password,
+                reconnect,
+            });
+        const first = open(false);
+        first.on('connection_error', () => undefined);
+        first.on('disconnected', () => undefined);
+        await until(() => held.mock.calls.length === 1);
+        held.mockRestore();
+        // The reconnection signs in and opens; then the first check fails, as the blip ends.
+        const second = open(false);
+        const errors: unknown[] = [];
+        second.on('connection_error', (context) => errors.push(context.error));
+        second.on('disconnected', () => undefined);
+        const bodies: string[] = [];
+        second.on('message', (context) => {
+            const body = context.message?.body as { content?: Buffer } | Buffer;
+            bodies.push(String(Buffer.isBuffer(body) ? body : body?.content));
+        });
+        await new Promise((resolve) => second.once('connection_open', resolve));
+        fail(new Error('connection to the database lost'));
+        await until(() => first.is_closed() || !first.is_open());
+        try {
+            second.open_receiver({ source: { address: 'default' } });
+            const d = await device();
+            await until(async () => {
+                await d.post({ Brightness: 62 });
+                return bodies.some((b) => b.includes('"Brightness":62'));
+            }, 10_000);
+            expect(errors).toEqual([]);
+        } finally {
+            first.close();
+            second.close();
+        }
+    });
+
     it('refuses a stale timestamp, a disabled key, an unknown group and a group of another project', async () => {
         const { groupId } = await subscribeLamp(s);
         expect(await refusal(port, { ...key, groupId, timestamp: Date.now() - 3_600_000 })).toMatchObject({
