@@ -4,6 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
+import { survivesLostConnections } from './lostConnections';
 import { setDataVersion, trackWrites } from './dataVersion';
 import { lockDataDir } from './lock';
 import { migrateDatabase } from './migrate';
@@ -172,6 +173,7 @@ async function openPostgres(url: string, opts: OpenDatabaseOptions): Promise<Dat
     const timed = timedClient();
     const pool = new pg.Pool({ connectionString: url, max: 10, Client: timed.Client, ...options });
     pool.on('error', (err) => console.error('PostgreSQL 连接错误 / connection error:', err.message));
+    survivesLostConnections(pool);
     opts.whileStarting?.();
     let closed = false;
     const dedicated: DedicatedConnection[] = [];
@@ -251,6 +253,7 @@ function dedicatedConnection(config: pg.PoolConfig, statementTimeoutMs: number):
         idleTimeoutMillis: 0,
     });
     pool.on('error', () => undefined); // an idle connection lost: the next run opens another
+    survivesLostConnections(pool);
     return {
         async run(work, signal) {
             if (signal.aborted) throw new Error('aborted');

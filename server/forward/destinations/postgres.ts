@@ -1,5 +1,6 @@
 import pg from 'pg';
 import * as yup from 'yup';
+import { survivesLostConnections } from '../../db/lostConnections';
 import { columnMappings, flag, host, identifier, port, requiredText, text, UNKNOWN_FIELDS } from './fields';
 import { messageOf, networkReason } from './network';
 import { insertRows, mappedColumns, type InsertRows } from './rows';
@@ -155,10 +156,12 @@ function makePool(config: PostgresConfig, context: SenderContext): pg.Pool {
         idleTimeoutMillis: 30_000,
         application_name: 'iot-forward',
     });
-    // An idle connection that breaks must not crash the process: the next send reconnects.
+    // An idle connection that breaks must not crash the process, nor one lost in a batch's transaction: the next
+    // send reconnects.
     pool.on('error', (error) =>
         context.log(`PostgreSQL 目的地连接断开 / PostgreSQL destination connection lost: ${error.message}`),
     );
+    survivesLostConnections(pool);
     return pool;
 }
 
