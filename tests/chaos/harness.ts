@@ -60,6 +60,8 @@ export interface Figures {
     rssGrowthMb: number[];
     /** Messages sent that were never acknowledged. */
     unanswered: number;
+    /** Processes that exited though the scenario did not stop them: how, and their last lines. */
+    exited: string[];
 }
 
 interface Sample {
@@ -415,6 +417,15 @@ export class ChaosPlatform {
         ].join('\n');
     }
 
+    /** The processes not stopped by the scenario (`restarted`) that are no longer running, with their last lines. */
+    unexpectedExits(): string[] {
+        return this.nodes.flatMap((n, i) => {
+            if (this.restarted.has(i) || (n.child.exitCode === null && n.child.signalCode === null)) return [];
+            const last = n.output().trimEnd().split('\n').slice(-15).join('\n    ');
+            return [`process ${i} exited (code ${n.child.exitCode}, signal ${n.child.signalCode}):\n    ${last}`];
+        });
+    }
+
     rss(): number[] {
         return this.nodes.map((n) => {
             try {
@@ -504,6 +515,7 @@ export class ChaosPlatform {
             simulationTwice: this.samples
                 .filter((s) => [...s.simulations.values()].some((n) => n > 1))
                 .map((s) => `${at(s)} ${[...s.simulations].map(([id, n]) => `simulation ${id} on ${n}`).join(', ')}`),
+            exited: this.unexpectedExits(),
             rssGrowthMb: rssAfter
                 .map((mb, i) => (this.restarted.has(i) ? NaN : mb - this.rssBefore[i]))
                 .filter((d) => !Number.isNaN(d)),
@@ -553,6 +565,8 @@ export function checkInvariants(f: Figures): void {
     );
     for (const line of [...f.doubleConnected, ...f.simulationTwice].slice(0, 10))
         console.log(`chaos ${f.scenario}: ${line}`);
+    for (const exit of f.exited) console.log(`chaos ${f.scenario}: ${exit}`);
+    expect.soft(f.exited.length, 'processes that exited without being stopped (they crashed)').toBe(0);
     expect.soft(f.lost, 'acknowledged but not stored').toBe(0);
     expect.soft(f.duplicates, 'acknowledged messages stored more than once').toBe(0);
     expect.soft(f.undelivered, 'stored but never delivered to the AMQP consumer').toBe(0);
