@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { BenchFailure } from './failure';
 
 /**
  * `npm run bench [-- NAME ...]`: runs the benchmark groups (all, or the named ones), prints each figure on its
@@ -17,6 +18,8 @@ export interface BenchGroup {
     /** What the machine lacks to run this group, said with how to install it (undefined: nothing). */
     missing?(): string | undefined;
     run(): Promise<Figure[]>;
+    /** Runs only when named (`npm run bench -- soak`): too long for a run of every group. */
+    onlyWhenNamed?: boolean;
 }
 
 // One line per group.
@@ -39,6 +42,7 @@ const groups: Array<() => Promise<{ default: BenchGroup }>> = [
     () => import('./fuzz'),
     () => import('./forward'),
     () => import('./connMemory'),
+    () => import('./soak'),
 ];
 
 interface Results {
@@ -59,7 +63,9 @@ async function main(): Promise<void> {
         );
         process.exit(2);
     }
-    const selected = wanted.length ? loaded.filter((g) => wanted.includes(g.name)) : loaded;
+    const selected = wanted.length
+        ? loaded.filter((g) => wanted.includes(g.name))
+        : loaded.filter((g) => !g.onlyWhenNamed);
 
     const previous: Results | undefined = existsSync(RESULTS_FILE)
         ? (JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as Results)
@@ -74,12 +80,14 @@ async function main(): Promise<void> {
             console.error(`${group.name}: 无法运行 / cannot run: ${missing}`);
             continue;
         }
+        const print = (figure: Figure) => {
+            console.log(`${group.name}.${figure.name}: ${figure.value} ${figure.unit}`);
+            figures.push({ group: group.name, ...figure });
+        };
         try {
-            for (const figure of await group.run()) {
-                console.log(`${group.name}.${figure.name}: ${figure.value} ${figure.unit}`);
-                figures.push({ group: group.name, ...figure });
-            }
+            for (const figure of await group.run()) print(figure);
         } catch (err) {
+            if (err instanceof BenchFailure) err.figures.forEach(print);
             failed = true;
             console.error(`${group.name}: 失败 / failed: ${err instanceof Error ? err.message : String(err)}`);
         }

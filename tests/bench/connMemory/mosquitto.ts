@@ -21,6 +21,7 @@ export async function startMosquitto(port: number) {
         await new Promise((r) => setTimeout(r, 50));
     }
     return {
+        pid: child.pid!,
         rss() {
             const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
             return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
