@@ -10,6 +10,7 @@ import { soakRow, step, type RowResult, type Target } from './soak/row';
 import { ackIndex } from './soak/schedule';
 import * as hdr from 'hdr-histogram-js';
 import { percentiles } from './soak/figures';
+import { platformFigures } from './soak/platformFigures';
 
 /**
  * `npm run bench -- soak` (issue 41): a fleet posting its properties at QoS 1 for SOAK_MINUTES while five consumer
@@ -49,6 +50,7 @@ function platformTarget(p: SoakPlatform): Target {
                 accessSecret: p.data.accessSecret,
                 schedule,
             }),
+        figures: () => Promise.all(p.processes.map(platformFigures)),
         console: { url: first.url, cookie: first.cookie, productKey: p.data.productKey },
     };
 }
@@ -95,21 +97,23 @@ async function storedOf(p: SoakPlatform, r: RowResult): Promise<Stored> {
             if (stored[offset + k] > 1) duplicates += stored[offset + k] - 1;
         }
     }
-    return { stored: total, lost, duplicates, ...(await firingsOf(p, r, indexOf)) };
+    return { stored: total, lost, duplicates, ...(await firingsOf(p, r, indexOf, stored)) };
 }
 
 /**
- * The firing rules' journal against the posts that should have fired them: an acknowledged high post whose device's
- * post before it was not high (a rule fires on the edge), times FIRING rules; delay from the post's sending.
+ * The firing rules' journal against the posts that should have fired them: a stored high post whose device's post
+ * before it was not a stored high one (a rule fires on the edge), times FIRING rules; delay from the post's sending.
  */
-async function firingsOf(p: SoakPlatform, r: RowResult, indexOf: Map<number, number>) {
+async function firingsOf(p: SoakPlatform, r: RowResult, indexOf: Map<number, number>, stored: Uint16Array) {
     const highKey = (device: number, seq: number) => device * 1_000_000 + seq;
     const highs = new Set(r.highs.map(([d, seq]) => highKey(d, seq)));
+    const storedHigh = (d: number, seq: number) =>
+        seq >= 1 && highs.has(highKey(d, seq)) && stored[ackIndex(r.schedule, d, seq)] > 0;
     const sentByDevice = new Map<number, number[]>();
     let edges = 0;
-    for (const [d, seq, sent, acked] of r.highs) {
-        if (!acked) continue;
-        if (!highs.has(highKey(d, seq - 1))) edges++;
+    for (const [d, seq, sent] of r.highs) {
+        if (!storedHigh(d, seq)) continue;
+        if (!storedHigh(d, seq - 1)) edges++;
         sentByDevice.set(
             d,
             [...(sentByDevice.get(d) ?? []), sent].sort((a, b) => a - b),

@@ -10,6 +10,7 @@ import { accessKeys, consumerGroups, rules, subscriptionGroups, subscriptions, u
 import { spawnPlatform, type ServerProcess } from '../../server/serverProcess';
 import { compiled } from '../compiled';
 import { seedBenchLamps, type BenchDevice } from '../harness';
+import { METRICS_TOKEN } from './platformFigures';
 
 /**
  * The platform the soak runs against, its data written before the processes start: the demo seed, the fleet's lamps
@@ -94,7 +95,19 @@ function soakRule(productId: number, i: number) {
     };
 }
 
-const serverEnv = (dataDir: string) => ({ DATA_DIR: dataDir, SEED_DEMO: '1', METRICS_TOKEN: 'soak' });
+/**
+ * SOAK_PROFILE=DIR: each platform process writes a CPU profile (.cpuprofile, for Chrome DevTools) into DIR when it
+ * stops: where the busiest process's time went.
+ */
+function serverEnv(dataDir: string): Record<string, string> {
+    const profile = process.env.SOAK_PROFILE;
+    return {
+        DATA_DIR: dataDir,
+        SEED_DEMO: '1',
+        METRICS_TOKEN,
+        ...(profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(profile)}` } : {}),
+    };
+}
 
 async function adminQuery(text: string) {
     const client = new pg.Client({ connectionString: PG_URL });

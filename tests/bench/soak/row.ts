@@ -4,6 +4,7 @@ import type { BenchDevice } from '../harness';
 import { startChild, type Child } from './children';
 import { consoleClient, type ConsoleClient } from './consoleClient';
 import { cpuMs, merged, percentiles, rssMb, slope } from './figures';
+import type { PlatformFigures } from './platformFigures';
 import { makeSchedule, type Schedule } from './schedule';
 
 /**
@@ -25,6 +26,8 @@ export interface Target {
     mqttPorts: number[];
     /** Opens the receivers on the consumers process. */
     receivers(consumers: Child, schedule: Schedule): Promise<unknown>;
+    /** The platform processes' own figures at a minute's end. */
+    figures?: () => Promise<Array<PlatformFigures | undefined>>;
     /** The console's address and session, for the platform. */
     console?: { url: string; cookie: string; productKey: string };
 }
@@ -40,6 +43,7 @@ export interface Minute {
     console?: { p99: number; max: number; errors: number };
     rss: number[];
     cores: number[];
+    platform?: Array<PlatformFigures | undefined>;
 }
 
 export interface RowResult {
@@ -114,6 +118,7 @@ async function minuteOf(
         console: parts.console?.minute(),
         rss: parts.target.pids.map(rssMb),
         cores: cpu.map((c, i) => Math.round(((c - cpuBefore[i]) / (seconds * 1000)) * 100) / 100),
+        platform: await parts.target.figures?.(),
     };
     cpu.forEach((c, i) => (cpuBefore[i] = c));
     return minute;
@@ -121,10 +126,14 @@ async function minuteOf(
 
 function printMinute(name: string, m: Minute) {
     const c = m.console ? `; console p99 ${m.console.p99} ms (${m.console.errors} errors)` : '';
+    const f = m.platform
+        ? `; ingest queue ${m.platform.map((x) => x?.ingestQueue ?? '?').join('/')}, consumer backlog ` +
+          `${m.platform[0]?.amqpBacklog ?? '?'}, pool waiting ${m.platform.map((x) => x?.poolWaiting ?? '?').join('/')}`
+        : '';
     step(
         `${name} minute ${m.minute}: ${m.sent} sent, ${m.acked} acked; PUBACK p50 ${m.puback.p50} p99 ${m.puback.p99} ` +
             `max ${m.puback.max} ms (sent late p99 ${m.lateP99} ms); received ${m.received.join('/')}, lag p99 ` +
-            `${m.lagP99} ms${c}; RSS ${m.rss.join('/')} MB; CPU ${m.cores.join('/')} cores`,
+            `${m.lagP99} ms${c}; RSS ${m.rss.join('/')} MB; CPU ${m.cores.join('/')} cores${f}`,
     );
 }
 
