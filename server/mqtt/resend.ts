@@ -71,7 +71,10 @@ export interface ResendProbe {
 /**
  * Which of `probes` (by index) are stored already: a row of the same device with the same key, from RESEND_WINDOW_MS
  * before the probe's time up to it (a resend's time is its original's, or later when the server's clock gives it).
- * One statement for them all, on the device-and-time index.
+ * One statement for them all, on the device-and-time index: a lateral lookup per probe, each reading only the
+ * partitions of its hour. (As `WHERE EXISTS`, the planner took the probes for many rows and hashed them against a
+ * sequential scan of every partition: 7 ms a batch in the soak, growing with the day's rows; 72 ms against 0.5 ms
+ * on 33 partitions of 2,000 devices.)
  */
 export async function storedAlready(db: Db, probes: ResendProbe[]): Promise<Set<number>> {
     if (!probes.length) return new Set();
@@ -79,9 +82,10 @@ export async function storedAlready(db: Db, probes: ResendProbe[]): Promise<Set<
         SELECT x.i FROM ROWS FROM (unnest(${bigintArray(probes.map((p) => p.deviceId))}),
                 unnest(${bigintArray(probes.map((p) => p.resendKey))}), unnest(${bigintArray(probes.map((p) => p.ts))}))
             WITH ORDINALITY AS x(d, k, t, i)
-        WHERE EXISTS (SELECT 1 FROM device_messages m
+        CROSS JOIN LATERAL (SELECT 1 FROM device_messages m
             WHERE m.device_id = x.d AND m.resend_key = x.k
                 AND m.ts BETWEEN to_timestamp((x.t - ${RESEND_WINDOW_MS}) / 1000.0::float8)
-                    AND to_timestamp(x.t / 1000.0::float8))`);
+                    AND to_timestamp(x.t / 1000.0::float8)
+            LIMIT 1) AS found`);
     return new Set(rowsOf<{ i: string | number }>(result).map((r) => Number(r.i) - 1));
 }

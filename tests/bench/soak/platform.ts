@@ -95,18 +95,16 @@ function soakRule(productId: number, i: number) {
     };
 }
 
+const serverEnv = (dataDir: string) => ({ DATA_DIR: dataDir, SEED_DEMO: '1', METRICS_TOKEN });
+
 /**
- * SOAK_PROFILE=DIR: each platform process writes a CPU profile (.cpuprofile, for Chrome DevTools) into DIR when it
- * stops: where the busiest process's time went.
+ * `node`'s arguments for a platform process. SOAK_PROFILE=DIR: each writes a CPU profile (.cpuprofile, for Chrome
+ * DevTools; its worker threads one each) into DIR when it stops: where the busiest process's time went.
  */
-function serverEnv(dataDir: string): Record<string, string> {
+async function serverCommand(): Promise<string[]> {
     const profile = process.env.SOAK_PROFILE;
-    return {
-        DATA_DIR: dataDir,
-        SEED_DEMO: '1',
-        METRICS_TOKEN,
-        ...(profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(profile)}` } : {}),
-    };
+    const server = await compiled('server/index.ts');
+    return profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profile)}`, server] : [server];
 }
 
 async function adminQuery(text: string) {
@@ -131,12 +129,12 @@ export async function clusterPlatform(count: number): Promise<SoakPlatform> {
     url.pathname = `/${database}`;
     const handle = await openDatabase({ databaseUrl: url.toString() });
     const data = await seedSoak(handle, count);
-    const server = await compiled('server/index.ts');
+    const command = await serverCommand();
     const dirs = [0, 1].map(() => mkdtempSync(path.join(os.tmpdir(), 'iot-soak-')));
     const processes: ServerProcess[] = [];
     for (const dir of dirs) {
         const env = { ...serverEnv(dir), DATABASE_URL: url.toString(), REDIS_URL };
-        processes.push(await spawnPlatform([server], env, { amqp: true }));
+        processes.push(await spawnPlatform(command, env, { amqp: true }));
     }
     return {
         row: 'cluster',
@@ -159,8 +157,11 @@ export async function pglitePlatform(count: number): Promise<SoakPlatform> {
     let handle = await openDatabase({ pgliteDir });
     const data = await seedSoak(handle, count);
     await handle.close();
-    const server = await compiled('server/index.ts');
-    const processes = [await spawnPlatform([server], { ...serverEnv(dir), DATABASE_URL: '' }, { amqp: true })];
+    const profile = process.env.SOAK_PROFILE;
+    // With SOAK_PROFILE, the embedded database's time per statement too (tests/bench/statements.ts reads it).
+    const stats: Record<string, string> = profile ? { PGLITE_STATS: path.resolve(profile, 'statements.json') } : {};
+    const env = { ...serverEnv(dir), DATABASE_URL: '', ...stats };
+    const processes = [await spawnPlatform(await serverCommand(), env, { amqp: true })];
     let stopped = false;
     return {
         row: 'pglite',
