@@ -34,8 +34,8 @@ export interface CopyTarget {
     readonly leaseMs: number;
     /** Per group, how many of a batch's new copies (`perGroup`: group id → count) this process claims as inserted. */
     takeOnInsert(perGroup: Map<number, number>): Map<number, number>;
-    /** After the statement committed: the groups of its `count` copies and the rows this process claimed. */
-    inserted(groupIds: Set<number>, taken: QueuedMessage[], count: number): void;
+    /** After the statement committed: its copies per group (`perGroup`) and the rows this process claimed. */
+    inserted(perGroup: Map<number, number>, taken: QueuedMessage[]): void;
 }
 
 /** A message's copies and the queue they go to. */

@@ -48,6 +48,7 @@ export function messageIdSource() {
     };
 }
 
+/** Groups with copies waiting in the queue unclaimed, and the copies this process claimed as inserted. */
 type InsertedListener = (groupIds: Set<number>, taken: QueuedMessage[]) => void;
 
 export interface QueueState extends rows.Claimant {
@@ -132,13 +133,22 @@ export function takeOnInsert(s: QueueState, perGroup: Map<number, number>): Map<
     return take;
 }
 
-/** After copies were stored: other processes hear of them (NOTIFY), or this one's consumers get them. */
-export function inserted(s: QueueState, groupIds: Set<number>, taken: QueuedMessage[], count: number): void {
-    s.counters.enqueued += count;
+/**
+ * After copies were stored: other processes hear of them (NOTIFY), or this one's consumers get them. Without NOTIFY,
+ * only the groups whose copies were not all claimed as inserted are woken to claim: a group whose consumers took the
+ * batch has nothing new in the queue, and a claim per group per batch found nothing (a fifth of the database thread
+ * in the soak: 22,000 empty claims a minute for five groups at 1,000 posts/s).
+ */
+export function inserted(s: QueueState, perGroup: Map<number, number>, taken: QueuedMessage[]): void {
+    for (const n of perGroup.values()) s.counters.enqueued += n;
     if (!s.options.notify) {
-        for (const l of s.insertedListeners) l(groupIds, taken);
+        const left = new Map(perGroup);
+        for (const m of taken) left.set(m.groupId, (left.get(m.groupId) ?? 0) - 1);
+        const unclaimed = new Set([...left].filter(([, n]) => n > 0).map(([g]) => g));
+        for (const l of s.insertedListeners) l(unclaimed, taken);
         return;
     }
+    const groupIds = new Set(perGroup.keys());
     // Every process (this one too) hears it at about the same time, so they share the group's messages.
     s.db
         .execute(sql`SELECT pg_notify(${NOTIFY_CHANNEL}, ${[...groupIds].join(',')})`)
@@ -156,7 +166,7 @@ export function createQueue(options: QueueOptions) {
         owner: s.owner,
         leaseMs: s.leaseMs,
         takeOnInsert: (perGroup) => takeOnInsert(s, perGroup),
-        inserted: (groupIds, taken, count) => inserted(s, groupIds, taken, count),
+        inserted: (perGroup, taken) => inserted(s, perGroup, taken),
     };
     return {
         owner: s.owner,

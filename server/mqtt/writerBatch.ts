@@ -129,16 +129,15 @@ export function batchSql(
  * statement fails (or `fence` refused it): then nothing of the batch is stored.
  */
 export async function writeBatch(db: Db, batch: MessageWrite[], fence?: FenceToken): Promise<void> {
-    const targets = [...copiesByTarget(batch)].map(([target, rows]) => ({
-        target,
-        rows,
-        take: target.takeOnInsert(countPerGroup(rows)),
-    }));
+    const targets = [...copiesByTarget(batch)].map(([target, rows]) => {
+        const perGroup = countPerGroup(rows);
+        return { target, rows, perGroup, take: target.takeOnInsert(perGroup) };
+    });
     const result = await db.execute(batchSql(batch, targets, fence));
     if (!targets.length) return;
     const returned = rowsOf<{ k: number; owner: string | null }>(result);
-    targets.forEach(({ target, rows }, k) => {
+    targets.forEach(({ target, perGroup }, k) => {
         const mine = returned.filter((r) => Number(r.k) === k);
-        target.inserted(new Set(rows.map((r) => r.groupId)), takenBy({ rows: mine }, target.owner), rows.length);
+        target.inserted(perGroup, takenBy({ rows: mine }, target.owner));
     });
 }

@@ -255,13 +255,38 @@ describe('queue copies', () => {
         expect(takeOnInsert(state({ notify: true, takeOnInsert: (_, n) => n }), perGroup)).toEqual(new Map());
     });
 
-    it('tells its listeners what was inserted and counts it', () => {
+    it('tells its listeners what it claimed and which groups have copies left to claim, and counts them', () => {
         const s = state();
         const heard: Array<[number[], QueuedMessage[]]> = [];
         s.insertedListeners.push((groups, taken) => heard.push([[...groups], taken]));
         const taken = [{ id: 1, groupId: 11, messageId: 'x', topic: 't', generateTime: 1, payload: '' }];
-        inserted(s, new Set([11, 12]), taken, 2);
-        expect(heard).toEqual([[[11, 12], taken]]);
+        inserted(
+            s,
+            new Map([
+                [11, 1],
+                [12, 1],
+            ]),
+            taken,
+        );
+        // Group 11's one copy was claimed as inserted: nothing of it waits in the queue; group 12's does.
+        expect(heard).toEqual([[[12], taken]]);
         expect(s.counters.enqueued).toBe(2);
+    });
+
+    it('with NOTIFY, tells every process of every group with new copies', () => {
+        const notified: string[] = [];
+        const s = state({ notify: true });
+        s.db = { execute: (q: unknown) => (notified.push(JSON.stringify(q)), Promise.resolve()) } as never;
+        inserted(
+            s,
+            new Map([
+                [11, 2],
+                [12, 1],
+            ]),
+            [],
+        );
+        expect(notified).toHaveLength(1);
+        expect(notified[0]).toContain('"11,12"');
+        expect(s.counters.enqueued).toBe(3);
     });
 });
