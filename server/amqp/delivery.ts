@@ -41,6 +41,10 @@ export interface GroupState {
      */
     unsure: boolean;
     next: number;
+    /** When a claim last found the group's queue drained (fewer rows than it asked for), ms. */
+    caughtUpAt: number;
+    /** A claim waiting out the linger after the group caught up. */
+    lingering: NodeJS.Timeout | undefined;
     /** Deliveries per second, the last 60 seconds. */
     buckets: number[];
     bucketAt: number;
@@ -52,10 +56,19 @@ export interface DeliveryState {
     groups: Map<number, GroupState>;
     log: (message: string) => void;
     closed: boolean;
+    /**
+     * How long a group that caught up waits before claiming again (CLAIM_LINGER_MS): with NOTIFY every batch of every
+     * process wakes every process's groups, and claims right away took a few rows each, 2 processes × 5 groups per
+     * batch, keeping the database's pool busy (the soak's cluster at 2,000 posts/s: 4-7 callers waiting for a
+     * connection, PUBACK p50 1-1.5 s). A backlog is still claimed back to back, in CLAIM_BATCH rows.
+     */
+    claimLingerMs?: number;
 }
 
 /** Messages claimed from the database at once per group (and the most held beyond the consumers' credit). */
 export const CLAIM_BATCH = 500;
+/** A delivery's added wait at most, once the group has caught up: against a claim per batch (DeliveryState). */
+export const CLAIM_LINGER_MS = 25;
 const RATE_WINDOW_S = 10;
 
 export function groupOf(s: DeliveryState, id: number): GroupState {
@@ -70,6 +83,8 @@ export function groupOf(s: DeliveryState, id: number): GroupState {
             dirty: true,
             unsure: false,
             next: 0,
+            caughtUpAt: 0,
+            lingering: undefined,
             buckets: new Array<number>(60).fill(0),
             bucketAt: Math.floor(Date.now() / 1000),
         };
@@ -155,7 +170,10 @@ function claimMore(s: DeliveryState, g: GroupState, want: number) {
     s.queue
         .claim(g.id, want)
         .then((rows) => {
-            if (rows.length < want) g.dirty = false;
+            if (rows.length < want) {
+                g.dirty = false;
+                g.caughtUpAt = Date.now();
+            }
             const fresh = rows.filter((r) => !g.held.has(r.id));
             for (const r of fresh) g.held.add(r.id);
             g.buffer.push(...fresh);
@@ -200,7 +218,15 @@ export function pump(s: DeliveryState, g: GroupState) {
         if (!c) break;
         send(s, g, c, g.buffer.shift()!);
     }
-    if (g.claiming || !g.dirty) return;
+    if (g.claiming || !g.dirty || g.lingering) return;
+    const wait = g.caughtUpAt + (s.claimLingerMs ?? 0) - Date.now();
+    if (wait > 0) {
+        g.lingering = setTimeout(() => {
+            g.lingering = undefined;
+            pump(s, g);
+        }, wait).unref();
+        return;
+    }
     const want = Math.min(CLAIM_BATCH, groupCredit(g) - g.buffer.length);
     if (want > 0) claimMore(s, g, want);
 }

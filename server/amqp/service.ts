@@ -6,7 +6,17 @@ import type { Db } from '../db/client';
 import type { AcceptedMessage } from '../mqtt/uplink';
 import { createRefusalLog, guardAmqp } from '../mqtt/packetLimit';
 import type { MessageCopies } from './copies';
-import { infoOf, pump, rateOf, spareCredit, takeInserted, wake, groupOf, type ConsumerInfo } from './delivery';
+import {
+    CLAIM_LINGER_MS,
+    infoOf,
+    pump,
+    rateOf,
+    spareCredit,
+    takeInserted,
+    wake,
+    groupOf,
+    type ConsumerInfo,
+} from './delivery';
 import { disconnect, drop, dropConnection, openConsumer, outcome, type LinkState } from './links';
 import { listenForNotifications, stopListening, type NotificationListener } from './notifications';
 import { createQueue, type Queue } from './queue';
@@ -198,6 +208,7 @@ export function createAmqpService({
         groups: new Map(),
         consumers: new WeakMap(),
         closed: false,
+        claimLingerMs: CLAIM_LINGER_MS,
         signIns: new Map(),
         connections: new Set(),
         container: rhea.create_container({ id: 'iot-platform-amqp' }),

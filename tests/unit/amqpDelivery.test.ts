@@ -1,7 +1,7 @@
 import type { Connection, EventContext, Sender } from 'rhea';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { QueuedMessage } from '../../server/amqp/copies';
-import { groupOf, pump, rateOf, spareCredit, tick, type Consumer } from '../../server/amqp/delivery';
+import { groupOf, pump, rateOf, spareCredit, tick, wake, type Consumer } from '../../server/amqp/delivery';
 import { drop, openConsumer, outcome, type LinkState } from '../../server/amqp/links';
 import { refusal } from '../../server/amqp/saslCheck';
 
@@ -143,6 +143,46 @@ describe('delivery', () => {
         await settle();
         await settle();
         expect(a.sent).toEqual(['m1', 'm2', 'm3']);
+    });
+
+    it('a group that caught up claims again only after the linger; a backlog is claimed back to back', async () => {
+        vi.useFakeTimers({ toFake: ['setTimeout', 'Date'] });
+        try {
+            const rows = [1, 2].map(message);
+            const { s, calls } = state(rows);
+            s.claimLingerMs = 25;
+            const a = consumerOf(s, 100);
+            await settle();
+            await settle();
+            // The first claim asked for 100 and found 2: caught up.
+            expect(calls.claimed).toEqual([100]);
+            expect(a.sent).toEqual(['m1', 'm2']);
+            rows.push(message(3));
+            wake(s, [1]);
+            await settle();
+            expect(calls.claimed).toHaveLength(1);
+            vi.advanceTimersByTime(25);
+            await settle();
+            await settle();
+            expect(calls.claimed).toHaveLength(2);
+            expect(a.sent).toEqual(['m1', 'm2', 'm3']);
+            // A claim that filled the credit (the group is behind) is followed by the next one without waiting.
+            rows.push(...Array.from({ length: 150 }, (_, i) => message(4 + i)));
+            vi.advanceTimersByTime(25);
+            wake(s, [1]);
+            await settle();
+            await settle();
+            expect(calls.claimed).toEqual([100, 98, 97]);
+            expect(a.sent).toHaveLength(100);
+            (a.sender as unknown as { credit: number }).credit = 50;
+            wake(s, [1]);
+            await settle();
+            await settle();
+            expect(calls.claimed).toEqual([100, 98, 97, 50]);
+            expect(a.sent).toHaveLength(150);
+        } finally {
+            vi.useRealTimers();
+        }
     });
 
     it('counts deliveries per second over the last ten complete seconds', () => {
