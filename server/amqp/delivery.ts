@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import rhea, { type Connection, type Delivery, type Sender } from 'rhea';
 import type { QueuedMessage } from './copies';
 import type { Queue } from './queue';
@@ -24,6 +25,9 @@ export interface Consumer extends ConsumerInfo {
     sender: Sender;
     unsettled: Map<Delivery, QueuedMessage>;
     gone: boolean;
+    /** Its connection's socket, corked while a tick's deliveries are written (`batchWrites`). */
+    socket?: Writable;
+    corked: boolean;
 }
 
 export interface GroupState {
@@ -140,12 +144,30 @@ export function settled(s: DeliveryState, g: GroupState, m: QueuedMessage) {
     s.queue.ack(m.id);
 }
 
+/**
+ * The deliveries a consumer is sent in one tick leave in one write: rhea encodes each transfer frame and writes it
+ * with its own `socket.write` as it processes the connection (on the next tick); corked until the tick after, they go
+ * out as one writev. The soak's busiest process spent 22 % of its main thread in socket writes.
+ */
+function batchWrites(c: Consumer) {
+    const socket = c.socket;
+    if (!socket || c.corked) return;
+    c.corked = true;
+    socket.cork();
+    // rhea's processing of the connection was queued by sender.send, before this: it writes first, then this uncorks.
+    process.nextTick(() => {
+        c.corked = false;
+        socket.uncork();
+    });
+}
+
 export function send(s: DeliveryState, g: GroupState, c: Consumer, m: QueuedMessage) {
     const delivery = c.sender.send({
         message_id: m.messageId,
         application_properties: { topic: m.topic, messageId: m.messageId, generateTime: m.generateTime },
         body: rhea.message.data_section(Buffer.from(m.payload, 'utf8')),
     });
+    batchWrites(c);
     c.delivered++;
     tick(g, 1);
     if (delivery.settled) {

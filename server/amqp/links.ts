@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import type { Connection, Delivery, EventContext, Sender } from 'rhea';
 import { groupOf, giveBack, pump, requeue, settled, type Consumer, type DeliveryState } from './delivery';
 
@@ -8,6 +9,8 @@ import { groupOf, giveBack, pump, requeue, settled, type Consumer, type Delivery
 
 export interface LinkState extends DeliveryState {
     consumers: WeakMap<Sender, Consumer>;
+    /** The socket each accepted connection runs on (the service accepts them itself). */
+    sockets?: WeakMap<Connection, Writable>;
 }
 
 /** Who a connection signed in as (checked at SASL, server/amqp/saslCheck.ts). */
@@ -91,6 +94,8 @@ export function openConsumer(
         sender,
         unsettled: new Map(),
         gone: false,
+        socket: s.sockets?.get(connection),
+        corked: false,
     };
     s.consumers.set(sender, c);
     const g = groupOf(s, who.groupId);

@@ -61,6 +61,7 @@ interface ServiceState extends LinkState {
     tlsServers: TlsServer[];
     /** Sockets not yet open, and the function that stops their sign-in timer. */
     pendingOpen: WeakMap<object, () => void>;
+    sockets: WeakMap<Connection, Socket>;
     notifications?: NotificationListener;
     timers: NodeJS.Timeout[];
     unsubscribes: Array<() => void>;
@@ -215,6 +216,7 @@ export function createAmqpService({
         servers: [],
         tlsServers: [],
         pendingOpen: new WeakMap(),
+        sockets: new WeakMap(),
         timers: [],
         unsubscribes: [],
         queue: createQueue({
@@ -238,7 +240,9 @@ export function createAmqpService({
             socket,
             guardAmqp(socket, { maxFrame: maxFrameBytes, refusal, listener, handshakeTimeoutMs }),
         );
-        s.container.create_connection({ max_frame_size: maxFrameBytes } as rhea.ConnectionOptions).accept(socket);
+        const connection = s.container.create_connection({ max_frame_size: maxFrameBytes } as rhea.ConnectionOptions);
+        s.sockets.set(connection, socket);
+        connection.accept(socket);
     };
     let started: Promise<void> | undefined;
     const figures = (groupId: number) => {

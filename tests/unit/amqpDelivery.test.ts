@@ -185,6 +185,20 @@ describe('delivery', () => {
         }
     });
 
+    it("a tick's deliveries to a consumer are written with its socket corked, uncorked on the next tick", async () => {
+        const { s } = state([1, 2, 3].map(message));
+        const calls: string[] = [];
+        const socket = { cork: () => calls.push('cork'), uncork: () => calls.push('uncork') };
+        const connection = { close() {} } as unknown as Connection;
+        s.sockets = new WeakMap([[connection, socket as never]]);
+        const { sender, sent } = fakeSender(3);
+        openConsumer(s, connection, sender, { groupId: 1, authId: 'ak', clientId: 'c1' });
+        await settle();
+        await settle();
+        expect(sent).toEqual(['m1', 'm2', 'm3']);
+        expect(calls).toEqual(['cork', 'uncork']);
+    });
+
     it('counts deliveries per second over the last ten complete seconds', () => {
         const { s } = state();
         const g = groupOf(s, 9);
