@@ -2,8 +2,7 @@ import '@testing-library/jest-dom/vitest';
 import { cleanup, configure } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, vi } from 'vitest';
 import { mswServer } from './helpers';
-import { installLabelControlLookup } from './labelControl';
-import { installStyleRuleFilter } from './styleRuleFilter';
+import { lazyElementError } from './elementError';
 
 // These screens talk to the platform in this thread (msw → app.fetch), written against PGlite in process: an answer
 // there is ready before the next timer, so a screen's first data is on screen within a default 1 s findBy. The worker
@@ -38,17 +37,9 @@ if (!('ResizeObserver' in window)) {
     Object.defineProperty(globalThis, 'ResizeObserver', { writable: true, value: ResizeObserverStub });
 }
 
-// Computed styles (every ByRole query asks for them) skip the style rules an element's tag and classes rule out
-// (styleRuleFilter.ts). STYLE_RULE_FILTER=0 leaves jsdom as it is, to measure it or rule it out.
-if (process.env.STYLE_RULE_FILTER !== '0' && !installStyleRuleFilter())
-    console.warn('styleRuleFilter: not installed (jsdom internals changed?); computed styles take the full path');
-
-// A label's control comes from jsdom's id map where the id is unique (labelControl.ts); LABEL_CONTROL=0 walks as before.
-if (process.env.LABEL_CONTROL !== '0' && !installLabelControlLookup())
-    console.warn('labelControl: not installed (jsdom internals changed?); label.control walks the document');
-
 // The machines are shared and jsdom renders react-admin slowly: give findBy / waitFor room before they fail.
-configure({ asyncUtilTimeout: 10_000 });
+// A failed query's DOM print is made when its message is read (elementError.ts).
+configure({ asyncUtilTimeout: 10_000, getElementError: lazyElementError });
 
 // react-admin scrolls to the top on navigation; jsdom only logs "not implemented".
 window.scrollTo = vi.fn() as unknown as typeof window.scrollTo;
