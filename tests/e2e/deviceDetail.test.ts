@@ -60,16 +60,40 @@ describe.skipIf(!haveChromium)('device detail screens in Chromium', () => {
         });
     }
 
-    beforeAll(async () => {
-        server = await startServer();
-        browser = await launchBrowser({ webgl: true });
-        page = await browser.newPage({
+    async function openPage(from: Browser): Promise<Page> {
+        const opened = await from.newPage({
             viewport: { width: 1440, height: 900 },
             locale: 'zh-CN',
             acceptDownloads: true,
         });
-        page.on('pageerror', (e) => errors.push(String(e)));
-        await signIn(page, server.url, '/deviceInstance');
+        opened.on('pageerror', (e) => errors.push(String(e)));
+        await signIn(opened, server.url, '/deviceInstance');
+        return opened;
+    }
+
+    /**
+     * Runs `steps` with `page` (and the helpers below) in a Chromium with WebGL (SwiftShader) for the map picker; the
+     * other tests paint without, which costs Chromium a third less CPU.
+     */
+    async function withMapPage(steps: () => Promise<void>): Promise<void> {
+        const plainPage = page;
+        const mapBrowser = await launchBrowser({ webgl: true });
+        try {
+            page = await openPage(mapBrowser);
+            await steps().catch(async (error: unknown) => {
+                await screenshot(page, 'failed-deviceDetail-map-page');
+                throw error;
+            });
+        } finally {
+            page = plainPage;
+            await mapBrowser.close();
+        }
+    }
+
+    beforeAll(async () => {
+        server = await startServer();
+        browser = await launchBrowser();
+        page = await openPage(browser);
         plain = await newProduct(0);
         gateway = await newProduct(1);
         device = await api<Device>('/api/device/save', {
@@ -164,70 +188,73 @@ describe.skipIf(!haveChromium)('device detail screens in Chromium', () => {
         expect(stored.device.remark).toBe('二号机房网关旁');
     });
 
-    it('adds a location by clicking the real map, and key/value tags', async () => {
-        await page.goto(`${server.url}/devInstanceDetail/${plain.productId}/${device.deviceId}`);
-        await page.click('button:has-text("编辑标签")');
-        const tags = dialog('编辑标签');
-        await tags.getByRole('switch', { name: '设置位置标签' }).click();
-        await tags.locator('button:has-text("确定")').click();
-        await byText(tags, '请先位置确定').waitFor();
+    it('adds a location by clicking the real map, and key/value tags', () =>
+        withMapPage(async () => {
+            await page.goto(`${server.url}/devInstanceDetail/${plain.productId}/${device.deviceId}`);
+            await page.click('button:has-text("编辑标签")');
+            const tags = dialog('编辑标签');
+            await tags.getByRole('switch', { name: '设置位置标签' }).click();
+            await tags.locator('button:has-text("确定")').click();
+            await byText(tags, '请先位置确定').waitFor();
 
-        await tags.locator('button:has-text("选择位置")').click();
-        const picker = dialog('选择位置');
-        await picker.locator('.maplibregl-canvas').waitFor();
-        const confirm = picker.locator('button:has-text("确认位置")');
-        expect(await confirm.isDisabled()).toBe(true);
-        // The picker listens for clicks once the map has loaded, and shows it with a crosshair cursor.
-        await picker.locator('.maplibregl-canvas[style*="crosshair"]').waitFor({ timeout: 60_000 });
-        await page.waitForTimeout(500);
-        const box = (await picker.locator('[data-testid=map-picker-map]').boundingBox())!;
-        // West of the centre (121.6, 31.2), across the river: 黄浦区.
-        await page.mouse.click(box.x + box.width / 2 - 330, box.y + box.height / 2 - 40);
-        const status = picker.locator('[data-testid=map-picker-status]');
-        await expect.poll(() => status.innerText(), { timeout: 15_000 }).toMatch(/行政区划代码 31\d{4}/);
-        await screenshot(page, 'deviceDetail-map-picker');
-        await confirm.click();
-        await picker.waitFor({ state: 'detached' });
-        expect(await tags.getByLabel('位置', { exact: true }).inputValue()).toMatch(/^上海市.*（121\.\d+, 31\.\d+）$/);
+            await tags.locator('button:has-text("选择位置")').click();
+            const picker = dialog('选择位置');
+            await picker.locator('.maplibregl-canvas').waitFor();
+            const confirm = picker.locator('button:has-text("确认位置")');
+            expect(await confirm.isDisabled()).toBe(true);
+            // The picker listens for clicks once the map has loaded, and shows it with a crosshair cursor.
+            await picker.locator('.maplibregl-canvas[style*="crosshair"]').waitFor({ timeout: 60_000 });
+            await page.waitForTimeout(500);
+            const box = (await picker.locator('[data-testid=map-picker-map]').boundingBox())!;
+            // West of the centre (121.6, 31.2), across the river: 黄浦区.
+            await page.mouse.click(box.x + box.width / 2 - 330, box.y + box.height / 2 - 40);
+            const status = picker.locator('[data-testid=map-picker-status]');
+            await expect.poll(() => status.innerText(), { timeout: 15_000 }).toMatch(/行政区划代码 31\d{4}/);
+            await screenshot(page, 'deviceDetail-map-picker');
+            await confirm.click();
+            await picker.waitFor({ state: 'detached' });
+            expect(await tags.getByLabel('位置', { exact: true }).inputValue()).toMatch(
+                /^上海市.*（121\.\d+, 31\.\d+）$/,
+            );
 
-        const key = (n: number) =>
-            tags
-                .locator('[data-testid=items-row]')
-                .nth(n - 1)
-                .locator('input')
-                .nth(0);
-        const value = (n: number) =>
-            tags
-                .locator('[data-testid=items-row]')
-                .nth(n - 1)
-                .locator('input')
-                .nth(1);
-        await tags.locator('button:has-text("添加标签")').click();
-        await key(1).fill('floor');
-        await value(1).fill('3F');
-        await tags.locator('button:has-text("添加标签")').click();
-        await key(2).fill('floor');
-        await value(2).fill('4F');
-        await tags.locator('button:has-text("确定")').click();
-        await byText(tags, 'Key值不能重复,请重新定义Key值').waitFor();
-        await key(2).fill('room');
-        await screenshot(page, 'deviceDetail-tags-modal');
-        await tags.locator('button:has-text("确定")').click();
-        await toast('保存成功').waitFor();
-        await tags.waitFor({ state: 'detached' });
+            const key = (n: number) =>
+                tags
+                    .locator('[data-testid=items-row]')
+                    .nth(n - 1)
+                    .locator('input')
+                    .nth(0);
+            const value = (n: number) =>
+                tags
+                    .locator('[data-testid=items-row]')
+                    .nth(n - 1)
+                    .locator('input')
+                    .nth(1);
+            await tags.locator('button:has-text("添加标签")').click();
+            await key(1).fill('floor');
+            await value(1).fill('3F');
+            await tags.locator('button:has-text("添加标签")').click();
+            await key(2).fill('floor');
+            await value(2).fill('4F');
+            await tags.locator('button:has-text("确定")').click();
+            await byText(tags, 'Key值不能重复,请重新定义Key值').waitFor();
+            await key(2).fill('room');
+            await screenshot(page, 'deviceDetail-tags-modal');
+            await tags.locator('button:has-text("确定")').click();
+            await toast('保存成功').waitFor();
+            await tags.waitFor({ state: 'detached' });
 
-        const section = page.locator('section[aria-label=标签信息]');
-        await expectText(section.locator('tr', { hasText: 'floor' }), '3F');
-        await expectText(section.locator('tr', { hasText: 'room' }), '4F');
-        await expectText(section, '纬度 31.');
-        await expectText(info('物理位置'), '上海市');
-        const list = await api<{ list: Array<{ key: string; value: string }> }>(
-            `/api/tag/get?type=2&objectId=${device.deviceId}`,
-        );
-        expect(list.list.map((t) => t.key).sort()).toEqual(['coordinate', 'floor', 'room']);
-        expect(list.list.find((t) => t.key === 'coordinate')!.value).toMatch(/^31\.\d+,121\.\d+$/);
-        await screenshot(page, 'deviceDetail-tags');
-    });
+            const section = page.locator('section[aria-label=标签信息]');
+            await expectText(section.locator('tr', { hasText: 'floor' }), '3F');
+            await expectText(section.locator('tr', { hasText: 'room' }), '4F');
+            await expectText(section, '纬度 31.');
+            await expectText(info('物理位置'), '上海市');
+            const list = await api<{ list: Array<{ key: string; value: string }> }>(
+                `/api/tag/get?type=2&objectId=${device.deviceId}`,
+            );
+            expect(list.list.map((t) => t.key).sort()).toEqual(['coordinate', 'floor', 'room']);
+            expect(list.list.find((t) => t.key === 'coordinate')!.value).toMatch(/^31\.\d+,121\.\d+$/);
+            await screenshot(page, 'deviceDetail-tags');
+        }));
 
     it('opens the device from /devices, switches topic views, uploads and downloads a file', async () => {
         await page.goto(`${server.url}/devices?pk=${plain.productKey}`);
