@@ -159,8 +159,12 @@ describe.skipIf(!haveChromium)('OTA in Chromium', () => {
         for (const d of simulated) {
             const box = picker.getByRole('checkbox', { name: `选择 ${d.deviceName}` });
             await box.waitFor({ timeout: 10_000 });
-            await box.check();
+            // The box is controlled by the form's value, which a loaded machine renders a moment after the click
+            // (locator.check() reads the box at once and failed here under CI's load): click, then wait for it.
+            await box.click();
+            await expect.poll(() => box.isChecked(), { timeout: 10_000 }).toBe(true);
         }
+        await byText(form, '已选 3 个').waitFor();
         await screenshot(page, 'ota-batch-form');
         await form.getByRole('button', { name: '确定' }).click();
         await toast('批次已创建，覆盖 3 台设备').waitFor({ timeout: 15_000 });
