@@ -166,8 +166,7 @@ describe.skipIf(!haveChromium)('device detail screens in Chromium', () => {
         ] as const) {
             await tab(name).click();
             await page.waitForURL(`**/devInstanceDetail/${plain.productId}/${device.deviceId}/${path}`);
-            await page.waitForTimeout(800);
-            await screenshot(page, `deviceDetail-instance-${file}`);
+            await screenshot(page, `deviceDetail-instance-${file}`, { settleMs: 800 });
         }
         await page.reload();
         await expect.poll(() => tab('服务调用').getAttribute('aria-selected')).toBe('true');
@@ -282,8 +281,7 @@ describe.skipIf(!haveChromium)('device detail screens in Chromium', () => {
 
         await tab('物模型数据').click();
         await page.waitForURL(/checkIdx=3/);
-        await page.waitForTimeout(1000);
-        await screenshot(page, 'deviceDetail-thingModelData');
+        await screenshot(page, 'deviceDetail-thingModelData', { settleMs: 1000 });
 
         await tab('文件管理').click();
         await page.waitForURL(/checkIdx=4/);
@@ -335,8 +333,7 @@ describe.skipIf(!haveChromium)('device detail screens in Chromium', () => {
             `${server.url}/devices/${gateway.productKey}/${gw.deviceName}?devicesId=${gw.deviceId}&checkIdx=5`,
         );
         await expect.poll(() => tab('子设备管理').getAttribute('aria-selected'), { timeout: 15_000 }).toBe('true');
-        await page.waitForTimeout(1000);
-        await screenshot(page, 'deviceDetail-subDevices');
+        await screenshot(page, 'deviceDetail-subDevices', { settleMs: 1000 });
 
         await page.goto(`${server.url}/devInstanceDetail/${gateway.productId}/${gw.deviceId}?child=true`);
         await expect.poll(() => tab('子设备管理').getAttribute('aria-selected'), { timeout: 15_000 }).toBe('true');

@@ -127,8 +127,8 @@ describe.skipIf(!haveChromium)('device telemetry tabs in Chromium', () => {
         await dialog.getByRole('combobox').click();
         await page.getByRole('option', { name: '50 条/页' }).click();
         await expect.poll(() => tableRows(dialog, '历史数据').count(), { timeout: 20_000 }).toBe(50);
-        await page.waitForTimeout(500); // the chart's entry animation
-        await screenshot(page, 'deviceTelemetry-history');
+        // The chart's entry animation.
+        await screenshot(page, 'deviceTelemetry-history', { settleMs: 500 });
         await dialog.getByRole('button', { name: '关闭' }).click();
         await dialog.waitFor({ state: 'detached' });
 
@@ -212,8 +212,8 @@ describe.skipIf(!haveChromium)('device telemetry tabs in Chromium', () => {
         await added.getByRole('button', { name: '移除' }).click();
         const confirm = page.locator('[role=dialog]', { hasText: '确定将子设备' });
         await confirm.waitFor();
-        await page.waitForTimeout(400); // the dialog's entry transition
-        await screenshot(page, 'deviceTelemetry-subDevicesRemove');
+        // The dialog's entry transition.
+        await screenshot(page, 'deviceTelemetry-subDevicesRemove', { settleMs: 400 });
         await confirm.getByRole('button', { name: '确定' }).click();
         await toast('操作成功').waitFor();
         await expect.poll(() => tableRows(page, '子设备').count(), { timeout: 20_000 }).toBe(2);

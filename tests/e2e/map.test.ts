@@ -109,9 +109,10 @@ describe.skipIf(!haveChromium)('maps in Chromium', () => {
         await dialog.locator('.maplibregl-canvas').waitFor();
         const confirm = dialog.locator('button:has-text("确认位置")');
         expect(await confirm.isDisabled()).toBe(true);
+        // The picker listens for clicks once the map has loaded, and shows it with a crosshair cursor.
+        await dialog.locator('.maplibregl-canvas[style*="crosshair"]').waitFor({ timeout: 60_000 });
         // Time for the outlines to draw before the screenshot (the picker does not expose its map).
-        await page.waitForTimeout(1500);
-        await screenshot(page, 'map-01-picker-open');
+        await screenshot(page, 'map-01-picker-open', { settleMs: 1500 });
 
         const box = (await dialog.locator('[data-testid=map-picker-map]').boundingBox())!;
         // West of the centre (121.6, 31.2), across the river: 黄浦区, the old town of Shanghai.
@@ -141,8 +142,7 @@ describe.skipIf(!haveChromium)('maps in Chromium', () => {
         const status = dialog.locator('[data-testid=map-picker-status]');
         await expect.poll(() => status.innerText(), { timeout: 15_000 }).toContain('上海市浦东新区');
         expect(await status.innerText()).toContain('310115');
-        await page.waitForTimeout(1200);
-        await screenshot(page, 'map-03-picker-search');
+        await screenshot(page, 'map-03-picker-search', { settleMs: 1200 });
         await dialog.locator('button:has-text("取消")').click();
     });
 

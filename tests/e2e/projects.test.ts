@@ -151,8 +151,7 @@ describe.skipIf(!haveChromium)('project screens in Chromium', () => {
         await expectText(page.locator('h2', { hasText: '设备状态' }), '共 2');
         await page.locator('[data-testid=chart-summary]').waitFor();
         // The charts animate in; the screenshot is for a person to look at, so let them finish.
-        await page.waitForTimeout(1500);
-        await screenshot(page, 'projects-03-overview');
+        await screenshot(page, 'projects-03-overview', { settleMs: 1500 });
 
         await devices.locator('tbody tr', { hasText: deviceNames[1] }).locator('button:has-text("移出项目")').click();
         await page.locator('[role=dialog] button:has-text("确定")').click();
@@ -209,8 +208,7 @@ describe.skipIf(!haveChromium)('project screens in Chromium', () => {
         await expect.poll(() => alerts.locator('tbody tr').count(), { timeout: 15_000 }).toBeGreaterThan(0);
         const time = (await alerts.locator('tbody tr').first().locator('td').last().textContent()) ?? '';
         expect(time).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
-        await page.waitForTimeout(1500);
-        await screenshot(page, 'projects-06-demo-overview');
+        await screenshot(page, 'projects-06-demo-overview', { settleMs: 1500 });
         expect(errors).toEqual([]);
     });
 });

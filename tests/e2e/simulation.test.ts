@@ -109,8 +109,8 @@ describe.skipIf(!haveChromium)('device simulation in Chromium', () => {
         await toast('模拟已停止').waitFor();
         await expect.poll(async () => (await row.textContent()) ?? '', { timeout: 20_000 }).toContain('已停止');
         expect(await row.textContent()).toContain('0 / 2');
-        await page.waitForTimeout(500); // the chip's colour fades from 运行中 to 已停止
-        await screenshot(page, 'simulation-stopped');
+        // The chip's colour fades from 运行中 to 已停止.
+        await screenshot(page, 'simulation-stopped', { settleMs: 500 });
 
         await page.goto(detailUrl);
         await expect

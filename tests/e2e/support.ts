@@ -6,7 +6,13 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { inject } from 'vitest';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/**
+ * Chromium's headless shell (Debian's chromium-headless-shell, what Playwright itself runs headless) when installed:
+ * the same Blink without the full browser's windowing, about a fifth less CPU per file here. Else the full browser.
+ */
+const HEADLESS_SHELL = '/usr/bin/chromium-headless-shell';
+export const CHROMIUM =
+    process.env.CHROMIUM_PATH ?? (existsSync(HEADLESS_SHELL) ? HEADLESS_SHELL : '/usr/bin/chromium');
 export const OUTPUT_DIR = path.resolve('tests/e2e/output');
 export const ADMIN_PASSWORD = 'e2e-admin-Pass1';
 
@@ -17,7 +23,7 @@ export const ADMIN_PASSWORD = 'e2e-admin-Pass1';
 export const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium && process.env.E2E_REQUIRED) {
     throw new Error(
-        `E2E_REQUIRED is set but Chromium is missing at ${CHROMIUM}: apt-get install -y chromium fonts-noto-cjk`,
+        `E2E_REQUIRED is set but Chromium is missing at ${CHROMIUM}: apt-get install -y chromium-headless-shell fonts-noto-cjk`,
     );
 }
 
@@ -140,10 +146,14 @@ export async function signIn(page: Page, url: string, target = '/introduce'): Pr
  */
 const SCREENSHOTS = process.env.E2E_SCREENSHOTS !== '0';
 
-/** Writes tests/e2e/output/NAME.png to be looked at (none under E2E_SCREENSHOTS=0 but failures'); returns its path. */
-export async function screenshot(page: Page, name: string): Promise<string> {
+/**
+ * Writes tests/e2e/output/NAME.png to be looked at (none under E2E_SCREENSHOTS=0 but failures'); returns its path.
+ * `settleMs`: time for charts, maps and transitions to finish drawing first, spent only when the picture is taken.
+ */
+export async function screenshot(page: Page, name: string, opts: { settleMs?: number } = {}): Promise<string> {
     const file = path.join(OUTPUT_DIR, `${name}.png`);
     if (!SCREENSHOTS && !name.startsWith('failed-')) return file;
+    if (opts.settleMs) await page.waitForTimeout(opts.settleMs);
     mkdirSync(OUTPUT_DIR, { recursive: true });
     await page.screenshot({ path: file, fullPage: true });
     return file;
