@@ -90,6 +90,19 @@ describe.skipIf(!haveChromium)('every screen at laptop sizes', () => {
         await server?.stop();
     });
 
+    it("serves React's production build, whatever NODE_ENV the start was given", async () => {
+        // The shared server was started from vitest (NODE_ENV=test) and built the console when it was stale.
+        const html = await (await plainPage.request.get(`${server.url}/`)).text();
+        const scripts = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]);
+        expect(scripts.length).toBeGreaterThan(0);
+        for (const script of scripts) {
+            const code = await (await plainPage.request.get(`${server.url}${script}`)).text();
+            // React's development-only checks: StrictMode's legacy context warning, the missing key warning.
+            expect(code, script).not.toContain('recordLegacyContextWarning');
+            expect(code, script).not.toContain('unique "key" prop');
+        }
+    });
+
     it('paints each screen with its heading, no failing request, nothing wider than the window', async () => {
         expect(routes.length).toBeGreaterThan(10);
         for (const [name, route] of routes) {
