@@ -4,32 +4,32 @@ import { BaseSequencer } from 'vitest/node';
 /** @typedef {import('vitest/node').TestSpecification} TestSpecification */
 
 /**
- * Seconds each slow test file took on a quiet 2-core machine (the rest take a few). A fresh clone has no vitest cache,
+ * Seconds each slow test file took on a 2-core machine (e2e: two shards side by side, 2026-12-07; the rest take a few). A fresh clone has no vitest cache,
  * so without these vitest ran files in name order: the scaffolder's test (tests/unit, the last project by name) ran
  * alone at the end of CI's main stage for two minutes while the other worker sat idle, and the e2e shards (split by
  * file-name hash) differed by a minute. Re-measure from a JSON report when a file grows slow or fast.
  */
 /** @type {Record<string, number>} */
 const SECONDS = {
-    'tests/e2e/screens.test.ts': 100,
-    'tests/e2e/deviceDetail.test.ts': 81,
-    'tests/e2e/demoLive.test.ts': 77,
-    'tests/e2e/map.test.ts': 57,
-    'tests/e2e/devices.test.ts': 55,
-    'tests/e2e/rules.test.ts': 49,
-    'tests/e2e/video.test.ts': 46,
-    'tests/e2e/dashboard.test.ts': 38,
-    'tests/e2e/mapClusters.test.ts': 29,
-    'tests/e2e/ota.test.ts': 28,
-    'tests/e2e/groups.test.ts': 25,
-    'tests/e2e/projects.test.ts': 24,
-    'tests/e2e/deviceTelemetry.test.ts': 23,
-    'tests/e2e/products.test.ts': 20,
-    'tests/e2e/simulation.test.ts': 15,
-    'tests/e2e/help.test.ts': 12,
+    'tests/e2e/demoLive.test.ts': 69,
+    'tests/e2e/devices.test.ts': 45,
+    'tests/e2e/rules.test.ts': 40,
+    'tests/e2e/map.test.ts': 37,
+    'tests/e2e/video.test.ts': 34,
+    'tests/e2e/screens.test.ts': 34,
+    'tests/e2e/deviceDetail.test.ts': 30,
+    'tests/e2e/ota.test.ts': 24,
+    'tests/e2e/dashboard.test.ts': 19,
+    'tests/e2e/groups.test.ts': 19,
+    'tests/e2e/deviceTelemetry.test.ts': 17,
+    'tests/e2e/mapClusters.test.ts': 16,
+    'tests/e2e/projects.test.ts': 13,
     'tests/e2e/subscription.test.ts': 12,
-    'tests/e2e/tls.test.ts': 12,
-    'tests/e2e/people.test.ts': 9,
+    'tests/e2e/simulation.test.ts': 11,
+    'tests/e2e/signIn.test.ts': 9,
+    'tests/e2e/tls.test.ts': 9,
+    'tests/e2e/products.test.ts': 9,
+    'tests/e2e/help.test.ts': 8,
     'tests/server/startup.test.ts': 31,
     'tests/server/clusterFailover.test.ts': 21,
     'tests/server/rulesCluster.test.ts': 21,
