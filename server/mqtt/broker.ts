@@ -96,12 +96,36 @@ export function listenOn(aedes: Aedes, topic: string, fn: (payload: Buffer) => v
     });
 }
 
+/** The longest close() waits for the last presence and message writes. */
+const CLOSE_WRITES_MS = 10_000;
+
+/** Whether `promise` settled within `ms` (it goes on either way; a rejection counts as settled). */
+async function settledWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, ms))));
+    const settled = promise.then(
+        () => true,
+        () => true,
+    );
+    const result = await Promise.race([settled, late]);
+    clearTimeout(timer);
+    return result;
+}
+
 /**
  * SIGTERM: stop taking connections, stop reading from the connected devices, wait until what they sent is stored and
  * acknowledged, then close them (they reconnect elsewhere through the load balancer). Nothing acknowledged is lost,
- * and nothing is left half-handled to be sent again.
+ * and nothing is left half-handled to be sent again. All within `timeoutMs`: what a stalled or overloaded database has
+ * not stored by then is not acknowledged either, so its devices send it again elsewhere (the writer's resend check
+ * finds one that was stored after all, server/mqtt/resend.ts).
  */
-export async function drainBroker(state: BrokerState, listeners: Listeners, writer: MessageWriter, timeoutMs: number) {
+export async function drainBroker(
+    state: BrokerState,
+    listeners: Listeners,
+    writer: MessageWriter,
+    timeoutMs: number,
+    log: (message: string) => void,
+) {
     stopListening(listeners);
     // aedes' own pause: it stops parsing the socket's packets (what is parsed already is counted in inflight).
     for (const c of state.live.values()) (c as unknown as { pause(): void }).pause();
@@ -109,7 +133,13 @@ export async function drainBroker(state: BrokerState, listeners: Listeners, writ
     while ((state.inflight > 0 || writer.pending > 0) && Date.now() < until) {
         await new Promise((r) => setTimeout(r, 20));
     }
-    await writer.drain();
+    await settledWithin(writer.drain(), until - Date.now());
+    if (state.inflight > 0) {
+        log(
+            `排空超时（${timeoutMs} ms）：${state.inflight} 条消息未写入、未确认，设备会重发 / ` +
+                `drain timed out: ${state.inflight} messages neither stored nor acknowledged; their devices resend them`,
+        );
+    }
     // The PUBACKs just queued reach the sockets before they close.
     await new Promise((r) => setTimeout(r, 50));
     for (const c of state.live.values()) c.close();
@@ -295,6 +325,7 @@ export async function createBroker({
         publish,
         online,
         setNodeId: (id) => (nodeId = id),
+        log,
     });
 }
 
@@ -313,6 +344,7 @@ interface Assembled {
     publish: (topic: string, payload: string | Buffer, qos?: 0 | 1) => Promise<void>;
     online: (deviceId: number) => boolean;
     setNodeId: (id: string) => void;
+    log: (message: string) => void;
 }
 
 /** The broker as the server uses it (server/index.ts, cluster/node.ts, the routes). */
@@ -374,7 +406,7 @@ function brokerApi(b: Assembled) {
         closeAll() {
             for (const c of b.state.live.values()) c.close();
         },
-        drain: (timeoutMs = 10_000) => drainBroker(b.state, b.listeners, b.writer, timeoutMs),
+        drain: (timeoutMs = 10_000) => drainBroker(b.state, b.listeners, b.writer, timeoutMs, b.log),
         /** Closes the connections of these devices at once (disabled, deleted, renamed). */
         disconnect(deviceIds: number[]) {
             b.directory.forget(deviceIds);
@@ -386,8 +418,12 @@ function brokerApi(b: Assembled) {
             b.listeners.wss.close();
             await new Promise<void>((resolve) => b.aedes.close(() => resolve()));
             b.traffic.close();
-            await b.presence.drain();
-            await b.writer.drain();
+            // Presence and messages written last, within a bound: a stalled database must not hold a stop.
+            const written = Promise.all([b.presence.drain(), b.writer.drain()]);
+            if (!(await settledWithin(written, CLOSE_WRITES_MS)))
+                b.log(
+                    `关闭 MQTT 时仍有 ${b.writer.pending} 条消息未写入 / closed with ${b.writer.pending} messages unwritten`,
+                );
         },
     };
 }

@@ -217,6 +217,10 @@ export function createMessageWriter(db: Db, options: WriterOptions = {}) {
         get pending() {
             return s.queue.length;
         },
+        /** Whether a batch is being committed now: its messages have left `pending` and wait for the database. */
+        get writing() {
+            return s.flushing !== undefined;
+        },
         /** Each committed batch's time (ms) and size (/metrics). */
         onBatch(fn: (ms: number, size: number) => void) {
             s.batchObservers.push(fn);
