@@ -144,6 +144,28 @@ describe('日志查询 /log', () => {
         expect(last().get('productKey')).toBe('pkDoor');
     });
 
+    it('keeps what a person typed into 产品 before the products loaded, when the page picks its first product', async () => {
+        let answer!: () => void;
+        const loaded = new Promise<void>((resolve) => (answer = resolve));
+        mswServer.use(
+            http.get('*/api/product/list-product', async () => {
+                await loaded;
+                return ok({ list: PRODUCTS });
+            }),
+        );
+        render();
+        const select = await screen.findByRole('combobox', { name: '产品' });
+        await userEvent.type(select, '门禁');
+        answer();
+        // The page's pick arrives (its messages load) and the typed text stays, its matches listed.
+        expect(await screen.findByRole('option', { name: '<b>门禁</b>控制器' })).toBeInTheDocument();
+        await waitFor(() => expect(last()?.get('productKey')).toBe('pkLamp'));
+        expect(select).toHaveValue('门禁');
+        await userEvent.click(screen.getByRole('option', { name: '<b>门禁</b>控制器' }));
+        await waitFor(() => expect(searchParam('productKey')).toBe('pkDoor'));
+        expect(select).toHaveValue('<b>门禁</b>控制器');
+    });
+
     it('filters by device name, time range and message id, each in the URL and the call', async () => {
         render('/log?productKey=pkLamp');
         await screen.findAllByText('lamp01', {}, { timeout: 8000 });
