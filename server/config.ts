@@ -57,6 +57,8 @@ export interface ServerConfig {
     metricsToken: string | undefined;
     /** SIGTERM: the longest the readiness answers 503 before the process stops taking connections (DRAIN_DELAY ms). */
     drainDelayMs: number;
+    /** SIGTERM: the longest the whole stop takes (drain and closing) before the process exits 1 (STOP_TIMEOUT s). */
+    stopTimeoutMs: number;
     /** TLS listeners beside the plain ones (TLS, default on; TLS=0 turns them off). */
     tls: boolean;
     /** Only the TLS listeners (TLS_ONLY=1): no plain MQTT and AMQP, plain HTTP only redirects to HTTPS. */
@@ -122,6 +124,20 @@ function parseBound(raw: string | undefined, fallback: number, max: number, name
     return n;
 }
 
+/**
+ * STOP_TIMEOUT seconds; unset: 30 s, or DRAIN_DELAY + 20 s when that is longer (the drain's devices need their time to
+ * be stored and closed). A limit within DRAIN_DELAY would cut every drain short: refused.
+ */
+function parseStopTimeout(env: NodeJS.ProcessEnv): number {
+    const drainMs = parseBound(env.DRAIN_DELAY, 3000, 600_000, 'DRAIN_DELAY');
+    const ms = parseBound(env.STOP_TIMEOUT, Math.max(30, Math.ceil(drainMs / 1000) + 20), 3600, 'STOP_TIMEOUT') * 1000;
+    if (ms <= drainMs)
+        throw new Error(
+            `STOP_TIMEOUT（${ms / 1000} 秒）必须长于 DRAIN_DELAY（${drainMs} 毫秒） / STOP_TIMEOUT must be longer than DRAIN_DELAY`,
+        );
+    return ms;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): ServerConfig {
     const dataDir = path.resolve(cwd, nonEmpty(env.DATA_DIR) ?? './data');
     return {
@@ -150,6 +166,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
         nodeTimeoutMs: parseBound(env.NODE_TIMEOUT, 30, 3600, 'NODE_TIMEOUT') * 1000,
         metricsToken: nonEmpty(env.METRICS_TOKEN),
         drainDelayMs: parseBound(env.DRAIN_DELAY, 3000, 600_000, 'DRAIN_DELAY'),
+        stopTimeoutMs: parseStopTimeout(env),
         tls: (env.TLS ?? '1').trim() !== '0' || (env.TLS_ONLY ?? '').trim() === '1',
         tlsOnly: (env.TLS_ONLY ?? '').trim() === '1',
         tlsCertFile: nonEmpty(env.TLS_CERT_FILE) && path.resolve(cwd, env.TLS_CERT_FILE!.trim()),

@@ -13,6 +13,7 @@ import { DataDirLockedError } from './db/lock';
 import { PRODUCT_NAME } from './sso/page';
 import { ADMIN_USERNAME, ensureAdmin, prepareAdminPassword } from './sso/users';
 import type { NodeHandle } from './cluster/node';
+import { createShutdown, type Shutdown } from './shutdown';
 import { loadTlsOrExit, redirectToHttps, startTlsListeners } from './tls/listeners';
 
 type HttpServer = Server;
@@ -158,9 +159,10 @@ async function listenAmqp(amqp: DeviceListeners, config: ServerConfig, port: num
 
 /**
  * SIGINT and SIGTERM: readiness answers 503 first (the load balancer takes this process out), then devices are closed
- * once what they sent is stored and acknowledged (server/cluster/readiness.ts), then `closeAll` stops the rest.
+ * once what they sent is stored and acknowledged (server/cluster/readiness.ts), then `closeAll` stops the rest, all
+ * within STOP_TIMEOUT (server/shutdown.ts).
  */
-function stopOnSignals(node: Pick<NodeHandle, 'drain'>, closeAll: () => void): void {
+function stopOnSignals(node: Pick<NodeHandle, 'drain'>, shutdown: Shutdown, closeAll: () => void): void {
     let stoppingSince = 0;
     const stop = (signal: NodeJS.Signals) => {
         if (stoppingSince) {
@@ -172,6 +174,8 @@ function stopOnSignals(node: Pick<NodeHandle, 'drain'>, closeAll: () => void): v
         }
         stoppingSince = Date.now();
         console.log(`收到 ${signal}，正在停止…`);
+        shutdown.begin();
+        shutdown.enter({ zh: '排空设备连接', en: 'draining devices' });
         void node.drain().then(closeAll, closeAll);
     };
     process.on('SIGINT', stop);
@@ -179,7 +183,8 @@ function stopOnSignals(node: Pick<NodeHandle, 'drain'>, closeAll: () => void): v
 }
 
 /** Stops taking requests, then `closeRest`, then the process exits. */
-function closeServer(server: HttpServer, closeRest: () => Promise<void>): void {
+function closeServer(server: HttpServer, shutdown: Shutdown, closeRest: () => Promise<void>): void {
+    shutdown.enter({ zh: '结束进行中的 HTTP 请求', en: 'finishing HTTP requests' });
     // Idle keep-alive sockets would hold close() open; busy ones get a few seconds to finish.
     server.close(() => void closeRest().finally(() => process.exit(0)));
     server.closeIdleConnections();
@@ -494,33 +499,32 @@ async function main(): Promise<void> {
     server.once('request', (_req, res) => res.once('finish', () => setImmediate(seedNow)));
     setTimeout(seedNow, SEED_AFTER_MS);
 
-    stopOnSignals(node, () => {
+    const shutdown = createShutdown({
+        timeoutMs: config.stopTimeoutMs,
+        log: (line) => console.error(line),
+        exit: (code) => process.exit(code),
+    });
+    stopOnSignals(node, shutdown, () => {
         // The HTTPS listener stops taking requests with the plain one; its open sockets end with the process.
         tlsListeners?.https.close();
         tlsListeners?.https.closeIdleConnections();
         tlsListeners?.watcher?.close();
-        closeServer(server, async () => {
-            await simulator
-                .close()
-                .catch((err) => console.error('停止设备模拟失败 / failed to stop simulations:', err))
-                .then(() => amqp.close())
-                .catch((err) => console.error('关闭 AMQP 失败 / failed to close AMQP:', err))
-                .then(() => rules.close())
-                .then(() => ota.close())
-                .catch((err) => console.error('停止固件升级失败 / failed to stop OTA:', err))
-                .then(() => forward.close())
-                .catch((err) => console.error('停止数据流转失败 / failed to stop forwarding:', err))
-                .then(() => remoteConfig.close())
-                .catch((err) => console.error('停止远程配置失败 / failed to stop remote configuration:', err))
-                .then(() => video.close())
-                .then(() => sip?.close())
-                .then(() => broker.close())
-                .catch((err) => console.error('关闭 MQTT 失败 / failed to close MQTT:', err))
-                .then(() => node.leave())
-                .then(() => Promise.all(sweepers.map((stop) => stop())))
-                .then(() => handle.close())
-                .catch((err) => console.error('关闭数据库失败 / failed to close the database:', err));
-        });
+        closeServer(server, shutdown, () =>
+            shutdown.run([
+                { zh: '停止设备模拟', en: 'stopping simulations', run: () => simulator.close() },
+                { zh: '关闭 AMQP', en: 'closing AMQP', run: () => amqp.close() },
+                { zh: '停止规则引擎', en: 'stopping rules', run: () => rules.close() },
+                { zh: '停止固件升级', en: 'stopping OTA', run: () => ota.close() },
+                { zh: '停止数据流转', en: 'stopping forwarding', run: () => forward.close() },
+                { zh: '停止远程配置', en: 'stopping remote configuration', run: () => remoteConfig.close() },
+                { zh: '停止视频推流', en: 'stopping video', run: () => video.close() },
+                { zh: '关闭 GB28181 SIP', en: 'closing SIP', run: () => sip?.close() },
+                { zh: '关闭 MQTT', en: 'closing MQTT', run: () => broker.close() },
+                { zh: '退出集群', en: 'leaving the cluster', run: () => node.leave() },
+                { zh: '停止数据清理', en: 'stopping sweepers', run: () => Promise.all(sweepers.map((stop) => stop())) },
+                { zh: '关闭数据库', en: 'closing the database', run: () => handle.close() },
+            ]),
+        );
     });
 }
 
