@@ -1,3 +1,4 @@
+import pTimeout from 'p-timeout';
 import type { Redis } from 'ioredis';
 import { FIGURES_KEY, FIGURES_TTL_MS } from './figures';
 import type { Published } from './processState';
@@ -23,10 +24,10 @@ export async function connectRedis(url: string): Promise<RedisLink> {
     return {
         redis,
         ping: () =>
-            Promise.race([
+            pTimeout(
                 redis.ping().then((r) => r === 'PONG'),
-                new Promise<boolean>((r) => setTimeout(() => r(false), 1000).unref()),
-            ]).catch(() => false),
+                { milliseconds: 1000, fallback: () => false },
+            ).catch(() => false),
         close: () =>
             redis
                 .quit()

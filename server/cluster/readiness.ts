@@ -1,3 +1,4 @@
+import pTimeout from 'p-timeout';
 import type { Server } from 'node:http';
 import { sql } from 'drizzle-orm';
 import type { AmqpService } from '../amqp/service';
@@ -33,10 +34,10 @@ export const createReadiness = (sources: ReadinessSources): Readiness => ({ sour
 
 /** The database answers a SELECT 1 within 2 s. */
 function databaseAnswers(db: Db): Promise<boolean> {
-    return Promise.race([
+    return pTimeout(
         db.execute(sql`SELECT 1`).then(() => true),
-        new Promise<boolean>((r) => setTimeout(() => r(false), 2000).unref()),
-    ]).catch(() => false);
+        { milliseconds: 2000, fallback: () => false },
+    ).catch(() => false);
 }
 
 export async function checkReady(r: Readiness): Promise<boolean> {

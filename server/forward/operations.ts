@@ -1,3 +1,4 @@
+import pTimeout from 'p-timeout';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { rowsOf } from '../db/rows';
@@ -30,7 +31,7 @@ export async function testDestination(
     const sender = kind.open(config, context);
     const started = Date.now();
     try {
-        await withTimeout(sender.test(), TEST_TIMEOUT_MS);
+        await answered(sender.test());
         return { ok: true, message: '连接成功', ms: Date.now() - started };
     } catch (err) {
         return { ok: false, message: err instanceof Error ? err.message : String(err), ms: Date.now() - started };
@@ -39,16 +40,12 @@ export async function testDestination(
     }
 }
 
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-            () => reject(new Error(`连接超时（${ms / 1000} 秒内没有应答），请检查地址、端口和网络`)),
-            ms,
-        );
+/** A test or a resend that gets no answer within TEST_TIMEOUT_MS fails with what to check. */
+const answered = <T>(p: Promise<T>) =>
+    pTimeout(p, {
+        milliseconds: TEST_TIMEOUT_MS,
+        message: new Error(`连接超时（${TEST_TIMEOUT_MS / 1000} 秒内没有应答），请检查地址、端口和网络`),
     });
-    return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
-}
 
 interface DeadRow extends Record<string, unknown> {
     id: string | number;
@@ -75,7 +72,7 @@ export async function redeliver(db: Db, box: SecretBox, context: SenderContext, 
             const id = Number(row.id);
             try {
                 const sender = await senderOf(db, box, context, senders, Number(row.destination_id));
-                await withTimeout(sender.send([row.record]), TEST_TIMEOUT_MS);
+                await answered(sender.send([row.record]));
                 await db.execute(sql`DELETE FROM forward_dead_letters WHERE id = ${id}`);
                 await db.execute(
                     sql`UPDATE forward_routes SET sent = sent + 1, dead = greatest(dead - 1, 0) WHERE id = ${row.route_id}`,

@@ -1,3 +1,4 @@
+import pTimeout from 'p-timeout';
 import type { FenceToken } from '../cluster/fence';
 import type { SecureContextOptions } from 'node:tls';
 import type { Server as HttpServer } from 'node:http';
@@ -100,16 +101,13 @@ export function listenOn(aedes: Aedes, topic: string, fn: (payload: Buffer) => v
 const CLOSE_WRITES_MS = 10_000;
 
 /** Whether `promise` settled within `ms` (it goes on either way; a rejection counts as settled). */
-async function settledWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, ms))));
+function settledWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
     const settled = promise.then(
         () => true,
         () => true,
     );
-    const result = await Promise.race([settled, late]);
-    clearTimeout(timer);
-    return result;
+    // p-timeout takes a positive time only: a deadline already past gives the promise one more millisecond.
+    return pTimeout(settled, { milliseconds: Math.max(1, ms), fallback: () => false });
 }
 
 /**

@@ -1,3 +1,4 @@
+import pTimeout from 'p-timeout';
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import { AuthorizationError, connect, headers, RequestError, type NatsConnection } from '@nats-io/transport-node';
 import * as yup from 'yup';
@@ -99,7 +100,10 @@ class NatsSender implements Sender {
                 h.set('Nats-Msg-Id', record.id);
                 nc.publish(renderTemplate(this.config.subjectTemplate, record), defaultBody(record), { headers: h });
             }
-            await withTimeout(nc.flush(), ACK_TIMEOUT_MS, 'NATS 服务器未在 5 秒内确认');
+            await pTimeout(nc.flush(), {
+                milliseconds: ACK_TIMEOUT_MS,
+                message: new DestinationError('NATS 服务器未在 5 秒内确认', false),
+            });
         } catch (err) {
             throw this.failure(err);
         }
@@ -197,14 +201,6 @@ function noResponders(err: unknown): boolean {
 
 function noStream(subject: string): string {
     return `没有 JetStream 流匹配主题 ${subject}，请先创建流`;
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new DestinationError(message, false)), ms);
-    });
-    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 function errorText(err: unknown): string {

@@ -1,3 +1,4 @@
+import pTimeout from 'p-timeout';
 import amqp, { type ChannelModel, type ConfirmChannel } from 'amqplib';
 import * as yup from 'yup';
 import { defaultBody } from './body';
@@ -175,18 +176,13 @@ class RabbitmqSender implements Sender {
 
 /** The channel's confirms within the timeout; past it the link is closed (the next send opens a new one). */
 async function confirmed(link: Link): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
+    await pTimeout(link.channel.waitForConfirms(), {
+        milliseconds: CONFIRM_TIMEOUT_MS,
+        fallback: () => {
             void link.connection.close().catch(() => undefined);
-            reject(new Error(`未在 ${CONFIRM_TIMEOUT_MS / 1000} 秒内收到确认`));
-        }, CONFIRM_TIMEOUT_MS);
+            throw new Error(`未在 ${CONFIRM_TIMEOUT_MS / 1000} 秒内收到确认`);
+        },
     });
-    try {
-        await Promise.race([link.channel.waitForConfirms(), timeout]);
-    } finally {
-        clearTimeout(timer);
-    }
 }
 
 async function openChannel(connection: ChannelModel): Promise<ConfirmChannel> {
