@@ -8,6 +8,14 @@ import type { Devices, Platform } from './processes';
  * made through the console's API (/api/forward/...), as an operator makes them.
  */
 
+/**
+ * The platform's store: PGlite (in its worker thread, as `npm start` runs it) or, with FORWARD_BENCH_STORE_URL, that
+ * PostgreSQL (a database of the run's own, copied from the migrated template and dropped after). The figures' names say
+ * which: `…Pglite` or `…Postgres`, and the CPU of the thread beside the main one, PGlite's worker or the busiest other.
+ */
+export const STORE = process.env.FORWARD_BENCH_STORE_URL ? 'Postgres' : 'Pglite';
+export const OTHER_THREAD = STORE === 'Pglite' ? 'PgliteWorker' : 'OtherThread';
+
 export interface Bench {
     platform: Platform;
     devices: Devices;

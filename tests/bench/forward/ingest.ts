@@ -9,6 +9,7 @@ import {
     rabbitmqConfig,
     ratio,
     removeFlow,
+    STORE,
     type Bench,
 } from './flows';
 import type { PlatformStats } from './processes';
@@ -76,15 +77,15 @@ export async function ingest(b: Bench): Promise<Figure[]> {
     const cpu = (m: Mode): Figure => ({
         name: `ingest.${m}CpuPerMessage`,
         value: perMessage(m, 'cpu'),
-        unit: `µs/msg (main thread ${perMessage(m, 'main')}, PGlite worker ${perMessage(m, 'other')})`,
+        unit: `µs/msg (main thread ${perMessage(m, 'main')}, ${STORE === 'Pglite' ? 'PGlite worker' : 'busiest other thread'} ${perMessage(m, 'other')})`,
     });
     const ten = sums.get('tenFlows')!;
     return [
-        { name: 'ingest.noFlowPglite', value: rate('noFlow'), unit: 'msg/s' },
-        { name: 'ingest.tenFlowsPglite', value: rate('tenFlows'), unit: 'msg/s' },
+        { name: `ingest.noFlow${STORE}`, value: rate('noFlow'), unit: 'msg/s' },
+        { name: `ingest.tenFlows${STORE}`, value: rate('tenFlows'), unit: 'msg/s' },
         ratio('ingest.tenFlowsOfNoFlow', rate('tenFlows'), rate('noFlow')),
         { name: 'ingest.tenFlowsDelivered', value: perSecond(ten.delivered, ten.ms), unit: 'rows/s (all 10 flows)' },
-        { name: 'ingest.destinationDownPglite', value: rate('destinationDown'), unit: 'msg/s' },
+        { name: `ingest.destinationDown${STORE}`, value: rate('destinationDown'), unit: 'msg/s' },
         ratio('ingest.destinationDownOfNoFlow', rate('destinationDown'), rate('noFlow')),
         { name: 'ingest.destinationDownFailedSends', value: sums.get('destinationDown')!.failed, unit: 'sends' },
         ...MODES.map(cpu),

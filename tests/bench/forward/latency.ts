@@ -1,5 +1,5 @@
 import type { Figure } from '../run';
-import { destination, flow, httpConfig, pct, postgresConfig, removeFlow, waitUntil, type Bench } from './flows';
+import { destination, flow, httpConfig, pct, postgresConfig, removeFlow, STORE, waitUntil, type Bench } from './flows';
 
 /**
  * Figure 2 of issue 39: from a post's PUBACK (its device's time) to its arrival at the destination, at a steady
@@ -52,8 +52,8 @@ export async function latency(b: Bench): Promise<Figure[]> {
         b.http.tracking(false);
         const { gaps } = await b.platform.gaps(maxId);
         return [
-            ...spread(`latency${RATE}.pubackToPostgresRowPglite`, toPostgres, run.acked),
-            ...spread(`latency${RATE}.pubackToHttpReceivedPglite`, toHttp, run.acked),
+            ...spread(`latency${RATE}.pubackToPostgresRow${STORE}`, toPostgres, run.acked),
+            ...spread(`latency${RATE}.pubackToHttpReceived${STORE}`, toHttp, run.acked),
             { name: `latency${RATE}.anchorPublishToPubackP50`, value: pct(run.rtt, 50), unit: 'ms' },
             { name: `latency${RATE}.anchorPublishToPubackP99`, value: pct(run.rtt, 99), unit: 'ms' },
             { name: `latency${RATE}.idGapsWaitedFor`, value: gaps, unit: 'gaps (5 s each at most)' },

@@ -1,8 +1,8 @@
 /**
  * The platform in a process of its own for `npm run bench -- forward`: the whole server as tests build it
  * (server/testing.ts: the API, the rule engine, forwarding with its production defaults) on PGlite in a data directory
- * of its own (in its worker thread, as `npm start` runs it), DEVICES bench lamps in the lamp product's project, and
- * the broker on a free port. Prints `{ port, projectId, dataDir, devices }`, then answers on stdin:
+ * of its own (in its worker thread, as `npm start` runs it) or in a database of its own on DATABASE_URL's PostgreSQL
+ * (flows.ts STORE), DEVICES bench lamps in the lamp product's project, and the broker on a free port. Prints `{ port, projectId, dataDir, databaseUrl, devices }`, then answers on stdin:
  * - `api {"method","path","body"}`: the console's API as the admin → the answer's `data` (or `{ error }`);
  * - `stats` → `{ written, sent, selected, failed, cpu, threads, pid }` (sent/selected/failed: summed over the routes);
  * - `direct {job}` (direct.ts) → `{ rows, ms }`;
@@ -45,7 +45,9 @@ await s.db.execute(
 const broker = await createBroker({ db: s.db, log: () => undefined });
 s.access.attach(broker);
 const port = await broker.listen(0, '127.0.0.1');
-process.stdout.write(JSON.stringify({ port, projectId: Number(project.id), dataDir, devices }) + '\n');
+process.stdout.write(
+    JSON.stringify({ port, projectId: Number(project.id), dataDir, databaseUrl: s.config.databaseUrl, devices }) + '\n',
+);
 
 async function api(arg: string) {
     const { method, path: target, body } = JSON.parse(arg) as { method: string; path: string; body?: unknown };

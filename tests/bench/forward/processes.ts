@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
+import pg from 'pg';
 import type { DirectJob } from './direct';
 import { compiled } from '../compiled';
 import { lineReader } from '../lineReader';
@@ -15,7 +16,9 @@ const ROOT = path.resolve(import.meta.dirname, '../../..');
 export type Dev = [productKey: string, deviceName: string, secret: string];
 
 async function start(entry: string, env: Record<string, string> = {}) {
-    const { DATABASE_URL: _db, ...inherited } = process.env;
+    const { DATABASE_URL: _db, FORWARD_BENCH_STORE_URL: storeUrl, ...inherited } = process.env;
+    // The platform's store on PostgreSQL (flows.ts STORE): createTestServer makes a database of its own there.
+    if (storeUrl && entry.endsWith('platformProcess.ts')) inherited.DATABASE_URL = storeUrl;
     const child = spawn(process.execPath, [await compiled(entry)], {
         cwd: ROOT,
         env: { ...inherited, ...env },
@@ -32,6 +35,20 @@ async function start(entry: string, env: Record<string, string> = {}) {
     return { child, next, ask };
 }
 
+/** Drops the database of `url` (a killed platform's connections with it), connected to the server's own database. */
+async function dropDatabase(url: string) {
+    const u = new URL(url);
+    const name = u.pathname.slice(1);
+    u.pathname = '/postgres';
+    const admin = new pg.Client({ connectionString: u.toString() });
+    await admin.connect();
+    try {
+        await admin.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
+    } finally {
+        await admin.end();
+    }
+}
+
 export interface PlatformStats {
     written: number;
     sent: number;
@@ -45,7 +62,14 @@ export interface PlatformStats {
 
 export async function startPlatform(devices: number) {
     const { child, next, ask } = await start('tests/bench/forward/platformProcess.ts', { DEVICES: String(devices) });
-    const ready = JSON.parse(await next()) as { port: number; projectId: number; dataDir: string; devices: Dev[] };
+    const ready = JSON.parse(await next()) as {
+        port: number;
+        projectId: number;
+        dataDir: string;
+        /** On PostgreSQL: the run's own database, dropped by stop(). */
+        databaseUrl?: string;
+        devices: Dev[];
+    };
     return {
         ...ready,
         /** The console's API as the admin: the answer's data. */
@@ -66,6 +90,7 @@ export async function startPlatform(devices: number) {
             }
             for (const p of ['', '.lock', '.pid', '.files'].map((suffix) => `${ready.dataDir}${suffix}`))
                 rmSync(p, { recursive: true, force: true });
+            if (ready.databaseUrl) await dropDatabase(ready.databaseUrl);
         },
     };
 }

@@ -7,12 +7,14 @@ import {
     enable,
     flow,
     httpConfig,
+    OTHER_THREAD,
     perSecond,
     postgresConfig,
     profiled,
     rabbitmqConfig,
     ratio,
     removeFlow,
+    STORE,
     waitUntil,
     type Bench,
 } from './flows';
@@ -116,7 +118,7 @@ async function drain(b: Bench, side: Side, id: number, kind: Kind) {
     });
 }
 
-/** The platform's CPU per delivered message: its main thread, and its busiest other (PGlite's worker). */
+/** The platform's CPU per delivered message: its main thread, and its busiest other (PGlite's worker on PGlite). */
 function threadSplit(before: PlatformStats, after: PlatformStats, messages: number) {
     const used = (tid: string) => (after.threads[tid] ?? 0) - (before.threads[tid] ?? 0);
     const others = Object.keys(after.threads).filter((tid) => tid !== String(after.pid));
@@ -140,17 +142,17 @@ export async function throughput(b: Bench, kind: Kind): Promise<Figure[]> {
                 `drain ${d.delivered} of ${d.backlog} in ${Math.round(d.ms)} ms; direct ${d.direct.rows} in ${Math.round(d.direct.ms)} ms`,
         );
         return [
-            { name: `${kind}.deliveredPlatformPglite`, value: platform, unit: 'msg/s' },
+            { name: `${kind}.deliveredPlatform${STORE}`, value: platform, unit: 'msg/s' },
             { name: `${kind}.deliveredDirect`, value: direct, unit: `msg/s (batch ${b.batch})` },
             ratio(`${kind}.platformOfDirect`, platform, direct),
             { name: `${kind}.drainFirstArrival`, value: Math.round(d.first.ms), unit: 'ms after enabling' },
             ratio(`${kind}.platformAfterFirstOfDirect`, steady, direct),
-            { name: `${kind}.storeReadAlonePglite`, value: perSecond(d.read.messages, d.read.ms), unit: 'msg/s' },
-            { name: `${kind}.storeReadAloneCpuPgliteWorker`, value: d.readCpu.other, unit: 'µs/msg' },
+            { name: `${kind}.storeReadAlone${STORE}`, value: perSecond(d.read.messages, d.read.ms), unit: 'msg/s' },
+            { name: `${kind}.storeReadAloneCpu${OTHER_THREAD}`, value: d.readCpu.other, unit: 'µs/msg' },
             { name: `${kind}.drainCpuMainThread`, value: d.cpu.main, unit: 'µs/msg' },
-            { name: `${kind}.drainCpuPgliteWorker`, value: d.cpu.other, unit: 'µs/msg' },
-            { name: `${kind}.liveIngestPglite`, value: l.ingest, unit: 'msg/s' },
-            { name: `${kind}.liveDeliveredPglite`, value: l.delivered, unit: 'msg/s' },
+            { name: `${kind}.drainCpu${OTHER_THREAD}`, value: d.cpu.other, unit: 'µs/msg' },
+            { name: `${kind}.liveIngest${STORE}`, value: l.ingest, unit: 'msg/s' },
+            { name: `${kind}.liveDelivered${STORE}`, value: l.delivered, unit: 'msg/s' },
             { name: `${kind}.liveBehindAtEnd`, value: l.behind, unit: 'messages' },
             { name: `${kind}.liveCatchUp`, value: Math.round(l.catchUpMs), unit: 'ms' },
         ];
