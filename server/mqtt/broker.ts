@@ -38,7 +38,13 @@ import { attachWebSocket, createListeners, listenTcp, listenTls, stopListening, 
 import { withWillLedger } from './willPersistence';
 import memoryPersistence from 'aedes-persistence';
 import { FlatEmitter } from './flatEmitter';
-import { createStaleSessions, deviceSignedIn } from './staleSessions';
+import {
+    deviceSignedIn,
+    localLastSessions,
+    redisLastSessions,
+    type SessionStore,
+    type StaleSessions,
+} from './staleSessions';
 import { answerRegistration, registerOverMqtt, type Registrations } from './mqttRegister';
 import { changeShadow, loadShadow } from '../domain/shadow';
 import { pushDesiredOnSubscribe, type ShadowStore } from './shadow';
@@ -234,7 +240,12 @@ export async function createBroker({
     });
     const local = createLocalSessionIndex(aedes);
     fast.local = local;
-    const stale = localPersistence && createStaleSessions(localPersistence, local.forget, log);
+    const stale: StaleSessions = {
+        last: backends ? redisLastSessions(backends.redis) : localLastSessions(),
+        store: (localPersistence ?? backends!.persistence) as SessionStore,
+        forget: local.forget,
+        log,
+    };
     const keyOf = (client: Client) => `${aedes.id}/${client.id}`;
     const publish = (...args: [string, string | Buffer, (0 | 1)?, DeviceEntry?]) =>
         platformPublish(aedes, traffic, state, args);
@@ -295,7 +306,10 @@ export async function createBroker({
     aedes.on('client', (client) => {
         if (answerRegistration(registrations, client)) return;
         const device = state.devices.get(client);
-        if (stale && device) deviceSignedIn(stale, device.deviceId, client);
+        if (device)
+            deviceSignedIn(stale, device.deviceId, client).catch((err: unknown) =>
+                log(`记录设备会话失败 / noting a device's session failed: ${String(err)}`),
+            );
         clientConnected(live, client);
     });
     aedes.on('clientDisconnect', (client) => clientDisconnected(live, client));

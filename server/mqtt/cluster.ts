@@ -1,4 +1,5 @@
 import type { RedisReader } from './sessionIndex';
+import type { LastSessionsRedis } from './staleSessions';
 
 /**
  * Several server processes as one platform (docs/deployment.md): with REDIS_URL, the brokers share publications
@@ -8,7 +9,7 @@ import type { RedisReader } from './sessionIndex';
 export async function redisBackends(
     url: string,
     log: (line: string) => void = (line) => console.error(line),
-): Promise<{ mq: unknown; persistence: unknown; redis: RedisReader }> {
+): Promise<{ mq: unknown; persistence: unknown; redis: RedisReader & LastSessionsRedis }> {
     const [{ default: mqemitterRedis }, { default: persistence }, { Redis }] = await Promise.all([
         import('mqemitter-redis'),
         import('aedes-persistence-redis'),
@@ -37,7 +38,8 @@ export async function redisBackends(
     (mq as unknown as { state: NodeJS.EventEmitter }).state.on('error', (err: Error) =>
         log(`MQTT 集群的 Redis 连接出错 / Redis error in the MQTT cluster: ${err.message}`),
     );
-    // The session store's connection, also read by the session index (sessionIndex.ts) at start.
+    // The session store's connection, also read by the session index (sessionIndex.ts) at start and keeping each
+    // device's last persistent clientId (staleSessions.ts).
     const conn = new Redis(redisOptions);
     return { mq, persistence: persistence({ ...redisOptions, conn }), redis: conn };
 }

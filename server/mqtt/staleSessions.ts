@@ -5,7 +5,10 @@ import type { Client } from 'aedes';
  * device that starts again connects under a new clientId, and the stored session of its older one (clean=false, the
  * SDK's default: its subscriptions in the broker's persistence, and the QoS 1 messages queued to them) would stay for
  * ever, one more at each restart. As a device signs in, the stored subscriptions of the clientId it last held a
- * persistent session under here, when that was another, are removed (in one process: aedes' in-memory persistence).
+ * persistent session under, when that was another, are removed: in one process from aedes' in-memory persistence, in a
+ * cluster from aedes-persistence-redis (which then drops the older id's outgoing queue and announces the removal to
+ * every process's session index), the last clientId of each device being kept in Redis, as the device may have held
+ * it on another process.
  */
 
 /** The part of aedes-persistence this needs (a client is known to it by its id). */
@@ -13,28 +16,60 @@ export interface SessionStore {
     cleanSubscriptions(client: Client, cb: (err: unknown) => void): void;
 }
 
+/** Each device's last persistent clientId: this process's map, or Redis in a cluster. */
+export interface LastSessions {
+    /** Notes `clientId` as the device's (undefined: a clean session, none) and answers the one noted before. */
+    swap(deviceId: number, clientId: string | undefined): Promise<string | undefined>;
+}
+
 export interface StaleSessions {
-    /** The clientId of each device's last persistent session here. */
-    lastId: Map<number, string>;
+    last: LastSessions;
     store: SessionStore;
     /** Forgets a removed clientId elsewhere (the fast CONNECT's session index). */
     forget(clientId: string): void;
     log(message: string): void;
 }
 
-export function createStaleSessions(store: SessionStore, forget: (id: string) => void, log: (m: string) => void) {
-    return { lastId: new Map(), store, forget, log } satisfies StaleSessions;
+export function localLastSessions(): LastSessions {
+    const ids = new Map<number, string>();
+    return {
+        swap(deviceId, clientId) {
+            const before = ids.get(deviceId);
+            if (clientId === undefined) ids.delete(deviceId);
+            else ids.set(deviceId, clientId);
+            return Promise.resolve(before);
+        },
+    };
+}
+
+/** The Redis commands the cluster's store needs (an ioredis connection; Redis 6.2 or later). */
+export interface LastSessionsRedis {
+    set(key: string, value: string, get: 'GET'): Promise<string | null>;
+    getdel(key: string): Promise<string | null>;
+}
+
+export const lastSessionKey = (deviceId: number) => `iot:mqtt:last-session:${deviceId}`;
+
+/** One key per device: SET … GET and GETDEL swap it in one command, whichever process the device signs in on. */
+export function redisLastSessions(redis: LastSessionsRedis): LastSessions {
+    return {
+        async swap(deviceId, clientId) {
+            const key = lastSessionKey(deviceId);
+            const before = clientId === undefined ? await redis.getdel(key) : await redis.set(key, clientId, 'GET');
+            return before ?? undefined;
+        },
+    };
 }
 
 /** A device signed in on a connection: its older clientId's stored session goes; a persistent one is noted. */
-export function deviceSignedIn(s: StaleSessions, deviceId: number, client: { id: string; clean: boolean }) {
-    const older = s.lastId.get(deviceId);
-    if (older !== undefined && older !== client.id) {
-        s.forget(older);
+export async function deviceSignedIn(s: StaleSessions, deviceId: number, client: { id: string; clean: boolean }) {
+    const older = await s.last.swap(deviceId, client.clean ? undefined : client.id);
+    if (older === undefined || older === client.id) return;
+    s.forget(older);
+    await new Promise<void>((resolve) =>
         s.store.cleanSubscriptions({ id: older } as Client, (err) => {
-            if (err) s.log(`清除设备旧会话失败: ${String(err)}`);
-        });
-    }
-    if (client.clean) s.lastId.delete(deviceId);
-    else s.lastId.set(deviceId, client.id);
+            if (err) s.log(`清除设备旧会话失败 / removing a device's older session failed: ${String(err)}`);
+            resolve();
+        }),
+    );
 }

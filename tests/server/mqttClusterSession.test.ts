@@ -1,9 +1,10 @@
-import type { MqttClient } from 'mqtt';
+import { Redis } from 'ioredis';
+import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createBroker } from '../../server/mqtt/broker';
 import { alibabaCredentials } from '../../server/mqtt/signIn';
 import { createTestServer, type TestServer } from '../../server/testing';
-import { connect, connectSession, platformPublish, secretOf, type Broker } from './mqttSupport';
+import { connect, connectSession, platformPublish, secretOf, until, type Broker } from './mqttSupport';
 import { freshLamp } from './telemetrySupport';
 import { REDIS_URL, clusterRedisReachable, takeTurnOnRedis } from './redisTurn';
 
@@ -19,6 +20,7 @@ const available = await clusterRedisReachable();
 let s: TestServer;
 const brokers: Array<{ broker: Broker; url: string }> = [];
 const clients: MqttClient[] = [];
+let redis: Redis;
 
 async function lamp() {
     const device = await freshLamp(s);
@@ -43,6 +45,7 @@ async function textsUntilMarker(client: MqttClient, from: number, topic: string,
 describe.skipIf(!available)('a clean session in a cluster (two brokers, one Redis)', () => {
     takeTurnOnRedis();
     beforeAll(async () => {
+        redis = new Redis(REDIS_URL);
         s = await createTestServer();
         for (let i = 0; i < 2; i++) {
             const broker = await createBroker({ db: s.db, redisUrl: REDIS_URL, log: () => undefined });
@@ -56,6 +59,7 @@ describe.skipIf(!available)('a clean session in a cluster (two brokers, one Redi
         for (const c of clients) c.end(true);
         for (const { broker } of brokers) await broker.close();
         await s?.close();
+        redis?.disconnect();
     });
 
     it('discards a persistent session held through the other process: nothing queued comes, then or later', async () => {
@@ -109,6 +113,38 @@ describe.skipIf(!available)('a clean session in a cluster (two brokers, one Redi
             delWill.mockRestore();
             publish.mockRestore();
         }
+    });
+
+    it("removes the session of the device's older clientId, held on the other process, with what was queued to it", async () => {
+        const device = await lamp();
+        const topic = `/${device.productKey}/${device.deviceName}/user/get`;
+        const first = alibabaCredentials(device, { timestamp: 1_700_000_000_000 });
+        const older = await connect(brokers[0].url, { ...first, clean: false });
+        clients.push(older);
+        await older.subscribeAsync(topic, { qos: 1 });
+        await older.endAsync();
+        await toBroker(1, topic, 'while away');
+        // aedes-persistence-redis' keys of a session: its subscriptions and its outgoing queue.
+        const subsKey = `client:${encodeURIComponent(first.clientId)}`;
+        const queueKey = `outgoing:${encodeURIComponent(first.clientId)}`;
+        await until(async () => (await redis.llen(queueKey)) === 1);
+        expect(await redis.hkeys(subsKey)).toEqual([topic]);
+
+        // The device starts again (a new sign-in timestamp: a new clientId) and signs in on the other process.
+        const second = alibabaCredentials(device, { timestamp: 1_700_000_600_000 });
+        const newer = await connect(brokers[1].url, { ...second, clean: false });
+        clients.push(newer);
+        await until(async () => (await redis.exists(subsKey, queueKey)) === 0);
+        expect(await redis.sismember('clients', first.clientId)).toBe(0);
+        await newer.endAsync();
+        // Under the older clientId again, on the process it was held on: no session is there any more.
+        const again = mqtt.connect(brokers[0].url, { ...first, clean: false, reconnectPeriod: 0 });
+        clients.push(again);
+        const present = await new Promise<boolean>((resolve) =>
+            again.once('connect', (connack) => resolve(connack.sessionPresent)),
+        );
+        expect(present).toBe(false);
+        await again.endAsync();
     });
 
     it("closes another device's connection under the same client id on the other process", async () => {
