@@ -307,7 +307,7 @@ export async function createBroker({
         if (answerRegistration(registrations, client)) return;
         const device = state.devices.get(client);
         if (device)
-            deviceSignedIn(stale, device.deviceId, client).catch((err: unknown) =>
+            deviceSignedIn(stale, device, client).catch((err: unknown) =>
                 log(`记录设备会话失败 / noting a device's session failed: ${String(err)}`),
             );
         clientConnected(live, client);

@@ -16,11 +16,19 @@ export interface SessionStore {
     cleanSubscriptions(client: Client, cb: (err: unknown) => void): void;
 }
 
+/** A device as Alibaba names it: the key of its last session. */
+export interface DeviceName {
+    productKey: string;
+    deviceName: string;
+}
+
 /** Each device's last persistent clientId: this process's map, or Redis in a cluster. */
 export interface LastSessions {
     /** Notes `clientId` as the device's (undefined: a clean session, none) and answers the one noted before. */
-    swap(deviceId: number, clientId: string | undefined): Promise<string | undefined>;
+    swap(device: DeviceName, clientId: string | undefined): Promise<string | undefined>;
 }
+
+const nameOf = (d: DeviceName) => `${d.productKey}/${d.deviceName}`;
 
 export interface StaleSessions {
     last: LastSessions;
@@ -31,12 +39,13 @@ export interface StaleSessions {
 }
 
 export function localLastSessions(): LastSessions {
-    const ids = new Map<number, string>();
+    const ids = new Map<string, string>();
     return {
-        swap(deviceId, clientId) {
-            const before = ids.get(deviceId);
-            if (clientId === undefined) ids.delete(deviceId);
-            else ids.set(deviceId, clientId);
+        swap(device, clientId) {
+            const name = nameOf(device);
+            const before = ids.get(name);
+            if (clientId === undefined) ids.delete(name);
+            else ids.set(name, clientId);
             return Promise.resolve(before);
         },
     };
@@ -48,13 +57,14 @@ export interface LastSessionsRedis {
     getdel(key: string): Promise<string | null>;
 }
 
-export const lastSessionKey = (deviceId: number) => `iot:mqtt:last-session:${deviceId}`;
+/** By the device's name rather than its row id, which another database on the same Redis (a restore, tests) reuses. */
+export const lastSessionKey = (device: DeviceName) => `iot:mqtt:last-session:${nameOf(device)}`;
 
 /** One key per device: SET … GET and GETDEL swap it in one command, whichever process the device signs in on. */
 export function redisLastSessions(redis: LastSessionsRedis): LastSessions {
     return {
-        async swap(deviceId, clientId) {
-            const key = lastSessionKey(deviceId);
+        async swap(device, clientId) {
+            const key = lastSessionKey(device);
             const before = clientId === undefined ? await redis.getdel(key) : await redis.set(key, clientId, 'GET');
             return before ?? undefined;
         },
@@ -62,8 +72,8 @@ export function redisLastSessions(redis: LastSessionsRedis): LastSessions {
 }
 
 /** A device signed in on a connection: its older clientId's stored session goes; a persistent one is noted. */
-export async function deviceSignedIn(s: StaleSessions, deviceId: number, client: { id: string; clean: boolean }) {
-    const older = await s.last.swap(deviceId, client.clean ? undefined : client.id);
+export async function deviceSignedIn(s: StaleSessions, device: DeviceName, client: { id: string; clean: boolean }) {
+    const older = await s.last.swap(device, client.clean ? undefined : client.id);
     if (older === undefined || older === client.id) return;
     s.forget(older);
     await new Promise<void>((resolve) =>
