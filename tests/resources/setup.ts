@@ -50,4 +50,10 @@ afterEach(() => {
     mswServer.resetHandlers();
     localStorage.clear();
 });
-afterAll(() => mswServer.close());
+afterAll(async () => {
+    // A chunk a screen began loading and nobody awaited (preloadRoute, a lazy section) finishes before the file ends:
+    // the files of a worker share its module cache (isolate: false), and a load cut off by this file's teardown stayed
+    // failed there, so a later file's charts threw "Cannot load … after the environment was torn down" (seen in CI).
+    await vi.dynamicImportSettled();
+    mswServer.close();
+});
