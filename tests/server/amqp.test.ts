@@ -4,6 +4,7 @@ import rhea from 'rhea';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { amqpCredentials } from '../../server/amqp/signIn';
 import { rowsOf } from '../../server/db/rows';
+import { accessKeys } from '../../server/db/schema';
 import { createTestServer, type TestServer } from '../../server/testing';
 import { until, type Broker } from './mqttSupport';
 import {
@@ -134,11 +135,19 @@ describe('sign-in', () => {
     it("keeps a reconnection's sign-in when an earlier check of the same username fails after it (a slow database blip)", async () => {
         const { groupId } = await subscribeLamp(s);
         const creds = amqpCredentials({ clientId: 'late', ...key, consumerGroupId: groupId });
-        // The first sign-in's AccessKey lookup hangs until `fail` (a query slowed by a blip); later ones answer.
-        let fail: (err: Error) => void = () => undefined;
-        const held = vi.spyOn(s.db, 'select').mockImplementationOnce((() => ({
-            from: () => ({ where: () => new Promise((_, reject) => (fail = reject)) }),
-        })) as unknown as typeof s.db.select);
+        // The first sign-in's AccessKey lookup hangs until `fail` (a query slowed by a blip); later ones answer, and so
+        // does every other select (the server's own reads, made meanwhile, are not held).
+        let fail: ((err: Error) => void) | undefined;
+        const select = s.db.select.bind(s.db);
+        const held = vi.spyOn(s.db, 'select').mockImplementation(((...args: Parameters<typeof select>) => {
+            const query = select(...args);
+            return {
+                from: (table: typeof accessKeys) =>
+                    table === accessKeys && !fail
+                        ? { where: () => new Promise((_, reject) => (fail = reject)) }
+                        : query.from(table),
+            };
+        }) as unknown as typeof s.db.select);
         const open = (reconnect: boolean) =>
             rhea.create_container().connect({
                 host: '127.0.0.1',
@@ -150,7 +159,7 @@ describe('sign-in', () => {
         const first = open(false);
         first.on('connection_error', () => undefined);
         first.on('disconnected', () => undefined);
-        await until(() => held.mock.calls.length === 1);
+        await until(() => fail !== undefined);
         held.mockRestore();
         // The reconnection signs in and opens; then the first check fails, as the blip ends.
         const second = open(false);
@@ -163,7 +172,7 @@ describe('sign-in', () => {
             bodies.push(String(Buffer.isBuffer(body) ? body : body?.content));
         });
         await new Promise((resolve) => second.once('connection_open', resolve));
-        fail(new Error('connection to the database lost'));
+        fail!(new Error('connection to the database lost'));
         await until(() => first.is_closed() || !first.is_open());
         try {
             second.open_receiver({ source: { address: 'default' } });
