@@ -304,7 +304,15 @@ describe.skipIf(!enabled)('three processes behind HAProxy survive losing one', (
             return outWhileAlive || target.child.exitCode !== null;
         }, 15_000);
         expect(outWhileAlive, 'HAProxy marked the process down while it was still draining').toBe(true);
-        await until(() => target.child.exitCode !== null, 30_000);
+        // Past STOP_TIMEOUT (30 s) the process exits 1 naming the step it was in: waited for, to be read below.
+        await until(() => target.child.exitCode !== null, 40_000).catch(() => {
+            throw new Error(
+                `the SIGTERM'd process did not exit within 40 s; it printed:\n${target.output().slice(-3000)}`,
+            );
+        });
+        expect(target.child.exitCode, `a stop within STOP_TIMEOUT; it printed:\n${target.output().slice(-3000)}`).toBe(
+            0,
+        );
         nodes[1] = await startNode(1);
         await until(() => allUp([1, 2]), 30_000); // the third was killed above
         const survivors = DEVICES - GONE;
