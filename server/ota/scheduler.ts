@@ -98,23 +98,23 @@ export async function runScheduler(state: OtaState): Promise<void> {
 }
 
 /**
- * One scheduler run; a call during a run makes one more run after it (so a test's tick sees its own changes). None
- * starts once the service is stopped.
+ * One scheduler run. A call during a run is answered by one more run after it (one for all such calls), so what the
+ * caller changed before asking is seen by the run it waits for, not by one that began before. None starts once the
+ * service is stopped.
  */
 export function tick(state: OtaState): Promise<void> {
     if (state.stopped) return state.running ?? Promise.resolve();
     if (state.running) {
-        state.again = true;
-        return state.running;
+        state.queued ??= state.running.then(() => {
+            state.queued = undefined;
+            return tick(state);
+        });
+        return state.queued;
     }
     state.running = runScheduler(state)
         .catch((err: unknown) => state.logError('OTA 调度失败 / OTA scheduler failed:', err))
         .finally(() => {
             state.running = undefined;
-            if (state.again && !state.stopped) {
-                state.again = false;
-                void tick(state);
-            }
         });
     return state.running;
 }

@@ -61,6 +61,7 @@ export function createOtaService({
             if (timer) clearInterval(timer);
             timer = undefined;
             for (const off of unsubscribe.splice(0)) off();
+            await state.queued;
             await state.running;
             await state.writer.drain();
         },

@@ -43,9 +43,9 @@ export interface OtaState {
     owners: Map<number, DeviceOwner>;
     /** Listeners of final failures (the rule engine's otaFailed trigger). */
     failedListeners: Array<(failure: OtaFailure) => void>;
-    /** The scheduler's run in progress, and whether a call came during it (scheduler.ts). */
+    /** The scheduler's run in progress, and the one asked for during it, to start after it (scheduler.ts). */
     running: Promise<void> | undefined;
-    again: boolean;
+    queued: Promise<void> | undefined;
     /** The service is closing: no run starts any more (a run asked for meanwhile would find the pool ended). */
     stopped: boolean;
     /** Runs the scheduler soon (a device informed a version, came online): scheduler.ts's tick over this state. */
@@ -61,7 +61,7 @@ export function createOtaState(opts: Pick<OtaState, 'db' | 'config' | 'now' | 'l
         owners: new Map(),
         failedListeners: [],
         running: undefined,
-        again: false,
+        queued: undefined,
         stopped: false,
         kick: () => undefined,
     };
