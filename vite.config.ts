@@ -44,7 +44,12 @@ export default defineConfig({
         projects: [
             {
                 extends: true,
-                test: { name: 'unit', environment: 'node', include: ['tests/unit/**/*.test.ts'] },
+                test: {
+                    name: 'unit',
+                    environment: 'node',
+                    include: ['tests/unit/**/*.test.ts'],
+                    setupFiles: ['tests/cpuPerFile.ts'],
+                },
             },
             {
                 extends: true,
@@ -56,7 +61,7 @@ export default defineConfig({
                     // The scaffolds npm test writes of every contract group are for tsc and eslint only; those of the
                     // contract fragment run here (scripts/scaffoldCheck.ts); the scaffolder tests' own are theirs.
                     exclude: ['tests/resources/scaffold-check/contract/**', 'tests/resources/scaffold-tmp/**'],
-                    setupFiles: ['tests/resources/setup.ts'],
+                    setupFiles: ['tests/cpuPerFile.ts', 'tests/resources/setup.ts'],
                     // One import of the console per worker rather than per file (quiet machine: 266 → 227 s). Each
                     // render makes its own providers (App's auth provider included); setup.ts clears local storage.
                     isolate: false,
@@ -79,6 +84,7 @@ export default defineConfig({
                         ...(process.env.SERVER_TESTS_EXCLUDE?.split(/\s+/).filter(Boolean) ?? []),
                     ],
                     globalSetup: ['tests/templateSetup.ts', 'tests/serverBundleSetup.ts'],
+                    setupFiles: ['tests/cpuPerFile.ts'],
                     // Each worker imports the server's modules once rather than once per file: the project took 568 s
                     // isolated and 202 s so (import 227 s of it against 12 s), same machine and load. The files share
                     // no module state they depend on: each makes its own server (tests/server/support.ts) and data.
@@ -96,6 +102,7 @@ export default defineConfig({
                     environment: 'node',
                     include: ['tests/server/fuzz*.test.ts'],
                     globalSetup: ['tests/templateSetup.ts'],
+                    setupFiles: ['tests/cpuPerFile.ts'],
                     testTimeout: 300_000,
                     hookTimeout: 60_000,
                 },
@@ -109,6 +116,7 @@ export default defineConfig({
                     environment: 'node',
                     include: ['tests/chaos/**/*.test.ts'],
                     globalSetup: ['tests/serverBundleSetup.ts'],
+                    setupFiles: ['tests/cpuPerFile.ts'],
                     testTimeout: 240_000,
                     hookTimeout: 240_000,
                 },
