@@ -88,11 +88,11 @@ function EmptyState({
     const body = (
         <Box sx={{ textAlign: 'center', py: 6, color: 'text.secondary', width: '100%' }}>
             <InboxIcon sx={{ fontSize: 56, opacity: 0.4 }} aria-hidden />
-            <Typography variant="body1" sx={{ mt: 1, mb: spec.empty?.action ? 2 : 0 }}>
+            <Typography variant="body1" sx={{ mt: 1, mb: spec.empty?.action && !hint ? 2 : 0 }}>
                 {text ?? (spec.empty?.text ? of(spec.empty.text, scope) : '暂无数据')}
             </Typography>
             {hint ? (
-                <Typography variant="body2" sx={{ mt: 0.5 }}>
+                <Typography variant="body2" sx={{ mt: 0.5, mb: spec.empty?.action ? 2 : 0 }}>
                     {hint}
                 </Typography>
             ) : null}
